@@ -1,0 +1,94 @@
+//===- Passes.td - every partir pass and its options ---------------------===//
+//
+// Each pass is a thin C++ shell (src/cxx/Passes.cpp) that hands the module and its options to
+// the Rust module of the same name (src/passes/<name>.rs). A pass that is declared here but not
+// built yet fails with an explicit "not implemented" error, never a silent success.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PARTIR_PASSES
+#define PARTIR_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def PartirMesh : Pass<"partir-mesh", "::mlir::ModuleOp"> {
+  let summary = "Declare the device mesh: partir-mesh{axes=batch=4,model=2}";
+  let description = [{
+    Inserts `partir.mesh @mesh ["batch"=4, "model"=2]` at the top of the module. Running it
+    again with the same axes changes nothing; a different mesh is an error.
+  }];
+  let options = [
+    ListOption<"axes", "axes", "std::string",
+               "mesh axes as NAME=SIZE, major to minor (e.g. batch=4,model=2)">,
+  ];
+}
+
+def PartirTile : Pass<"partir-tile", "::mlir::ModuleOp"> {
+  let summary = "The tile action: tile a value along a mesh axis on one dimension";
+  let description = [{
+    `partir-tile{value=x dim=0 axis=batch}` replaces every use of the values the selector
+    names by `partir.loop "batch" [#partir.tile<0>] { partir.slice 0 %x[%r] }` (an identity
+    that propagation then pushes into users and producers). Selectors name function
+    arguments by their `partir.name` attribute (else `argN`), or op results by a `partir.name`
+    attribute on the defining op; `*` matches any run of characters.
+  }];
+  let options = [
+    Option<"value", "value", "std::string", "\"\"", "selector of the values to tile">,
+    Option<"dim", "dim", "int64_t", "-1", "tensor dimension to tile">,
+    Option<"axis", "axis", "std::string", "\"\"", "mesh axis to tile along">,
+  ];
+}
+
+def PartirReplicate : Pass<"partir-replicate", "::mlir::ModuleOp"> {
+  let summary = "The replicate action: pin values to stay whole along a mesh axis";
+  let description = [{
+    `partir-replicate{value=*bias* axis=model}` routes every use of the selected values through
+    `partir.replicate "model"`, which propagation on that axis never tiles through.
+  }];
+  let options = [
+    Option<"value", "value", "std::string", "\"\"", "selector of the values to pin">,
+    Option<"axis", "axis", "std::string", "\"\"", "mesh axis along which they stay whole">,
+  ];
+}
+
+def PartirPropagate : Pass<"partir-propagate", "::mlir::ModuleOp"> {
+  let summary = "Propagate tiling decisions through the program with the Tile Mapping Registry";
+  let options = [
+    Option<"axis", "axis", "std::string", "\"\"", "mesh axis to propagate (all axes if empty)">,
+  ];
+}
+
+def PartirSchedule : Pass<"partir-schedule", "::mlir::ModuleOp"> {
+  let summary = "Apply a schedule of tactics (TOML) in order, propagating after each";
+  let options = [
+    Option<"file", "file", "std::string", "\"\"", "path of the schedule TOML file">,
+  ];
+}
+
+def PartirLowerToHlo : Pass<"partir-lower-to-hlo", "::mlir::ModuleOp"> {
+  let summary = "Lower PartIR:Core to device-local PartIR:HLO with optimised collectives";
+}
+
+def PartirSimulate : Pass<"partir-simulate", "::mlir::ModuleOp"> {
+  let summary = "Estimate step time, peak memory and communication on a described device";
+  let options = [
+    Option<"device", "device", "std::string", "\"tpu-v3\"", "device preset or TOML file">,
+    Option<"report", "report", "std::string", "\"\"", "write the JSON report to this path">,
+  ];
+}
+
+def PartirExportShard : Pass<"partir-export-shard", "::mlir::ModuleOp"> {
+  let summary = "Export PartIR:HLO to upstream MLIR's shard dialect";
+}
+
+def PartirToMpi : Pass<"partir-to-mpi", "::mlir::ModuleOp"> {
+  let summary = "Lower PartIR:HLO collectives to the mpi dialect on per-axis communicators";
+}
+
+def PartirAuto : Pass<"partir-auto", "::mlir::ModuleOp"> {
+  let summary = "Automatic partitioning along an axis (Monte Carlo tree search)";
+  let options = [
+    Option<"axis", "axis", "std::string", "\"\"", "mesh axis to search over">,
+  ];
+}
+
+#endif // PARTIR_PASSES

@@ -1,0 +1,200 @@
+//===- HloDialect.cpp - PartIR:HLO: sharding attribute and collectives ----===//
+//
+// Collectives are checked against the module's mesh: every axis exists, none repeats, and the
+// local result shape is what the collective makes of the local operand shape.
+//
+//===----------------------------------------------------------------------===//
+
+#include "partir/Hlo/HloDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::partir_hlo;
+using mlir::partir::lookupAxisSize;
+
+#include "partir/Hlo/HloDialect.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "partir/Hlo/HloAttrs.cpp.inc"
+
+void PartirHloDialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "partir/Hlo/HloAttrs.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "partir/Hlo/HloOps.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// Sharding: #partir_hlo.sharding<[{"batch"}, {}]>
+//===----------------------------------------------------------------------===//
+
+Attribute ShardingAttr::parse(AsmParser &parser, Type) {
+  SMLoc loc = parser.getCurrentLocation();
+  MLIRContext *context = parser.getContext();
+  SmallVector<ArrayAttr> dims;
+  auto parseDim = [&]() -> ParseResult {
+    SmallVector<Attribute> axes;
+    if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Braces, [&]() -> ParseResult {
+          std::string axis;
+          if (parser.parseString(&axis))
+            return failure();
+          axes.push_back(StringAttr::get(context, axis));
+          return success();
+        }))
+      return failure();
+    dims.push_back(ArrayAttr::get(context, axes));
+    return success();
+  };
+  if (parser.parseLess() ||
+      parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, parseDim,
+                                     " in a sharding [{\"axis\", ...}, ...]") ||
+      parser.parseGreater())
+    return {};
+  return ShardingAttr::getChecked([&] { return parser.emitError(loc); }, context, dims);
+}
+
+void ShardingAttr::print(AsmPrinter &printer) const {
+  printer << "<[";
+  llvm::interleaveComma(getDims(), printer, [&](ArrayAttr axes) {
+    printer << '{';
+    llvm::interleaveComma(axes, printer,
+                          [&](Attribute axis) { printer.printAttributeWithoutType(axis); });
+    printer << '}';
+  });
+  printer << "]>";
+}
+
+LogicalResult ShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   ArrayRef<ArrayAttr> dims) {
+  llvm::StringSet<> seen;
+  for (ArrayAttr axes : dims) {
+    for (Attribute axis : axes) {
+      auto name = dyn_cast<StringAttr>(axis);
+      if (!name)
+        return emitError() << "sharding axes must be strings, got " << axis;
+      if (!seen.insert(name.getValue()).second)
+        return emitError() << "sharding names axis \"" << name.getValue()
+                           << "\" more than once";
+    }
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The number of devices a collective spans: the product of its axes' sizes.
+FailureOr<int64_t> groupSize(Operation *op, ArrayAttr axes) {
+  if (axes.empty())
+    return op->emitOpError("names no mesh axes; a collective spans at least one axis");
+  llvm::StringSet<> seen;
+  int64_t product = 1;
+  for (StringRef axis : axes.getAsValueRange<StringAttr>()) {
+    if (!seen.insert(axis).second)
+      return op->emitOpError() << "names axis \"" << axis << "\" more than once";
+    std::optional<int64_t> size = lookupAxisSize(op, axis);
+    if (!size)
+      return failure();
+    product *= *size;
+  }
+  return product;
+}
+
+LogicalResult checkDim(Operation *op, RankedTensorType type, int64_t dim, StringRef role) {
+  if (dim < 0 || dim >= type.getRank())
+    return op->emitOpError() << role << " dim " << dim << " is out of range for " << type;
+  return success();
+}
+
+/// Shrinks `dim` of `shape` by `factor`, with a diagnostic when it does not divide.
+LogicalResult shrink(Operation *op, SmallVector<int64_t> &shape, int64_t dim, int64_t factor,
+                     ArrayAttr axes) {
+  if (ShapedType::isDynamic(shape[dim]))
+    return success();
+  if (shape[dim] % factor != 0)
+    return op->emitOpError() << "dim " << dim << " of size " << shape[dim]
+                             << " is not divisible by " << factor << ", the size of axes "
+                             << axes;
+  shape[dim] /= factor;
+  return success();
+}
+
+void grow(SmallVector<int64_t> &shape, int64_t dim, int64_t factor) {
+  if (!ShapedType::isDynamic(shape[dim]))
+    shape[dim] *= factor;
+}
+
+LogicalResult expectType(Operation *op, RankedTensorType operand, ArrayRef<int64_t> shape,
+                         Type result, StringRef what) {
+  auto expected = RankedTensorType::get(shape, operand.getElementType(), operand.getEncoding());
+  if (expected != result)
+    return op->emitOpError() << "result type " << result << " should be " << expected << " ("
+                             << what << ")";
+  return success();
+}
+} // namespace
+
+LogicalResult AllGatherOp::verify() {
+  FailureOr<int64_t> devices = groupSize(*this, getAxes());
+  if (failed(devices) || failed(checkDim(*this, getOperand().getType(), getDim(), "gathered")))
+    return failure();
+  SmallVector<int64_t> shape(getOperand().getType().getShape());
+  grow(shape, getDim(), *devices);
+  return expectType(*this, getOperand().getType(), shape, getType(),
+                    "all_gather multiplies the gathered dim by the size of its axes");
+}
+
+LogicalResult AllReduceOp::verify() { return success(succeeded(groupSize(*this, getAxes()))); }
+
+LogicalResult ReduceScatterOp::verify() {
+  FailureOr<int64_t> devices = groupSize(*this, getAxes());
+  if (failed(devices) || failed(checkDim(*this, getOperand().getType(), getDim(), "scattered")))
+    return failure();
+  SmallVector<int64_t> shape(getOperand().getType().getShape());
+  if (failed(shrink(*this, shape, getDim(), *devices, getAxes())))
+    return failure();
+  return expectType(*this, getOperand().getType(), shape, getType(),
+                    "reduce_scatter divides the scattered dim by the size of its axes");
+}
+
+LogicalResult AllSliceOp::verify() {
+  FailureOr<int64_t> devices = groupSize(*this, getAxes());
+  if (failed(devices) || failed(checkDim(*this, getOperand().getType(), getDim(), "sliced")))
+    return failure();
+  SmallVector<int64_t> shape(getOperand().getType().getShape());
+  if (failed(shrink(*this, shape, getDim(), *devices, getAxes())))
+    return failure();
+  return expectType(*this, getOperand().getType(), shape, getType(),
+                    "all_slice divides the sliced dim by the size of its axes");
+}
+
+LogicalResult AllToAllOp::verify() {
+  FailureOr<int64_t> devices = groupSize(*this, getAxes());
+  RankedTensorType operand = getOperand().getType();
+  if (failed(devices) || failed(checkDim(*this, operand, getSplitDim(), "split")) ||
+      failed(checkDim(*this, operand, getConcatDim(), "concat")))
+    return failure();
+  if (getSplitDim() == getConcatDim())
+    return emitOpError() << "splits and concatenates the same dim " << getSplitDim()
+                         << "; that is not a redistribution";
+  SmallVector<int64_t> shape(operand.getShape());
+  if (failed(shrink(*this, shape, getSplitDim(), *devices, getAxes())))
+    return failure();
+  grow(shape, getConcatDim(), *devices);
+  return expectType(*this, operand, shape, getType(),
+                    "all_to_all divides the split dim and multiplies the concat dim");
+}
+
+#define GET_OP_CLASSES
+#include "partir/Hlo/HloOps.cpp.inc"

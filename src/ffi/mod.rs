@@ -1,0 +1,317 @@
+//! The one place for `unsafe`: the C ABI with the C++ glue (`src/cxx/Bridge.h`), the panic
+//! guard around every entry from C++, and safe wrappers over the few raw MLIR calls melior
+//! does not offer.
+
+pub mod capi;
+mod plugin;
+
+use crate::passes::{self, PassOptions};
+use melior::{
+    ir::{
+        Attribute, AttributeLike, BlockRef, Location, OperationRef, Type, TypeLike, Value,
+        ValueLike,
+    },
+    Context, ContextRef,
+};
+use mlir_sys::{
+    mlirOperationGetContext, mlirOperationGetLocation, mlirValueReplaceAllUsesExcept,
+    MlirAttribute, MlirContext, MlirDialectHandle, MlirDialectRegistry, MlirLocation,
+    MlirOperation, MlirStringRef, MlirType,
+};
+use std::{
+    ffi::c_char,
+    panic::{catch_unwind, AssertUnwindSafe},
+};
+
+extern "C" {
+    fn partir_cxx_register_dialects(registry: MlirDialectRegistry);
+    fn partir_cxx_register_passes();
+    fn partir_cxx_core_dialect_handle() -> MlirDialectHandle;
+    fn partir_cxx_hlo_dialect_handle() -> MlirDialectHandle;
+    fn partir_cxx_fill_dialect_plugin_info(info: *mut plugin::DialectPluginLibraryInfo);
+    fn partir_cxx_fill_pass_plugin_info(info: *mut plugin::PassPluginLibraryInfo);
+    fn partir_cxx_opt_main(argc: i32, argv: *mut *mut c_char) -> i32;
+    fn partir_cxx_emit_diagnostic(location: MlirLocation, severity: i32, message: MlirStringRef);
+    fn partir_cxx_tile_attr_get(context: MlirContext, dim: i64) -> MlirAttribute;
+    fn partir_cxx_attr_is_tile(attr: MlirAttribute) -> bool;
+    fn partir_cxx_tile_attr_dim(attr: MlirAttribute) -> i64;
+    fn partir_cxx_sum_attr_get(context: MlirContext, kind: i32) -> MlirAttribute;
+    fn partir_cxx_attr_is_sum(attr: MlirAttribute) -> bool;
+    fn partir_cxx_sum_attr_kind(attr: MlirAttribute) -> i32;
+    fn partir_cxx_range_type_get(context: MlirContext, size: i64) -> MlirType;
+    fn partir_cxx_type_is_range(ty: MlirType) -> bool;
+    fn partir_cxx_range_type_size(ty: MlirType) -> i64;
+}
+
+/// Entry point of every pass (see `src/cxx/Passes.cpp`). Never unwinds: a panic becomes an
+/// error diagnostic on the operation and a pass failure.
+#[no_mangle]
+pub extern "C" fn partir_rust_run_pass(
+    name: MlirStringRef,
+    op: MlirOperation,
+    keys: *const MlirStringRef,
+    values: *const MlirStringRef,
+    count: usize,
+) -> bool {
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: C++ hands us `count` valid string refs that outlive this call.
+        let (name, options) = unsafe {
+            let name = string_ref(name);
+            let mut options = PassOptions::default();
+            for index in 0..count {
+                options.insert(string_ref(*keys.add(index)), string_ref(*values.add(index)));
+            }
+            (name, options)
+        };
+        // SAFETY: `op` is the live operation the pass runs on; the context outlives the pass.
+        // The ContextRef stays in this frame: a `to_ref()` of a temporary dangles.
+        let context_ref = unsafe { ContextRef::from_raw(mlirOperationGetContext(op)) };
+        let context: &Context = unsafe { context_ref.to_ref() };
+        let module = unsafe { OperationRef::from_raw(op) };
+        passes::run(&name, context, module, &options)
+    }));
+    match outcome {
+        Ok(result) => result,
+        Err(payload) => {
+            let message = payload
+                .downcast_ref::<&str>()
+                .map(|text| text.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            // SAFETY: `op` is still alive; emitting a diagnostic does not touch the IR.
+            let location = unsafe { mlirOperationGetLocation(op) };
+            emit_raw(
+                location,
+                Severity::Error,
+                &format!("partir internal error: {message}"),
+            );
+            false
+        }
+    }
+}
+
+/// # Safety
+/// `raw` must point to `length` readable bytes.
+unsafe fn string_ref(raw: MlirStringRef) -> String {
+    if raw.data.is_null() {
+        return String::new();
+    }
+    let bytes = unsafe { std::slice::from_raw_parts(raw.data as *const u8, raw.length) };
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn to_string_ref(text: &str) -> MlirStringRef {
+    MlirStringRef {
+        data: text.as_ptr() as *const c_char,
+        length: text.len(),
+    }
+}
+
+/// How loud a diagnostic is; errors fail the pass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Severity {
+    Error = 0,
+    Warning = 1,
+    Remark = 2,
+    Note = 3,
+}
+
+fn emit_raw(location: MlirLocation, severity: Severity, message: &str) {
+    // SAFETY: the message is copied by MLIR before this returns.
+    unsafe { partir_cxx_emit_diagnostic(location, severity as i32, to_string_ref(message)) }
+}
+
+/// Reports `message` at `location` through the context's diagnostic engine (so that
+/// `-verify-diagnostics` and every host's handler see it).
+pub fn emit(location: Location, severity: Severity, message: &str) {
+    emit_raw(location.to_raw(), severity, message);
+}
+
+/// `#partir.tile<dim>`.
+pub fn tile_attr<'c>(context: &'c Context, dim: i64) -> Attribute<'c> {
+    // SAFETY: the C++ side returns a valid attribute owned by the context.
+    unsafe { Attribute::from_raw(partir_cxx_tile_attr_get(context.to_raw(), dim)) }
+}
+
+/// The dim of a `#partir.tile<dim>`, or None for any other attribute.
+pub fn tile_dim(attr: Attribute) -> Option<i64> {
+    // SAFETY: `attr` is a valid attribute; the cast is checked first.
+    unsafe {
+        partir_cxx_attr_is_tile(attr.to_raw()).then(|| partir_cxx_tile_attr_dim(attr.to_raw()))
+    }
+}
+
+/// `#partir.sum<kind>`; kind as in `mlir::partir::ReductionKind` (0 sum, 1 max, 2 min, 3 mul).
+pub fn sum_attr(context: &Context, kind: i32) -> Attribute<'_> {
+    // SAFETY: as for tile_attr.
+    unsafe { Attribute::from_raw(partir_cxx_sum_attr_get(context.to_raw(), kind)) }
+}
+
+/// The kind of a `#partir.sum`, or None for any other attribute.
+pub fn sum_kind(attr: Attribute) -> Option<i32> {
+    // SAFETY: checked cast.
+    unsafe {
+        partir_cxx_attr_is_sum(attr.to_raw()).then(|| partir_cxx_sum_attr_kind(attr.to_raw()))
+    }
+}
+
+/// `!partir.range<size>`.
+pub fn range_type(context: &Context, size: i64) -> Type<'_> {
+    // SAFETY: the C++ side returns a valid type owned by the context.
+    unsafe { Type::from_raw(partir_cxx_range_type_get(context.to_raw(), size)) }
+}
+
+/// The size of a `!partir.range<size>`, or None for any other type.
+pub fn range_size(ty: Type) -> Option<i64> {
+    // SAFETY: checked cast.
+    unsafe {
+        partir_cxx_type_is_range(ty.to_raw()).then(|| partir_cxx_range_type_size(ty.to_raw()))
+    }
+}
+
+/// The shape of a ranked tensor type, `None` per dynamic dim; `None` for any other type.
+/// (melior does not re-export its `DimSize`.)
+pub fn tensor_shape(ty: Type) -> Option<Vec<Option<i64>>> {
+    // SAFETY: type queries on a valid type, each guarded by the type check before it.
+    unsafe {
+        let raw = ty.to_raw();
+        if !mlir_sys::mlirTypeIsARankedTensor(raw) {
+            return None;
+        }
+        let rank = mlir_sys::mlirShapedTypeGetRank(raw);
+        Some(
+            (0..rank)
+                .map(|dim| {
+                    let size = mlir_sys::mlirShapedTypeGetDimSize(raw, dim as isize);
+                    (!mlir_sys::mlirShapedTypeIsDynamicSize(size)).then_some(size)
+                })
+                .collect(),
+        )
+    }
+}
+
+/// Replaces every use of `of` by `with`, except the uses inside `except`.
+pub fn replace_all_uses_except(of: Value, with: Value, except: OperationRef) {
+    let mut exceptions = [except.to_raw()];
+    // SAFETY: all handles are live; MLIR only reads `exceptions` during the call.
+    unsafe { mlirValueReplaceAllUsesExcept(of.to_raw(), with.to_raw(), 1, exceptions.as_mut_ptr()) }
+}
+
+/// The block that owns a block argument, with the lifetime of the IR rather than of the
+/// argument handle (melior ties it to a borrow of the handle).
+pub fn argument_owner<'c, 'a>(value: Value<'c, 'a>) -> Option<BlockRef<'c, 'a>> {
+    if !value.is_block_argument() {
+        return None;
+    }
+    // SAFETY: `value` is a block argument, so the owner is a live block of the same IR.
+    unsafe { BlockRef::from_option_raw(mlir_sys::mlirBlockArgumentGetOwner(value.to_raw())) }
+}
+
+/// The operation defining an op result, with the lifetime of the IR.
+pub fn result_owner<'c, 'a>(value: Value<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+    if !value.is_operation_result() {
+        return None;
+    }
+    // SAFETY: `value` is an op result, so its owner is a live operation of the same IR.
+    unsafe { OperationRef::from_option_raw(mlir_sys::mlirOpResultGetOwner(value.to_raw())) }
+}
+
+/// An op reference re-anchored to the IR's lifetime (melior ties refs returned by block
+/// insertion to a borrow of the block handle).
+pub fn anchor<'c, 'a>(op: OperationRef<'c, '_>) -> OperationRef<'c, 'a> {
+    // SAFETY: an operation stays alive while it is in the IR the pass is working on.
+    unsafe { OperationRef::from_raw(op.to_raw()) }
+}
+
+/// A value re-anchored to the IR's lifetime; see [`anchor`].
+pub fn anchor_value<'c, 'a>(value: impl ValueLike<'c>) -> Value<'c, 'a> {
+    // SAFETY: as for `anchor`.
+    unsafe { Value::from_raw(value.to_raw()) }
+}
+
+/// Calls `visit` with the owner of every use of `value` (melior has no use iteration).
+pub fn for_each_user<'c: 'a, 'a>(
+    value: Value<'c, 'a>,
+    mut visit: impl FnMut(OperationRef<'c, 'a>),
+) {
+    // SAFETY: walking the use list of a live value; owners are live operations.
+    unsafe {
+        let mut operand = mlir_sys::mlirValueGetFirstUse(value.to_raw());
+        while !mlir_sys::mlirOpOperandIsNull(operand) {
+            visit(OperationRef::from_raw(mlir_sys::mlirOpOperandGetOwner(
+                operand,
+            )));
+            operand = mlir_sys::mlirOpOperandGetNextUse(operand);
+        }
+    }
+}
+
+/// Visits `root` and every op nested in it in pre-order, with refs that live as long as the IR
+/// (melior's `walk` hands out refs that cannot leave the callback).
+pub fn walk<'c: 'a, 'a>(root: OperationRef<'c, 'a>, mut visit: impl FnMut(OperationRef<'c, 'a>)) {
+    unsafe extern "C" fn trampoline(
+        op: MlirOperation,
+        data: *mut std::ffi::c_void,
+    ) -> mlir_sys::MlirWalkResult {
+        // SAFETY: `data` is the `&mut dyn FnMut` below, alive for the whole walk.
+        let visit = unsafe { &mut *(data as *mut &mut dyn FnMut(MlirOperation)) };
+        visit(op);
+        mlir_sys::MlirWalkResult_MlirWalkResultAdvance
+    }
+    let mut raw_visit = |op: MlirOperation| visit(unsafe { OperationRef::from_raw(op) });
+    let mut dynamic: &mut dyn FnMut(MlirOperation) = &mut raw_visit;
+    // SAFETY: the trampoline only calls the closure, which outlives the walk.
+    unsafe {
+        mlir_sys::mlirOperationWalk(
+            root.to_raw(),
+            Some(trampoline),
+            &mut dynamic as *mut _ as *mut std::ffi::c_void,
+            mlir_sys::MlirWalkOrder_MlirWalkPreOrder,
+        )
+    }
+}
+
+/// Registers the partir dialects into a registry (C API and plugins).
+pub fn register_dialects(registry: MlirDialectRegistry) {
+    // SAFETY: the registry handle comes from the caller and is valid.
+    unsafe { partir_cxx_register_dialects(registry) }
+}
+
+/// Registers every partir pass with MLIR's global pass registry (idempotent).
+pub fn register_passes() {
+    // SAFETY: plain registration call.
+    unsafe { partir_cxx_register_passes() }
+}
+
+/// Runs the partir-opt driver on the process arguments; returns its exit code.
+pub fn opt_main() -> i32 {
+    let args: Vec<std::ffi::CString> = std::env::args_os()
+        .map(|arg| std::ffi::CString::new(arg.into_encoded_bytes()).unwrap_or_default())
+        .collect();
+    let mut argv: Vec<*mut c_char> = args.iter().map(|arg| arg.as_ptr() as *mut c_char).collect();
+    argv.push(std::ptr::null_mut());
+    // SAFETY: argv holds argc valid NUL-terminated strings that outlive the call.
+    unsafe { partir_cxx_opt_main(args.len() as i32, argv.as_mut_ptr()) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn string_ref_round_trips_utf8() {
+        let text = "params/layers/0/wq";
+        // SAFETY: the ref points into `text`, alive for the call.
+        assert_eq!(unsafe { string_ref(to_string_ref(text)) }, text);
+    }
+
+    #[test]
+    fn null_string_ref_is_empty() {
+        let raw = MlirStringRef {
+            data: std::ptr::null(),
+            length: 0,
+        };
+        // SAFETY: null is handled before any read.
+        assert_eq!(unsafe { string_ref(raw) }, "");
+    }
+}

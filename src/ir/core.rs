@@ -1,0 +1,200 @@
+//! Builders and matchers for PartIR:Core ops (`partir.loop`, `slice`, `yield`, `replicate`).
+
+use crate::ffi;
+use melior::{
+    ir::{
+        attribute::{ArrayAttribute, IntegerAttribute, StringAttribute},
+        operation::{OperationBuilder, OperationLike},
+        r#type::{IntegerType, RankedTensorType},
+        Attribute, Block, BlockLike, Identifier, Location, Operation, OperationRef, Region,
+        RegionLike, ShapedTypeLike, Type, Value, ValueLike,
+    },
+    Context,
+};
+
+pub const LOOP_OP: &str = "partir.loop";
+pub const SLICE_OP: &str = "partir.slice";
+pub const YIELD_OP: &str = "partir.yield";
+pub const REPLICATE_OP: &str = "partir.replicate";
+
+/// Static shape of a ranked tensor type (None for any other type or a dynamic dim).
+pub fn static_shape(ty: Type) -> Option<Vec<i64>> {
+    ffi::tensor_shape(ty)?.into_iter().collect()
+}
+
+/// The same tensor type with `dim` resized to `size`.
+pub fn with_dim<'c>(ty: Type<'c>, dim: usize, size: i64) -> Type<'c> {
+    let tensor = RankedTensorType::try_from(ty).expect("a ranked tensor");
+    let mut shape: Vec<u64> = static_shape(ty)
+        .expect("static")
+        .iter()
+        .map(|&size| size as u64)
+        .collect();
+    shape[dim] = size as u64;
+    RankedTensorType::new(&shape, tensor.element(), tensor.encoding()).into()
+}
+
+/// `tile(v, dim, axis)` as an identity loop over `axis`:
+/// ```mlir
+/// %v2 = partir.loop "batch" [#partir.tile<0>] (%r: !partir.range<4>) {
+///   %s = partir.slice 0 %v[%r] : tensor<32x64xf32> -> tensor<8x64xf32>
+///   partir.yield %s : tensor<8x64xf32>
+/// } : tensor<32x64xf32>
+/// ```
+pub fn tile_identity<'c>(
+    context: &'c Context,
+    value: Value<'c, '_>,
+    dim: usize,
+    axis: &str,
+    axis_size: i64,
+    location: Location<'c>,
+) -> Operation<'c> {
+    let whole = value.r#type();
+    let whole_size = static_shape(whole).expect("tile checks static shapes first")[dim];
+    let chunk = with_dim(whole, dim, whole_size / axis_size);
+    let body = Block::new(&[(ffi::range_type(context, axis_size), location)]);
+    let range = body.argument(0).expect("one argument").into();
+    let slice = body.append_operation(slice(context, value, range, dim, chunk, location));
+    let chunk_value = slice.result(0).expect("one result").into();
+    body.append_operation(yield_(context, &[chunk_value], location));
+    let region = Region::new();
+    region.append_block(body);
+    loop_(
+        context,
+        axis,
+        &[ffi::tile_attr(context, dim as i64)],
+        &[whole],
+        region,
+        location,
+    )
+}
+
+/// `partir.loop AXIS [ACTIONS] (...) { region } : RESULT_TYPES`.
+pub fn loop_<'c>(
+    context: &'c Context,
+    axis: &str,
+    actions: &[Attribute<'c>],
+    result_types: &[Type<'c>],
+    body: Region<'c>,
+    location: Location<'c>,
+) -> Operation<'c> {
+    OperationBuilder::new(LOOP_OP, location)
+        .add_attributes(&[
+            (
+                Identifier::new(context, "axis"),
+                StringAttribute::new(context, axis).into(),
+            ),
+            (
+                Identifier::new(context, "actions"),
+                ArrayAttribute::new(context, actions).into(),
+            ),
+        ])
+        .add_results(result_types)
+        .add_regions([body])
+        .build()
+        .expect("partir.loop is registered")
+}
+
+/// `partir.slice DIM %source[%range] : T -> CHUNK`.
+pub fn slice<'c>(
+    context: &'c Context,
+    source: Value<'c, '_>,
+    range: Value<'c, '_>,
+    dim: usize,
+    chunk: Type<'c>,
+    location: Location<'c>,
+) -> Operation<'c> {
+    let i64_type = IntegerType::new(context, 64).into();
+    OperationBuilder::new(SLICE_OP, location)
+        .add_attributes(&[(
+            Identifier::new(context, "dim"),
+            IntegerAttribute::new(i64_type, dim as i64).into(),
+        )])
+        .add_operands(&[source, range])
+        .add_results(&[chunk])
+        .build()
+        .expect("partir.slice is registered")
+}
+
+/// `partir.yield VALUES`.
+pub fn yield_<'c>(
+    _context: &'c Context,
+    values: &[Value<'c, '_>],
+    location: Location<'c>,
+) -> Operation<'c> {
+    OperationBuilder::new(YIELD_OP, location)
+        .add_operands(values)
+        .build()
+        .expect("partir.yield is registered")
+}
+
+/// `partir.replicate AXIS %value : T`.
+pub fn replicate<'c>(
+    context: &'c Context,
+    value: Value<'c, '_>,
+    axis: &str,
+    location: Location<'c>,
+) -> Operation<'c> {
+    OperationBuilder::new(REPLICATE_OP, location)
+        .add_attributes(&[(
+            Identifier::new(context, "axis"),
+            StringAttribute::new(context, axis).into(),
+        )])
+        .add_operands(&[value])
+        .add_results(&[value.r#type()])
+        .build()
+        .expect("partir.replicate is registered")
+}
+
+/// Inserts `op` right after the definition of `value` (at the top of the block for a block
+/// argument) and returns it.
+pub fn insert_after_definition<'c, 'a>(
+    value: Value<'c, 'a>,
+    op: Operation<'c>,
+) -> OperationRef<'c, 'a> {
+    if let Some(block) = ffi::argument_owner(value) {
+        match block.first_operation() {
+            Some(first) => ffi::anchor(block.insert_operation_before(first, op)),
+            None => ffi::anchor(block.append_operation(op)),
+        }
+    } else {
+        let producer = ffi::result_owner(value).expect("a value is an argument or a result");
+        let block = producer.block().expect("the producer is in a block");
+        ffi::anchor(block.insert_operation_after(producer, op))
+    }
+}
+
+/// The axis of a `partir.loop` or `partir.replicate`.
+pub fn axis_of(op: OperationRef) -> Option<String> {
+    let name = op.name();
+    let name = name.as_string_ref().as_str().ok()?;
+    if name != LOOP_OP && name != REPLICATE_OP {
+        return None;
+    }
+    Some(
+        StringAttribute::try_from(op.attribute("axis").ok()?)
+            .ok()?
+            .value()
+            .to_string(),
+    )
+}
+
+/// True when `op` is (nested in) a `partir.loop` over `axis`.
+pub fn inside_loop_over(mut op: Option<OperationRef>, axis: &str) -> bool {
+    while let Some(current) = op {
+        if current.name().as_string_ref().as_str() == Ok(LOOP_OP)
+            && axis_of(current).as_deref() == Some(axis)
+        {
+            return true;
+        }
+        op = current.parent_operation();
+    }
+    false
+}
+
+/// The operations that use `value` (once per use).
+pub fn users<'c, 'a>(value: Value<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
+    let mut found = Vec::new();
+    ffi::for_each_user(value, |user| found.push(user));
+    found
+}

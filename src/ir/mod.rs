@@ -1,0 +1,8 @@
+//! Typed Rust views of partir IR: the mesh, named values and selectors, Core op builders.
+
+pub mod core;
+pub mod mesh;
+pub mod names;
+
+pub use mesh::{Mesh, MeshAxis};
+pub use names::{NamedValue, Selector};

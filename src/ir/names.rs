@@ -1,0 +1,237 @@
+//! Naming values so schedules can address them, and selecting them with `*` globs.
+//!
+//! A function argument is named by its `partir.name` argument attribute (the JAX importer sets
+//! it to the pytree path, e.g. `params/layers/0/wq`), else `argN`. A value computed inside a
+//! function is named by a `partir.name` attribute on its defining op: result 0 takes the name,
+//! result k > 0 takes `NAME#k`. Example: `%h = linalg.matmul {partir.name = "h"} ...` is `h`.
+
+use crate::ffi;
+use melior::ir::{
+    attribute::{ArrayAttribute, DictionaryAttribute, StringAttribute},
+    block::BlockLike,
+    operation::OperationLike,
+    Location, OperationRef, RegionLike, Value, ValueLike,
+};
+
+pub const NAME_ATTR: &str = "partir.name";
+const FUNC_OP: &str = "func.func";
+
+/// Where a named value is defined.
+#[derive(Clone, Copy, Debug)]
+pub enum Site<'c, 'a> {
+    /// Argument `index` of function `func`.
+    Argument {
+        func: OperationRef<'c, 'a>,
+        index: usize,
+    },
+    /// Result `index` of operation `op`.
+    Result {
+        op: OperationRef<'c, 'a>,
+        index: usize,
+    },
+}
+
+/// A value a selector can address.
+#[derive(Clone, Copy, Debug)]
+pub struct NamedValue<'c, 'a> {
+    pub value: Value<'c, 'a>,
+    pub site: Site<'c, 'a>,
+}
+
+impl<'c, 'a> NamedValue<'c, 'a> {
+    pub fn location(&self) -> Location<'c> {
+        match self.site {
+            Site::Argument { .. } => self.value.location(),
+            Site::Result { op, .. } => op.location(),
+        }
+    }
+}
+
+/// A `*` glob over value names: `*w1` matches `params/layers/0/w1`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Selector {
+    pattern: String,
+}
+
+impl Selector {
+    pub fn new(pattern: &str) -> Result<Self, String> {
+        if pattern.trim().is_empty() {
+            return Err("empty selector; name a value, e.g. value=x or value=*w1".into());
+        }
+        Ok(Self {
+            pattern: pattern.to_string(),
+        })
+    }
+
+    pub fn pattern(&self) -> &str {
+        &self.pattern
+    }
+
+    pub fn matches(&self, name: &str) -> bool {
+        glob_matches(self.pattern.as_bytes(), name.as_bytes())
+    }
+}
+
+/// Iterative glob matching with backtracking to the last `*` (linear in practice).
+fn glob_matches(pattern: &[u8], text: &[u8]) -> bool {
+    let (mut p, mut t) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while t < text.len() {
+        if p < pattern.len() && pattern[p] == b'*' {
+            star = Some((p, t));
+            p += 1;
+        } else if p < pattern.len() && pattern[p] == text[t] {
+            p += 1;
+            t += 1;
+        } else if let Some((star_p, star_t)) = star {
+            p = star_p + 1;
+            t = star_t + 1;
+            star = Some((star_p, star_t + 1));
+        } else {
+            return false;
+        }
+    }
+    pattern[p..].iter().all(|&byte| byte == b'*')
+}
+
+/// The functions with bodies in `module`.
+pub fn functions<'c, 'a>(module: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
+    let mut found = Vec::new();
+    let Some(body) = module
+        .region(0)
+        .ok()
+        .and_then(|region| region.first_block())
+    else {
+        return found;
+    };
+    let mut next = body.first_operation();
+    while let Some(op) = next {
+        let is_func = op.name().as_string_ref().as_str() == Ok(FUNC_OP);
+        if is_func
+            && op
+                .region(0)
+                .is_ok_and(|region| region.first_block().is_some())
+        {
+            found.push(ffi::anchor(op));
+        }
+        next = op.next_in_block();
+    }
+    found
+}
+
+/// Every addressable value of every function, with its name, in program order.
+pub fn named_values<'c, 'a>(module: OperationRef<'c, 'a>) -> Vec<(String, NamedValue<'c, 'a>)> {
+    let mut found = Vec::new();
+    for func in functions(module) {
+        let arg_attrs = func
+            .attribute("arg_attrs")
+            .ok()
+            .and_then(|attr| ArrayAttribute::try_from(attr).ok());
+        let entry = func
+            .region(0)
+            .ok()
+            .and_then(|region| region.first_block())
+            .expect("functions() has bodies");
+        for index in 0..entry.argument_count() {
+            let name = arg_attrs
+                .and_then(|attrs| attrs.element(index).ok())
+                .and_then(|dict| DictionaryAttribute::try_from(dict).ok())
+                .and_then(|dict| dict.element_by_name(NAME_ATTR))
+                .and_then(|name| StringAttribute::try_from(name).ok())
+                .map(|name| name.value().to_string())
+                .unwrap_or_else(|| format!("arg{index}"));
+            let value = ffi::anchor_value(entry.argument(index).expect("index < count"));
+            found.push((
+                name,
+                NamedValue {
+                    value,
+                    site: Site::Argument { func, index },
+                },
+            ));
+        }
+        ffi::walk(func, |op| {
+            if let Some(name) = op
+                .attribute(NAME_ATTR)
+                .ok()
+                .and_then(|name| StringAttribute::try_from(name).ok())
+            {
+                for index in 0..op.result_count() {
+                    let name = if index == 0 {
+                        name.value().to_string()
+                    } else {
+                        format!("{}#{index}", name.value())
+                    };
+                    let value = ffi::anchor_value(op.result(index).expect("index < count"));
+                    found.push((
+                        name,
+                        NamedValue {
+                            value,
+                            site: Site::Result { op, index },
+                        },
+                    ));
+                }
+            }
+        });
+    }
+    found
+}
+
+/// The values `selector` matches, or an error that lists what names exist.
+pub fn select<'c, 'a>(
+    module: OperationRef<'c, 'a>,
+    selector: &Selector,
+) -> Result<Vec<(String, NamedValue<'c, 'a>)>, String> {
+    let all = named_values(module);
+    let (matched, unmatched): (Vec<_>, Vec<_>) = all
+        .into_iter()
+        .partition(|(name, _)| selector.matches(name));
+    if matched.is_empty() {
+        let mut known: Vec<&str> = unmatched.iter().map(|(name, _)| name.as_str()).collect();
+        let more = known.len().saturating_sub(8);
+        known.truncate(8);
+        let listing = if known.is_empty() {
+            "the module has no functions with arguments".to_string()
+        } else if more > 0 {
+            format!("names are: {}, ... ({more} more)", known.join(", "))
+        } else {
+            format!("names are: {}", known.join(", "))
+        };
+        return Err(format!(
+            "selector '{}' matches no function argument or named value ({listing})",
+            selector.pattern()
+        ));
+    }
+    Ok(matched)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn matches(pattern: &str, name: &str) -> bool {
+        Selector::new(pattern).unwrap().matches(name)
+    }
+
+    #[test]
+    fn exact_names_match_only_themselves() {
+        assert!(matches("x", "x"));
+        assert!(!matches("x", "xs"));
+        assert!(!matches("x", "params/x"));
+    }
+
+    #[test]
+    fn stars_match_any_run() {
+        assert!(matches("*w1", "params/layers/0/w1"));
+        assert!(matches("params/*/wq", "params/layers/0/wq"));
+        assert!(matches("*bias*", "params/bias/0"));
+        assert!(matches("*", ""));
+        assert!(!matches("*w1", "params/w12"));
+        assert!(matches("a*b*c", "aXbYbZc"));
+        assert!(!matches("a*b*c", "aXbYbZ"));
+    }
+
+    #[test]
+    fn empty_selector_is_an_error() {
+        assert!(Selector::new("  ").is_err());
+    }
+}

@@ -1,0 +1,12 @@
+//! partir: PartIR in Rust. Composable SPMD partitioning of MLIR programs by rewriting.
+//!
+//! The data flows one way: schedule → actions (tile, replicate) → propagation (TMR) → Core IR
+//! → lowering → HLO → simulator / MPI. See `DESIGN.md` and the README.
+//!
+//! - [`ffi`]: the C ABI (plugin entry points, C API, the C++ glue); the only `unsafe` code.
+//! - [`ir`]: typed views of partir IR (mesh, named values, Core op builders).
+//! - [`passes`]: one module per pass.
+
+pub mod ffi;
+pub mod ir;
+pub mod passes;

@@ -1,0 +1,42 @@
+//! `partir-mesh{axes=batch=4,model=2}`: declare the device mesh.
+
+use super::{PassError, PassOptions, PassResult};
+use crate::ir::Mesh;
+use melior::{
+    ir::{block::BlockLike, operation::OperationLike, OperationRef, RegionLike},
+    Context,
+};
+
+pub fn run<'c>(
+    context: &'c Context,
+    module: OperationRef<'c, '_>,
+    options: &PassOptions,
+) -> PassResult<'c> {
+    let spec: Vec<&str> = options.text("axes").split(',').collect();
+    let axes = Mesh::parse_axes(&spec)
+        .map_err(|message| PassError::new(module.location(), format!("partir-mesh: {message}")))?;
+    let wanted = Mesh {
+        symbol: "mesh".into(),
+        axes,
+    };
+    if let Some((existing, location)) = Mesh::find(module) {
+        if existing.axes == wanted.axes {
+            return Ok(()); // Declaring the same mesh again is a no-op.
+        }
+        return Err(PassError::new(
+            location,
+            format!("partir-mesh: the module already declares mesh {existing}; cannot declare {wanted} too"),
+        ));
+    }
+    let body = module
+        .region(0)
+        .ok()
+        .and_then(|region| region.first_block())
+        .expect("a module has a body");
+    let mesh = wanted.build(context, module.location());
+    match body.first_operation() {
+        Some(first) => body.insert_operation_before(first, mesh),
+        None => body.append_operation(mesh),
+    };
+    Ok(())
+}

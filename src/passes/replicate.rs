@@ -1,0 +1,39 @@
+//! `partir-replicate{value=SELECTOR axis=A}`: the replicate action of DESIGN §4.
+//!
+//! Every use of a selected value goes through `partir.replicate "A"`, a pin that propagation
+//! on axis A never tiles through. Pinning a value twice on the same axis changes nothing.
+
+use super::{
+    mesh_axis_size, pinned_along, select_values, sliced_along, PassError, PassOptions, PassResult,
+};
+use crate::{ffi, ir::core};
+use melior::{ir::OperationRef, Context};
+
+const PASS: &str = "partir-replicate";
+
+pub fn run<'c>(
+    context: &'c Context,
+    module: OperationRef<'c, '_>,
+    options: &PassOptions,
+) -> PassResult<'c> {
+    let axis = options.text("axis");
+    mesh_axis_size(module, PASS, axis)?;
+    let targets = select_values(module, PASS, options.text("value"))?;
+    for (name, target) in &targets {
+        if sliced_along(target.value, axis) {
+            return Err(PassError::new(
+                target.location(),
+                format!("{PASS}: '{name}' is already tiled along axis '{axis}'; it cannot also stay whole there"),
+            ));
+        }
+    }
+    for (_, target) in targets {
+        if pinned_along(target.value, axis) {
+            continue;
+        }
+        let pin = core::replicate(context, target.value, axis, target.location());
+        let pin = core::insert_after_definition(target.value, pin);
+        ffi::replace_all_uses_except(target.value, pin.result(0).expect("one result").into(), pin);
+    }
+    Ok(())
+}

@@ -1,0 +1,108 @@
+//! `partir-tile{value=SELECTOR dim=D axis=A}`: the tile action of DESIGN §4.
+//!
+//! Every selected value `v` is replaced, in all its uses, by the identity
+//! `loop A [#tile<D>] (%r) { yield slice D v[%r] }`, which propagation later pushes into `v`'s
+//! users and producer. All selected values are checked before anything is rewritten, so a
+//! failing tile leaves the module as it was.
+
+use super::{
+    defining_scope, mesh_axis_size, pinned_along, select_values, sliced_along, PassError,
+    PassOptions, PassResult,
+};
+use crate::{
+    ffi,
+    ir::core::{self, static_shape},
+};
+use melior::{
+    ir::{operation::OperationLike, OperationRef, ValueLike},
+    Context,
+};
+
+const PASS: &str = "partir-tile";
+
+pub fn run<'c>(
+    context: &'c Context,
+    module: OperationRef<'c, '_>,
+    options: &PassOptions,
+) -> PassResult<'c> {
+    let axis = options.text("axis");
+    let dim = options
+        .integer("dim")
+        .map_err(|message| PassError::new(module.location(), format!("{PASS}: {message}")))?;
+    if dim < 0 {
+        return Err(PassError::new(
+            module.location(),
+            format!("{PASS}: no dim given (dim=N, N >= 0)"),
+        ));
+    }
+    let dim = dim as usize;
+    let axis_size = mesh_axis_size(module, PASS, axis)?;
+    let targets = select_values(module, PASS, options.text("value"))?;
+
+    for (name, target) in &targets {
+        let ty = target.value.r#type();
+        let error =
+            |message: String| PassError::new(target.location(), format!("{PASS}: {message}"));
+        let shape = static_shape(ty).ok_or_else(|| {
+            error(format!(
+                "'{name}' has type {ty}; only statically shaped tensors can be tiled"
+            ))
+        })?;
+        let Some(&size) = shape.get(dim) else {
+            return Err(error(format!(
+                "dim {dim} is out of range for '{name}' of type {ty} (rank {})",
+                shape.len()
+            )));
+        };
+        if size % axis_size != 0 {
+            return Err(error(format!(
+                "dim {dim} of '{name}' (size {size}) is not divisible by axis '{axis}' (size {axis_size})"
+            )));
+        }
+        if pinned_along(target.value, axis) {
+            return Err(error(format!(
+                "'{name}' is pinned to stay whole along axis '{axis}' (partir.replicate)"
+            )));
+        }
+        if sliced_along(target.value, axis)
+            || core::inside_loop_over(defining_scope(target.value), axis)
+        {
+            return Err(error(format!(
+                "'{name}' is already tiled along axis '{axis}'"
+            )));
+        }
+    }
+
+    for (_, target) in targets {
+        let identity = core::tile_identity(
+            context,
+            target.value,
+            dim,
+            axis,
+            axis_size,
+            target.location(),
+        );
+        let identity = core::insert_after_definition(target.value, identity);
+        let slice = slice_of(identity);
+        ffi::replace_all_uses_except(
+            target.value,
+            identity.result(0).expect("one result").into(),
+            slice,
+        );
+    }
+    Ok(())
+}
+
+/// The `partir.slice` at the top of a freshly built tile identity.
+fn slice_of<'c, 'a>(identity: OperationRef<'c, 'a>) -> OperationRef<'c, 'a> {
+    use melior::ir::{block::BlockLike, RegionLike};
+    let body = identity
+        .region(0)
+        .ok()
+        .and_then(|region| region.first_block())
+        .expect("a loop has a body");
+    ffi::anchor(
+        body.first_operation()
+            .expect("the identity starts with its slice"),
+    )
+}
