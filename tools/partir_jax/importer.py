@@ -265,7 +265,7 @@ def write_data(spec: ModelSpec, in_names, out_names, data_dir: Path, mlir_file: 
     def entries(kind, names, leaves):
         rows = []
         for i, (n, v) in enumerate(zip(names, leaves)):
-            a = np.ascontiguousarray(np.asarray(v))
+            a = np.array(v, order="C")  # (np.ascontiguousarray would make 0-d arrays 1-d)
             if a.dtype == np.bool_:
                 a = a.astype(np.int32)
             a = a.astype(a.dtype.newbyteorder("<"))
