@@ -6,7 +6,9 @@
 //! - [`ffi`]: the C ABI (plugin entry points, C API, the C++ glue); the only `unsafe` code.
 //! - [`ir`]: typed views of partir IR (mesh, named values, Core op builders).
 //! - [`passes`]: one module per pass.
+//! - [`tmr`]: the Tile Mapping Registry (rules per op, einsum notation, tiling queries).
 
 pub mod ffi;
 pub mod ir;
 pub mod passes;
+pub mod tmr;

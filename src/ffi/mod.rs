@@ -45,8 +45,11 @@ extern "C" {
 
 /// Entry point of every pass (see `src/cxx/Passes.cpp`). Never unwinds: a panic becomes an
 /// error diagnostic on the operation and a pass failure.
+///
+/// # Safety
+/// `op` is a live operation; `keys` and `values` point to `count` valid string refs.
 #[no_mangle]
-pub extern "C" fn partir_rust_run_pass(
+pub unsafe extern "C" fn partir_rust_run_pass(
     name: MlirStringRef,
     op: MlirOperation,
     keys: *const MlirStringRef,

@@ -1,6 +1,6 @@
 //! `partir-mesh{axes=batch=4,model=2}`: declare the device mesh.
 
-use super::{PassError, PassOptions, PassResult};
+use super::{program_location, PassError, PassOptions, PassResult};
 use crate::ir::Mesh;
 use melior::{
     ir::{block::BlockLike, operation::OperationLike, OperationRef, RegionLike},
@@ -13,8 +13,9 @@ pub fn run<'c>(
     options: &PassOptions,
 ) -> PassResult<'c> {
     let spec: Vec<&str> = options.text("axes").split(',').collect();
-    let axes = Mesh::parse_axes(&spec)
-        .map_err(|message| PassError::new(module.location(), format!("partir-mesh: {message}")))?;
+    let axes = Mesh::parse_axes(&spec).map_err(|message| {
+        PassError::new(program_location(module), format!("partir-mesh: {message}"))
+    })?;
     let wanted = Mesh {
         symbol: "mesh".into(),
         axes,
@@ -33,7 +34,7 @@ pub fn run<'c>(
         .ok()
         .and_then(|region| region.first_block())
         .expect("a module has a body");
-    let mesh = wanted.build(context, module.location());
+    let mesh = wanted.build(context, program_location(module));
     match body.first_operation() {
         Some(first) => body.insert_operation_before(first, mesh),
         None => body.append_operation(mesh),

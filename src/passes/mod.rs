@@ -69,7 +69,7 @@ pub fn run<'c>(
         "partir-tile" => tile::run(context, module, options),
         "partir-replicate" => replicate::run(context, module, options),
         other => Err(PassError::new(
-            module.location(),
+            program_location(module),
             format!("{other}: not implemented yet in this version of partir"),
         )),
     };
@@ -82,6 +82,15 @@ pub fn run<'c>(
     }
 }
 
+/// Where module-level errors point: the first function (the program being partitioned), or
+/// the module when it has none. Example: `mlp.mlir:1:1: error: partir-tile: selector ...`.
+pub fn program_location<'c>(module: OperationRef<'c, '_>) -> Location<'c> {
+    crate::ir::names::functions(module)
+        .first()
+        .map(|func| func.location())
+        .unwrap_or_else(|| module.location())
+}
+
 /// The size of `axis` in the module's mesh, or the error `pass` reports when the module has no
 /// mesh or the mesh has no such axis.
 fn mesh_axis_size<'c>(
@@ -91,13 +100,13 @@ fn mesh_axis_size<'c>(
 ) -> Result<i64, PassError<'c>> {
     if axis.is_empty() {
         return Err(PassError::new(
-            module.location(),
+            program_location(module),
             format!("{pass}: no axis given (axis=NAME)"),
         ));
     }
     let Some((mesh, location)) = crate::ir::Mesh::find(module) else {
         return Err(PassError::new(
-            module.location(),
+            program_location(module),
             format!(
                 "{pass}: the module declares no partir.mesh; run partir-mesh{{axes=...}} first"
             ),
@@ -117,7 +126,8 @@ fn select_values<'c, 'a>(
     pass: &str,
     selector_text: &str,
 ) -> Result<Vec<(String, crate::ir::NamedValue<'c, 'a>)>, PassError<'c>> {
-    let fail = |message: String| PassError::new(module.location(), format!("{pass}: {message}"));
+    let fail =
+        |message: String| PassError::new(program_location(module), format!("{pass}: {message}"));
     let selector = crate::ir::Selector::new(selector_text).map_err(fail)?;
     crate::ir::names::select(module, &selector).map_err(fail)
 }

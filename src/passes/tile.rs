@@ -6,8 +6,8 @@
 //! failing tile leaves the module as it was.
 
 use super::{
-    defining_scope, mesh_axis_size, pinned_along, select_values, sliced_along, PassError,
-    PassOptions, PassResult,
+    defining_scope, mesh_axis_size, pinned_along, program_location, select_values, sliced_along,
+    PassError, PassOptions, PassResult,
 };
 use crate::{
     ffi,
@@ -26,12 +26,12 @@ pub fn run<'c>(
     options: &PassOptions,
 ) -> PassResult<'c> {
     let axis = options.text("axis");
-    let dim = options
-        .integer("dim")
-        .map_err(|message| PassError::new(module.location(), format!("{PASS}: {message}")))?;
+    let dim = options.integer("dim").map_err(|message| {
+        PassError::new(program_location(module), format!("{PASS}: {message}"))
+    })?;
     if dim < 0 {
         return Err(PassError::new(
-            module.location(),
+            program_location(module),
             format!("{PASS}: no dim given (dim=N, N >= 0)"),
         ));
     }

@@ -1,0 +1,53 @@
+# lit configuration for partir. Run everything with `cargo test` (tests/lit.rs runs lit on
+# test/ after building), or directly: `lit -sv test` once `cargo build` has run.
+#
+# Substitutions:
+#   %plugin        --load-dialect-plugin=<libpartir.so> --load-pass-plugin=<libpartir.so>
+#   %partir_lib    path of libpartir.so
+#   %cc / %cxx     Debian's clang-22 / clang++-22
+#   %capi_cflags   include flags for mlir-c and partir-c headers
+#   %capi_libs     link flags for a C program using the MLIR and partir C APIs
+#   %examples      the examples/ folder
+# PATH starts with the build folder (partir-opt, partir) and /usr/lib/llvm-22/bin (mlir-opt,
+# FileCheck, not, mlir-runner).
+import glob
+import os
+
+import lit.formats
+
+config.name = "partir"
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".mlir", ".test", ".c", ".toml.test"]
+config.test_source_root = os.path.dirname(os.path.abspath(__file__))
+config.excludes = ["Inputs", "examples", "target", "tools", "benches", "include", "src"]
+
+root = config.test_source_root
+llvm = os.environ.get("MLIR_SYS_220_PREFIX", "/usr/lib/llvm-22")
+build = os.environ.get("PARTIR_BUILD_DIR", os.path.join(root, "target", "debug"))
+lib = os.path.join(build, "libpartir.so")
+if not os.path.exists(lib):
+    lit_config.fatal(f"{lib} not found: run `cargo build` first (or set PARTIR_BUILD_DIR)")
+
+config.environment["PATH"] = os.pathsep.join(
+    [build, os.path.join(llvm, "bin"), config.environment.get("PATH", os.environ.get("PATH", ""))]
+)
+for name in ("HOME", "TMPDIR"):
+    if name in os.environ:
+        config.environment[name] = os.environ[name]
+
+capi_archives = sorted(glob.glob(os.path.join(llvm, "lib", "libMLIRCAPI*.a")))
+config.substitutions.extend(
+    [
+        ("%plugin", f"--load-dialect-plugin={lib} --load-pass-plugin={lib}"),
+        ("%partir_lib", lib),
+        ("%cxx", os.path.join(llvm, "bin", "clang++")),
+        ("%cc", os.path.join(llvm, "bin", "clang")),
+        ("%capi_cflags", f"-I{os.path.join(root, 'include')} -I{os.path.join(llvm, 'include')}"),
+        (
+            "%capi_libs",
+            f"-L{build} -lpartir -Wl,-rpath,{build} -Wl,--start-group {' '.join(capi_archives)} "
+            f"-Wl,--end-group -L{llvm}/lib -lMLIR -lLLVM -Wl,-rpath,{llvm}/lib",
+        ),
+        ("%examples", os.path.join(root, "examples")),
+    ]
+)
