@@ -306,11 +306,16 @@ ParseResult SliceOp::parse(OpAsmParser &parser, OperationState &result) {
     return parser.emitError(typesLoc) << "partir.slice needs ranked tensor types with a dim "
                                       << dim << " to slice";
   int64_t whole = sourceTensor.getDimSize(dim), chunk = resultTensor.getDimSize(dim);
-  if (ShapedType::isDynamic(whole) || ShapedType::isDynamic(chunk) || chunk <= 0 ||
-      whole % chunk != 0)
+  if (ShapedType::isDynamic(whole) || ShapedType::isDynamic(chunk))
+    return parser.emitError(typesLoc)
+           << "partir.slice of dim " << dim
+           << " needs static sizes there to infer the range size, got " << sourceType
+           << " -> " << resultType;
+  if (chunk <= 0 || whole % chunk != 0)
     return parser.emitError(typesLoc)
            << "partir.slice of dim " << dim << ": size " << chunk
-           << " is not a whole chunk of size " << whole << " (static sizes required)";
+           << " is not a whole chunk of size " << whole
+           << " (the result's dim must divide the source's dim into equal chunks)";
   result.addAttribute(getDimAttrName(result.name), parser.getBuilder().getI64IntegerAttr(dim));
   result.addTypes(resultType);
   Type rangeType = RangeType::get(parser.getContext(), whole / chunk);

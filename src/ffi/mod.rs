@@ -43,6 +43,9 @@ extern "C" {
     fn partir_cxx_range_type_size(ty: MlirType) -> i64;
 }
 
+/// Naming a pass in this variable makes it panic on entry, to test the guard below.
+const INJECT_PANIC_ENV: &str = "PARTIR_INJECT_PANIC";
+
 /// Entry point of every pass (see `src/cxx/Passes.cpp`). Never unwinds: a panic becomes an
 /// error diagnostic on the operation and a pass failure.
 ///
@@ -71,6 +74,10 @@ pub unsafe extern "C" fn partir_rust_run_pass(
         let context_ref = unsafe { ContextRef::from_raw(mlirOperationGetContext(op)) };
         let context: &Context = unsafe { context_ref.to_ref() };
         let module = unsafe { OperationRef::from_raw(op) };
+        // Fault injection for the boundary's own test (test/Tools/panic-guard.mlir).
+        if std::env::var(INJECT_PANIC_ENV).is_ok_and(|pass| pass == name) {
+            panic!("injected panic in {name} ({INJECT_PANIC_ENV})");
+        }
         passes::run(&name, context, module, &options)
     }));
     match outcome {
