@@ -23,16 +23,16 @@ module @jit_step {
     %cst_3 = arith.constant 1.000000e-01 : f32
     %cst_4 = arith.constant 0.899999976 : f32
     %c1_i32 = arith.constant 1 : i32
-    %cst_5 = arith.constant 1.000000e+00 : f32
-    %cst_6 = arith.constant 5.120000e+02 : f32
-    %cst_7 = arith.constant 2.000000e+00 : f32
-    %cst_8 = arith.constant 0.000000e+00 : f32
+    %cst_5 = arith.constant 5.120000e+02 : f32
+    %cst_6 = arith.constant 2.000000e+00 : f32
+    %cst_7 = arith.constant 0.000000e+00 : f32
+    %cst_8 = arith.constant 1.000000e+00 : f32
     %0 = tensor.empty() : tensor<16xi32>
     %1 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel"]} outs(%0 : tensor<16xi32>) {
     ^bb0(%out: i32):
-      %672 = linalg.index 0 : index
-      %673 = arith.index_cast %672 : index to i32
-      linalg.yield %673 : i32
+      %674 = linalg.index 0 : index
+      %675 = arith.index_cast %674 : index to i32
+      linalg.yield %675 : i32
     } -> tensor<16xi32>
     %2 = tensor.empty() : tensor<8x32x16xi32>
     %3 = linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg88 : tensor<8x32xi32>) outs(%2 : tensor<8x32x16xi32>) {
@@ -46,2956 +46,2966 @@ module @jit_step {
     %5 = tensor.empty() : tensor<8x32x16xi1>
     %6 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%3, %4 : tensor<8x32x16xi32>, tensor<8x32x16xi32>) outs(%5 : tensor<8x32x16xi1>) {
     ^bb0(%in: i32, %in_104: i32, %out: i1):
-      %672 = arith.cmpi eq, %in, %in_104 : i32
-      linalg.yield %672 : i1
+      %674 = arith.cmpi eq, %in, %in_104 : i32
+      linalg.yield %674 : i1
     } -> tensor<8x32x16xi1>
-    %7 = linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg87 : tensor<8x32xi32>) outs(%2 : tensor<8x32x16xi32>) {
+    %7 = tensor.empty() : tensor<8x32x16xf32>
+    %8 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%6 : tensor<8x32x16xi1>) outs(%7 : tensor<8x32x16xf32>) {
+    ^bb0(%in: i1, %out: f32):
+      %674 = arith.select %in, %cst_8, %cst_7 : f32
+      linalg.yield %674 : f32
+    } -> tensor<8x32x16xf32>
+    %9 = linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg87 : tensor<8x32xi32>) outs(%2 : tensor<8x32x16xi32>) {
     ^bb0(%in: i32, %out: i32):
       linalg.yield %in : i32
     } -> tensor<8x32x16xi32>
-    %8 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%7, %4 : tensor<8x32x16xi32>, tensor<8x32x16xi32>) outs(%5 : tensor<8x32x16xi1>) {
+    %10 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%9, %4 : tensor<8x32x16xi32>, tensor<8x32x16xi32>) outs(%5 : tensor<8x32x16xi1>) {
     ^bb0(%in: i32, %in_104: i32, %out: i1):
-      %672 = arith.cmpi eq, %in, %in_104 : i32
-      linalg.yield %672 : i1
+      %674 = arith.cmpi eq, %in, %in_104 : i32
+      linalg.yield %674 : i1
     } -> tensor<8x32x16xi1>
+    %11 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%10 : tensor<8x32x16xi1>) outs(%7 : tensor<8x32x16xf32>) {
+    ^bb0(%in: i1, %out: f32):
+      %674 = arith.select %in, %cst_8, %cst_7 : f32
+      linalg.yield %674 : f32
+    } -> tensor<8x32x16xf32>
     %collapsed = tensor.collapse_shape %arg86 [[0, 1], [2]] : tensor<8x16x8xf32> into tensor<128x8xf32>
-    %9 = tensor.empty() : tensor<128x32xf32>
-    %10 = linalg.fill ins(%cst_8 : f32) outs(%9 : tensor<128x32xf32>) -> tensor<128x32xf32>
-    %11 = linalg.matmul ins(%collapsed, %arg10 : tensor<128x8xf32>, tensor<8x32xf32>) outs(%10 : tensor<128x32xf32>) -> tensor<128x32xf32>
-    %expanded = tensor.expand_shape %11 [[0, 1], [2]] output_shape [8, 16, 32] : tensor<128x32xf32> into tensor<8x16x32xf32>
-    %12 = tensor.empty() : tensor<8x16x32xf32>
-    %13 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg8 : tensor<32xf32>) outs(%12 : tensor<8x16x32xf32>) {
+    %12 = tensor.empty() : tensor<128x32xf32>
+    %13 = linalg.fill ins(%cst_7 : f32) outs(%12 : tensor<128x32xf32>) -> tensor<128x32xf32>
+    %14 = linalg.matmul ins(%collapsed, %arg10 : tensor<128x8xf32>, tensor<8x32xf32>) outs(%13 : tensor<128x32xf32>) -> tensor<128x32xf32>
+    %expanded = tensor.expand_shape %14 [[0, 1], [2]] output_shape [8, 16, 32] : tensor<128x32xf32> into tensor<8x16x32xf32>
+    %15 = tensor.empty() : tensor<8x16x32xf32>
+    %16 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg8 : tensor<32xf32>) outs(%15 : tensor<8x16x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x32xf32>
-    %14 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded, %13 : tensor<8x16x32xf32>, tensor<8x16x32xf32>) outs(%12 : tensor<8x16x32xf32>) {
+    %17 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded, %16 : tensor<8x16x32xf32>, tensor<8x16x32xf32>) outs(%15 : tensor<8x16x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x16x32xf32>
-    %15 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%14 : tensor<8x16x32xf32>) outs(%12 : tensor<8x16x32xf32>) {
+    %18 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%17 : tensor<8x16x32xf32>) outs(%15 : tensor<8x16x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.maximumf %in, %cst_8 : f32
-      linalg.yield %672 : f32
+      %674 = arith.maximumf %in, %cst_7 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x16x32xf32>
-    %16 = tensor.empty() : tensor<8x16x32xi1>
-    %17 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%14 : tensor<8x16x32xf32>) outs(%16 : tensor<8x16x32xi1>) {
+    %19 = tensor.empty() : tensor<8x16x32xi1>
+    %20 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%17 : tensor<8x16x32xf32>) outs(%19 : tensor<8x16x32xi1>) {
     ^bb0(%in: f32, %out: i1):
-      %672 = arith.cmpf ogt, %in, %cst_8 : f32
-      linalg.yield %672 : i1
+      %674 = arith.cmpf ogt, %in, %cst_7 : f32
+      linalg.yield %674 : i1
     } -> tensor<8x16x32xi1>
-    %collapsed_9 = tensor.collapse_shape %15 [[0, 1], [2]] : tensor<8x16x32xf32> into tensor<128x32xf32>
-    %18 = linalg.matmul ins(%collapsed_9, %arg11 : tensor<128x32xf32>, tensor<32x32xf32>) outs(%10 : tensor<128x32xf32>) -> tensor<128x32xf32>
-    %expanded_10 = tensor.expand_shape %18 [[0, 1], [2]] output_shape [8, 16, 32] : tensor<128x32xf32> into tensor<8x16x32xf32>
-    %19 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg9 : tensor<32xf32>) outs(%12 : tensor<8x16x32xf32>) {
+    %collapsed_9 = tensor.collapse_shape %18 [[0, 1], [2]] : tensor<8x16x32xf32> into tensor<128x32xf32>
+    %21 = linalg.matmul ins(%collapsed_9, %arg11 : tensor<128x32xf32>, tensor<32x32xf32>) outs(%13 : tensor<128x32xf32>) -> tensor<128x32xf32>
+    %expanded_10 = tensor.expand_shape %21 [[0, 1], [2]] output_shape [8, 16, 32] : tensor<128x32xf32> into tensor<8x16x32xf32>
+    %22 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg9 : tensor<32xf32>) outs(%15 : tensor<8x16x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x32xf32>
-    %20 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_10, %19 : tensor<8x16x32xf32>, tensor<8x16x32xf32>) outs(%12 : tensor<8x16x32xf32>) {
+    %23 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_10, %22 : tensor<8x16x32xf32>, tensor<8x16x32xf32>) outs(%15 : tensor<8x16x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x16x32xf32>
     %collapsed_11 = tensor.collapse_shape %arg85 [[0, 1], [2]] : tensor<8x32x4xf32> into tensor<256x4xf32>
-    %21 = tensor.empty() : tensor<256x32xf32>
-    %22 = linalg.fill ins(%cst_8 : f32) outs(%21 : tensor<256x32xf32>) -> tensor<256x32xf32>
-    %23 = linalg.matmul ins(%collapsed_11, %arg6 : tensor<256x4xf32>, tensor<4x32xf32>) outs(%22 : tensor<256x32xf32>) -> tensor<256x32xf32>
-    %expanded_12 = tensor.expand_shape %23 [[0, 1], [2]] output_shape [8, 32, 32] : tensor<256x32xf32> into tensor<8x32x32xf32>
-    %24 = tensor.empty() : tensor<8x32x32xf32>
-    %25 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg4 : tensor<32xf32>) outs(%24 : tensor<8x32x32xf32>) {
+    %24 = tensor.empty() : tensor<256x32xf32>
+    %25 = linalg.fill ins(%cst_7 : f32) outs(%24 : tensor<256x32xf32>) -> tensor<256x32xf32>
+    %26 = linalg.matmul ins(%collapsed_11, %arg6 : tensor<256x4xf32>, tensor<4x32xf32>) outs(%25 : tensor<256x32xf32>) -> tensor<256x32xf32>
+    %expanded_12 = tensor.expand_shape %26 [[0, 1], [2]] output_shape [8, 32, 32] : tensor<256x32xf32> into tensor<8x32x32xf32>
+    %27 = tensor.empty() : tensor<8x32x32xf32>
+    %28 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg4 : tensor<32xf32>) outs(%27 : tensor<8x32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x32x32xf32>
-    %26 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_12, %25 : tensor<8x32x32xf32>, tensor<8x32x32xf32>) outs(%24 : tensor<8x32x32xf32>) {
+    %29 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_12, %28 : tensor<8x32x32xf32>, tensor<8x32x32xf32>) outs(%27 : tensor<8x32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x32x32xf32>
-    %27 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%26 : tensor<8x32x32xf32>) outs(%24 : tensor<8x32x32xf32>) {
+    %30 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%29 : tensor<8x32x32xf32>) outs(%27 : tensor<8x32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.maximumf %in, %cst_8 : f32
-      linalg.yield %672 : f32
+      %674 = arith.maximumf %in, %cst_7 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x32x32xf32>
-    %28 = tensor.empty() : tensor<8x32x32xi1>
-    %29 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%26 : tensor<8x32x32xf32>) outs(%28 : tensor<8x32x32xi1>) {
+    %31 = tensor.empty() : tensor<8x32x32xi1>
+    %32 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%29 : tensor<8x32x32xf32>) outs(%31 : tensor<8x32x32xi1>) {
     ^bb0(%in: f32, %out: i1):
-      %672 = arith.cmpf ogt, %in, %cst_8 : f32
-      linalg.yield %672 : i1
+      %674 = arith.cmpf ogt, %in, %cst_7 : f32
+      linalg.yield %674 : i1
     } -> tensor<8x32x32xi1>
-    %collapsed_13 = tensor.collapse_shape %27 [[0, 1], [2]] : tensor<8x32x32xf32> into tensor<256x32xf32>
-    %30 = linalg.matmul ins(%collapsed_13, %arg7 : tensor<256x32xf32>, tensor<32x32xf32>) outs(%22 : tensor<256x32xf32>) -> tensor<256x32xf32>
-    %expanded_14 = tensor.expand_shape %30 [[0, 1], [2]] output_shape [8, 32, 32] : tensor<256x32xf32> into tensor<8x32x32xf32>
-    %31 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg5 : tensor<32xf32>) outs(%24 : tensor<8x32x32xf32>) {
+    %collapsed_13 = tensor.collapse_shape %30 [[0, 1], [2]] : tensor<8x32x32xf32> into tensor<256x32xf32>
+    %33 = linalg.matmul ins(%collapsed_13, %arg7 : tensor<256x32xf32>, tensor<32x32xf32>) outs(%25 : tensor<256x32xf32>) -> tensor<256x32xf32>
+    %expanded_14 = tensor.expand_shape %33 [[0, 1], [2]] output_shape [8, 32, 32] : tensor<256x32xf32> into tensor<8x32x32xf32>
+    %34 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg5 : tensor<32xf32>) outs(%27 : tensor<8x32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x32x32xf32>
-    %32 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_14, %31 : tensor<8x32x32xf32>, tensor<8x32x32xf32>) outs(%24 : tensor<8x32x32xf32>) {
+    %35 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_14, %34 : tensor<8x32x32xf32>, tensor<8x32x32xf32>) outs(%27 : tensor<8x32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x32x32xf32>
-    %33 = linalg.fill ins(%cst_8 : f32) outs(%24 : tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
-    %34 = linalg.batch_matmul ins(%6, %20 : tensor<8x32x16xi1>, tensor<8x16x32xf32>) outs(%33 : tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
-    %35 = linalg.batch_matmul ins(%8, %20 : tensor<8x32x16xi1>, tensor<8x16x32xf32>) outs(%33 : tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
-    %36 = tensor.empty() : tensor<8x32x96xf32>
-    %inserted_slice = tensor.insert_slice %32 into %36[0, 0, 0] [8, 32, 32] [1, 1, 1] : tensor<8x32x32xf32> into tensor<8x32x96xf32>
-    %inserted_slice_15 = tensor.insert_slice %34 into %inserted_slice[0, 0, 32] [8, 32, 32] [1, 1, 1] : tensor<8x32x32xf32> into tensor<8x32x96xf32>
-    %inserted_slice_16 = tensor.insert_slice %35 into %inserted_slice_15[0, 0, 64] [8, 32, 32] [1, 1, 1] : tensor<8x32x32xf32> into tensor<8x32x96xf32>
+    %36 = linalg.fill ins(%cst_7 : f32) outs(%27 : tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
+    %37 = linalg.batch_matmul ins(%8, %23 : tensor<8x32x16xf32>, tensor<8x16x32xf32>) outs(%36 : tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
+    %38 = linalg.batch_matmul ins(%11, %23 : tensor<8x32x16xf32>, tensor<8x16x32xf32>) outs(%36 : tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
+    %39 = tensor.empty() : tensor<8x32x96xf32>
+    %inserted_slice = tensor.insert_slice %35 into %39[0, 0, 0] [8, 32, 32] [1, 1, 1] : tensor<8x32x32xf32> into tensor<8x32x96xf32>
+    %inserted_slice_15 = tensor.insert_slice %37 into %inserted_slice[0, 0, 32] [8, 32, 32] [1, 1, 1] : tensor<8x32x32xf32> into tensor<8x32x96xf32>
+    %inserted_slice_16 = tensor.insert_slice %38 into %inserted_slice_15[0, 0, 64] [8, 32, 32] [1, 1, 1] : tensor<8x32x32xf32> into tensor<8x32x96xf32>
     %collapsed_17 = tensor.collapse_shape %inserted_slice_16 [[0, 1], [2]] : tensor<8x32x96xf32> into tensor<256x96xf32>
-    %37 = linalg.matmul ins(%collapsed_17, %arg14 : tensor<256x96xf32>, tensor<96x32xf32>) outs(%22 : tensor<256x32xf32>) -> tensor<256x32xf32>
-    %expanded_18 = tensor.expand_shape %37 [[0, 1], [2]] output_shape [8, 32, 32] : tensor<256x32xf32> into tensor<8x32x32xf32>
-    %38 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg12 : tensor<32xf32>) outs(%24 : tensor<8x32x32xf32>) {
+    %40 = linalg.matmul ins(%collapsed_17, %arg14 : tensor<256x96xf32>, tensor<96x32xf32>) outs(%25 : tensor<256x32xf32>) -> tensor<256x32xf32>
+    %expanded_18 = tensor.expand_shape %40 [[0, 1], [2]] output_shape [8, 32, 32] : tensor<256x32xf32> into tensor<8x32x32xf32>
+    %41 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg12 : tensor<32xf32>) outs(%27 : tensor<8x32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x32x32xf32>
-    %39 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_18, %38 : tensor<8x32x32xf32>, tensor<8x32x32xf32>) outs(%24 : tensor<8x32x32xf32>) {
+    %42 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_18, %41 : tensor<8x32x32xf32>, tensor<8x32x32xf32>) outs(%27 : tensor<8x32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x32x32xf32>
-    %40 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%39 : tensor<8x32x32xf32>) outs(%24 : tensor<8x32x32xf32>) {
+    %43 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%42 : tensor<8x32x32xf32>) outs(%27 : tensor<8x32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.maximumf %in, %cst_8 : f32
-      linalg.yield %672 : f32
+      %674 = arith.maximumf %in, %cst_7 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x32x32xf32>
-    %41 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%39 : tensor<8x32x32xf32>) outs(%28 : tensor<8x32x32xi1>) {
+    %44 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%42 : tensor<8x32x32xf32>) outs(%31 : tensor<8x32x32xi1>) {
     ^bb0(%in: f32, %out: i1):
-      %672 = arith.cmpf ogt, %in, %cst_8 : f32
-      linalg.yield %672 : i1
+      %674 = arith.cmpf ogt, %in, %cst_7 : f32
+      linalg.yield %674 : i1
     } -> tensor<8x32x32xi1>
-    %collapsed_19 = tensor.collapse_shape %40 [[0, 1], [2]] : tensor<8x32x32xf32> into tensor<256x32xf32>
-    %42 = linalg.matmul ins(%collapsed_19, %arg15 : tensor<256x32xf32>, tensor<32x32xf32>) outs(%22 : tensor<256x32xf32>) -> tensor<256x32xf32>
-    %expanded_20 = tensor.expand_shape %42 [[0, 1], [2]] output_shape [8, 32, 32] : tensor<256x32xf32> into tensor<8x32x32xf32>
-    %43 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg13 : tensor<32xf32>) outs(%24 : tensor<8x32x32xf32>) {
+    %collapsed_19 = tensor.collapse_shape %43 [[0, 1], [2]] : tensor<8x32x32xf32> into tensor<256x32xf32>
+    %45 = linalg.matmul ins(%collapsed_19, %arg15 : tensor<256x32xf32>, tensor<32x32xf32>) outs(%25 : tensor<256x32xf32>) -> tensor<256x32xf32>
+    %expanded_20 = tensor.expand_shape %45 [[0, 1], [2]] output_shape [8, 32, 32] : tensor<256x32xf32> into tensor<8x32x32xf32>
+    %46 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg13 : tensor<32xf32>) outs(%27 : tensor<8x32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x32x32xf32>
-    %44 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_20, %43 : tensor<8x32x32xf32>, tensor<8x32x32xf32>) outs(%24 : tensor<8x32x32xf32>) {
+    %47 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_20, %46 : tensor<8x32x32xf32>, tensor<8x32x32xf32>) outs(%27 : tensor<8x32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x32x32xf32>
-    %45 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%32, %44 : tensor<8x32x32xf32>, tensor<8x32x32xf32>) outs(%24 : tensor<8x32x32xf32>) {
+    %48 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%35, %47 : tensor<8x32x32xf32>, tensor<8x32x32xf32>) outs(%27 : tensor<8x32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x32x32xf32>
-    %46 = linalg.generic {indexing_maps = [#map4, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%8 : tensor<8x32x16xi1>) outs(%16 : tensor<8x16x32xi1>) {
-    ^bb0(%in: i1, %out: i1):
-      linalg.yield %in : i1
-    } -> tensor<8x16x32xi1>
-    %47 = linalg.fill ins(%cst_8 : f32) outs(%12 : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
-    %48 = linalg.batch_matmul ins(%46, %45 : tensor<8x16x32xi1>, tensor<8x32x32xf32>) outs(%47 : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
-    %49 = tensor.empty() : tensor<8x16x64xf32>
-    %inserted_slice_21 = tensor.insert_slice %20 into %49[0, 0, 0] [8, 16, 32] [1, 1, 1] : tensor<8x16x32xf32> into tensor<8x16x64xf32>
-    %inserted_slice_22 = tensor.insert_slice %48 into %inserted_slice_21[0, 0, 32] [8, 16, 32] [1, 1, 1] : tensor<8x16x32xf32> into tensor<8x16x64xf32>
+    %49 = linalg.generic {indexing_maps = [#map4, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%11 : tensor<8x32x16xf32>) outs(%15 : tensor<8x16x32xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    } -> tensor<8x16x32xf32>
+    %50 = linalg.fill ins(%cst_7 : f32) outs(%15 : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+    %51 = linalg.batch_matmul ins(%49, %48 : tensor<8x16x32xf32>, tensor<8x32x32xf32>) outs(%50 : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+    %52 = tensor.empty() : tensor<8x16x64xf32>
+    %inserted_slice_21 = tensor.insert_slice %23 into %52[0, 0, 0] [8, 16, 32] [1, 1, 1] : tensor<8x16x32xf32> into tensor<8x16x64xf32>
+    %inserted_slice_22 = tensor.insert_slice %51 into %inserted_slice_21[0, 0, 32] [8, 16, 32] [1, 1, 1] : tensor<8x16x32xf32> into tensor<8x16x64xf32>
     %collapsed_23 = tensor.collapse_shape %inserted_slice_22 [[0, 1], [2]] : tensor<8x16x64xf32> into tensor<128x64xf32>
-    %50 = linalg.matmul ins(%collapsed_23, %arg18 : tensor<128x64xf32>, tensor<64x32xf32>) outs(%10 : tensor<128x32xf32>) -> tensor<128x32xf32>
-    %expanded_24 = tensor.expand_shape %50 [[0, 1], [2]] output_shape [8, 16, 32] : tensor<128x32xf32> into tensor<8x16x32xf32>
-    %51 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg16 : tensor<32xf32>) outs(%12 : tensor<8x16x32xf32>) {
+    %53 = linalg.matmul ins(%collapsed_23, %arg18 : tensor<128x64xf32>, tensor<64x32xf32>) outs(%13 : tensor<128x32xf32>) -> tensor<128x32xf32>
+    %expanded_24 = tensor.expand_shape %53 [[0, 1], [2]] output_shape [8, 16, 32] : tensor<128x32xf32> into tensor<8x16x32xf32>
+    %54 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg16 : tensor<32xf32>) outs(%15 : tensor<8x16x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x32xf32>
-    %52 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_24, %51 : tensor<8x16x32xf32>, tensor<8x16x32xf32>) outs(%12 : tensor<8x16x32xf32>) {
+    %55 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_24, %54 : tensor<8x16x32xf32>, tensor<8x16x32xf32>) outs(%15 : tensor<8x16x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x16x32xf32>
-    %53 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%52 : tensor<8x16x32xf32>) outs(%12 : tensor<8x16x32xf32>) {
+    %56 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%55 : tensor<8x16x32xf32>) outs(%15 : tensor<8x16x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.maximumf %in, %cst_8 : f32
-      linalg.yield %672 : f32
+      %674 = arith.maximumf %in, %cst_7 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x16x32xf32>
-    %54 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%52 : tensor<8x16x32xf32>) outs(%16 : tensor<8x16x32xi1>) {
+    %57 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%55 : tensor<8x16x32xf32>) outs(%19 : tensor<8x16x32xi1>) {
     ^bb0(%in: f32, %out: i1):
-      %672 = arith.cmpf ogt, %in, %cst_8 : f32
-      linalg.yield %672 : i1
+      %674 = arith.cmpf ogt, %in, %cst_7 : f32
+      linalg.yield %674 : i1
     } -> tensor<8x16x32xi1>
-    %collapsed_25 = tensor.collapse_shape %53 [[0, 1], [2]] : tensor<8x16x32xf32> into tensor<128x32xf32>
-    %55 = linalg.matmul ins(%collapsed_25, %arg19 : tensor<128x32xf32>, tensor<32x32xf32>) outs(%10 : tensor<128x32xf32>) -> tensor<128x32xf32>
-    %expanded_26 = tensor.expand_shape %55 [[0, 1], [2]] output_shape [8, 16, 32] : tensor<128x32xf32> into tensor<8x16x32xf32>
-    %56 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg17 : tensor<32xf32>) outs(%12 : tensor<8x16x32xf32>) {
+    %collapsed_25 = tensor.collapse_shape %56 [[0, 1], [2]] : tensor<8x16x32xf32> into tensor<128x32xf32>
+    %58 = linalg.matmul ins(%collapsed_25, %arg19 : tensor<128x32xf32>, tensor<32x32xf32>) outs(%13 : tensor<128x32xf32>) -> tensor<128x32xf32>
+    %expanded_26 = tensor.expand_shape %58 [[0, 1], [2]] output_shape [8, 16, 32] : tensor<128x32xf32> into tensor<8x16x32xf32>
+    %59 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg17 : tensor<32xf32>) outs(%15 : tensor<8x16x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x32xf32>
-    %57 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_26, %56 : tensor<8x16x32xf32>, tensor<8x16x32xf32>) outs(%12 : tensor<8x16x32xf32>) {
+    %60 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_26, %59 : tensor<8x16x32xf32>, tensor<8x16x32xf32>) outs(%15 : tensor<8x16x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x16x32xf32>
-    %58 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%20, %57 : tensor<8x16x32xf32>, tensor<8x16x32xf32>) outs(%12 : tensor<8x16x32xf32>) {
+    %61 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%23, %60 : tensor<8x16x32xf32>, tensor<8x16x32xf32>) outs(%15 : tensor<8x16x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x16x32xf32>
-    %59 = linalg.batch_matmul ins(%6, %58 : tensor<8x32x16xi1>, tensor<8x16x32xf32>) outs(%33 : tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
-    %60 = linalg.batch_matmul ins(%8, %58 : tensor<8x32x16xi1>, tensor<8x16x32xf32>) outs(%33 : tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
-    %inserted_slice_27 = tensor.insert_slice %45 into %36[0, 0, 0] [8, 32, 32] [1, 1, 1] : tensor<8x32x32xf32> into tensor<8x32x96xf32>
-    %inserted_slice_28 = tensor.insert_slice %59 into %inserted_slice_27[0, 0, 32] [8, 32, 32] [1, 1, 1] : tensor<8x32x32xf32> into tensor<8x32x96xf32>
-    %inserted_slice_29 = tensor.insert_slice %60 into %inserted_slice_28[0, 0, 64] [8, 32, 32] [1, 1, 1] : tensor<8x32x32xf32> into tensor<8x32x96xf32>
+    %62 = linalg.batch_matmul ins(%8, %61 : tensor<8x32x16xf32>, tensor<8x16x32xf32>) outs(%36 : tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
+    %63 = linalg.batch_matmul ins(%11, %61 : tensor<8x32x16xf32>, tensor<8x16x32xf32>) outs(%36 : tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
+    %inserted_slice_27 = tensor.insert_slice %48 into %39[0, 0, 0] [8, 32, 32] [1, 1, 1] : tensor<8x32x32xf32> into tensor<8x32x96xf32>
+    %inserted_slice_28 = tensor.insert_slice %62 into %inserted_slice_27[0, 0, 32] [8, 32, 32] [1, 1, 1] : tensor<8x32x32xf32> into tensor<8x32x96xf32>
+    %inserted_slice_29 = tensor.insert_slice %63 into %inserted_slice_28[0, 0, 64] [8, 32, 32] [1, 1, 1] : tensor<8x32x32xf32> into tensor<8x32x96xf32>
     %collapsed_30 = tensor.collapse_shape %inserted_slice_29 [[0, 1], [2]] : tensor<8x32x96xf32> into tensor<256x96xf32>
-    %61 = linalg.matmul ins(%collapsed_30, %arg22 : tensor<256x96xf32>, tensor<96x32xf32>) outs(%22 : tensor<256x32xf32>) -> tensor<256x32xf32>
-    %expanded_31 = tensor.expand_shape %61 [[0, 1], [2]] output_shape [8, 32, 32] : tensor<256x32xf32> into tensor<8x32x32xf32>
-    %62 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg20 : tensor<32xf32>) outs(%24 : tensor<8x32x32xf32>) {
+    %64 = linalg.matmul ins(%collapsed_30, %arg22 : tensor<256x96xf32>, tensor<96x32xf32>) outs(%25 : tensor<256x32xf32>) -> tensor<256x32xf32>
+    %expanded_31 = tensor.expand_shape %64 [[0, 1], [2]] output_shape [8, 32, 32] : tensor<256x32xf32> into tensor<8x32x32xf32>
+    %65 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg20 : tensor<32xf32>) outs(%27 : tensor<8x32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x32x32xf32>
-    %63 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_31, %62 : tensor<8x32x32xf32>, tensor<8x32x32xf32>) outs(%24 : tensor<8x32x32xf32>) {
+    %66 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_31, %65 : tensor<8x32x32xf32>, tensor<8x32x32xf32>) outs(%27 : tensor<8x32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x32x32xf32>
-    %64 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%63 : tensor<8x32x32xf32>) outs(%24 : tensor<8x32x32xf32>) {
+    %67 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%66 : tensor<8x32x32xf32>) outs(%27 : tensor<8x32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.maximumf %in, %cst_8 : f32
-      linalg.yield %672 : f32
+      %674 = arith.maximumf %in, %cst_7 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x32x32xf32>
-    %65 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%63 : tensor<8x32x32xf32>) outs(%28 : tensor<8x32x32xi1>) {
+    %68 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%66 : tensor<8x32x32xf32>) outs(%31 : tensor<8x32x32xi1>) {
     ^bb0(%in: f32, %out: i1):
-      %672 = arith.cmpf ogt, %in, %cst_8 : f32
-      linalg.yield %672 : i1
+      %674 = arith.cmpf ogt, %in, %cst_7 : f32
+      linalg.yield %674 : i1
     } -> tensor<8x32x32xi1>
-    %collapsed_32 = tensor.collapse_shape %64 [[0, 1], [2]] : tensor<8x32x32xf32> into tensor<256x32xf32>
-    %66 = linalg.matmul ins(%collapsed_32, %arg23 : tensor<256x32xf32>, tensor<32x32xf32>) outs(%22 : tensor<256x32xf32>) -> tensor<256x32xf32>
-    %expanded_33 = tensor.expand_shape %66 [[0, 1], [2]] output_shape [8, 32, 32] : tensor<256x32xf32> into tensor<8x32x32xf32>
-    %67 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg21 : tensor<32xf32>) outs(%24 : tensor<8x32x32xf32>) {
+    %collapsed_32 = tensor.collapse_shape %67 [[0, 1], [2]] : tensor<8x32x32xf32> into tensor<256x32xf32>
+    %69 = linalg.matmul ins(%collapsed_32, %arg23 : tensor<256x32xf32>, tensor<32x32xf32>) outs(%25 : tensor<256x32xf32>) -> tensor<256x32xf32>
+    %expanded_33 = tensor.expand_shape %69 [[0, 1], [2]] output_shape [8, 32, 32] : tensor<256x32xf32> into tensor<8x32x32xf32>
+    %70 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg21 : tensor<32xf32>) outs(%27 : tensor<8x32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x32x32xf32>
-    %68 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_33, %67 : tensor<8x32x32xf32>, tensor<8x32x32xf32>) outs(%24 : tensor<8x32x32xf32>) {
+    %71 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_33, %70 : tensor<8x32x32xf32>, tensor<8x32x32xf32>) outs(%27 : tensor<8x32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x32x32xf32>
-    %69 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%45, %68 : tensor<8x32x32xf32>, tensor<8x32x32xf32>) outs(%24 : tensor<8x32x32xf32>) {
+    %72 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%48, %71 : tensor<8x32x32xf32>, tensor<8x32x32xf32>) outs(%27 : tensor<8x32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x32x32xf32>
-    %70 = linalg.batch_matmul ins(%46, %69 : tensor<8x16x32xi1>, tensor<8x32x32xf32>) outs(%47 : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
-    %inserted_slice_34 = tensor.insert_slice %58 into %49[0, 0, 0] [8, 16, 32] [1, 1, 1] : tensor<8x16x32xf32> into tensor<8x16x64xf32>
-    %inserted_slice_35 = tensor.insert_slice %70 into %inserted_slice_34[0, 0, 32] [8, 16, 32] [1, 1, 1] : tensor<8x16x32xf32> into tensor<8x16x64xf32>
+    %73 = linalg.batch_matmul ins(%49, %72 : tensor<8x16x32xf32>, tensor<8x32x32xf32>) outs(%50 : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+    %inserted_slice_34 = tensor.insert_slice %61 into %52[0, 0, 0] [8, 16, 32] [1, 1, 1] : tensor<8x16x32xf32> into tensor<8x16x64xf32>
+    %inserted_slice_35 = tensor.insert_slice %73 into %inserted_slice_34[0, 0, 32] [8, 16, 32] [1, 1, 1] : tensor<8x16x32xf32> into tensor<8x16x64xf32>
     %collapsed_36 = tensor.collapse_shape %inserted_slice_35 [[0, 1], [2]] : tensor<8x16x64xf32> into tensor<128x64xf32>
-    %71 = linalg.matmul ins(%collapsed_36, %arg26 : tensor<128x64xf32>, tensor<64x32xf32>) outs(%10 : tensor<128x32xf32>) -> tensor<128x32xf32>
-    %expanded_37 = tensor.expand_shape %71 [[0, 1], [2]] output_shape [8, 16, 32] : tensor<128x32xf32> into tensor<8x16x32xf32>
-    %72 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg24 : tensor<32xf32>) outs(%12 : tensor<8x16x32xf32>) {
+    %74 = linalg.matmul ins(%collapsed_36, %arg26 : tensor<128x64xf32>, tensor<64x32xf32>) outs(%13 : tensor<128x32xf32>) -> tensor<128x32xf32>
+    %expanded_37 = tensor.expand_shape %74 [[0, 1], [2]] output_shape [8, 16, 32] : tensor<128x32xf32> into tensor<8x16x32xf32>
+    %75 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg24 : tensor<32xf32>) outs(%15 : tensor<8x16x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x32xf32>
-    %73 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_37, %72 : tensor<8x16x32xf32>, tensor<8x16x32xf32>) outs(%12 : tensor<8x16x32xf32>) {
+    %76 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_37, %75 : tensor<8x16x32xf32>, tensor<8x16x32xf32>) outs(%15 : tensor<8x16x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x16x32xf32>
-    %74 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%73 : tensor<8x16x32xf32>) outs(%12 : tensor<8x16x32xf32>) {
+    %77 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%76 : tensor<8x16x32xf32>) outs(%15 : tensor<8x16x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.maximumf %in, %cst_8 : f32
-      linalg.yield %672 : f32
+      %674 = arith.maximumf %in, %cst_7 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x16x32xf32>
-    %75 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%73 : tensor<8x16x32xf32>) outs(%16 : tensor<8x16x32xi1>) {
+    %78 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%76 : tensor<8x16x32xf32>) outs(%19 : tensor<8x16x32xi1>) {
     ^bb0(%in: f32, %out: i1):
-      %672 = arith.cmpf ogt, %in, %cst_8 : f32
-      linalg.yield %672 : i1
+      %674 = arith.cmpf ogt, %in, %cst_7 : f32
+      linalg.yield %674 : i1
     } -> tensor<8x16x32xi1>
-    %collapsed_38 = tensor.collapse_shape %74 [[0, 1], [2]] : tensor<8x16x32xf32> into tensor<128x32xf32>
-    %76 = linalg.matmul ins(%collapsed_38, %arg27 : tensor<128x32xf32>, tensor<32x32xf32>) outs(%10 : tensor<128x32xf32>) -> tensor<128x32xf32>
-    %expanded_39 = tensor.expand_shape %76 [[0, 1], [2]] output_shape [8, 16, 32] : tensor<128x32xf32> into tensor<8x16x32xf32>
-    %77 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg25 : tensor<32xf32>) outs(%12 : tensor<8x16x32xf32>) {
+    %collapsed_38 = tensor.collapse_shape %77 [[0, 1], [2]] : tensor<8x16x32xf32> into tensor<128x32xf32>
+    %79 = linalg.matmul ins(%collapsed_38, %arg27 : tensor<128x32xf32>, tensor<32x32xf32>) outs(%13 : tensor<128x32xf32>) -> tensor<128x32xf32>
+    %expanded_39 = tensor.expand_shape %79 [[0, 1], [2]] output_shape [8, 16, 32] : tensor<128x32xf32> into tensor<8x16x32xf32>
+    %80 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg25 : tensor<32xf32>) outs(%15 : tensor<8x16x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x32xf32>
-    %78 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_39, %77 : tensor<8x16x32xf32>, tensor<8x16x32xf32>) outs(%12 : tensor<8x16x32xf32>) {
+    %81 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_39, %80 : tensor<8x16x32xf32>, tensor<8x16x32xf32>) outs(%15 : tensor<8x16x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x16x32xf32>
-    %79 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%58, %78 : tensor<8x16x32xf32>, tensor<8x16x32xf32>) outs(%12 : tensor<8x16x32xf32>) {
+    %82 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%61, %81 : tensor<8x16x32xf32>, tensor<8x16x32xf32>) outs(%15 : tensor<8x16x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x16x32xf32>
-    %collapsed_40 = tensor.collapse_shape %79 [[0, 1], [2]] : tensor<8x16x32xf32> into tensor<128x32xf32>
-    %80 = linalg.matmul ins(%collapsed_40, %arg2 : tensor<128x32xf32>, tensor<32x32xf32>) outs(%10 : tensor<128x32xf32>) -> tensor<128x32xf32>
-    %expanded_41 = tensor.expand_shape %80 [[0, 1], [2]] output_shape [8, 16, 32] : tensor<128x32xf32> into tensor<8x16x32xf32>
-    %81 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg0 : tensor<32xf32>) outs(%12 : tensor<8x16x32xf32>) {
+    %collapsed_40 = tensor.collapse_shape %82 [[0, 1], [2]] : tensor<8x16x32xf32> into tensor<128x32xf32>
+    %83 = linalg.matmul ins(%collapsed_40, %arg2 : tensor<128x32xf32>, tensor<32x32xf32>) outs(%13 : tensor<128x32xf32>) -> tensor<128x32xf32>
+    %expanded_41 = tensor.expand_shape %83 [[0, 1], [2]] output_shape [8, 16, 32] : tensor<128x32xf32> into tensor<8x16x32xf32>
+    %84 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg0 : tensor<32xf32>) outs(%15 : tensor<8x16x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x32xf32>
-    %82 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_41, %81 : tensor<8x16x32xf32>, tensor<8x16x32xf32>) outs(%12 : tensor<8x16x32xf32>) {
+    %85 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_41, %84 : tensor<8x16x32xf32>, tensor<8x16x32xf32>) outs(%15 : tensor<8x16x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x16x32xf32>
-    %83 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%82 : tensor<8x16x32xf32>) outs(%12 : tensor<8x16x32xf32>) {
+    %86 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%85 : tensor<8x16x32xf32>) outs(%15 : tensor<8x16x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.maximumf %in, %cst_8 : f32
-      linalg.yield %672 : f32
+      %674 = arith.maximumf %in, %cst_7 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x16x32xf32>
-    %84 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%82 : tensor<8x16x32xf32>) outs(%16 : tensor<8x16x32xi1>) {
+    %87 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%85 : tensor<8x16x32xf32>) outs(%19 : tensor<8x16x32xi1>) {
     ^bb0(%in: f32, %out: i1):
-      %672 = arith.cmpf ogt, %in, %cst_8 : f32
-      linalg.yield %672 : i1
+      %674 = arith.cmpf ogt, %in, %cst_7 : f32
+      linalg.yield %674 : i1
     } -> tensor<8x16x32xi1>
-    %collapsed_42 = tensor.collapse_shape %83 [[0, 1], [2]] : tensor<8x16x32xf32> into tensor<128x32xf32>
-    %85 = tensor.empty() : tensor<128x4xf32>
-    %86 = linalg.fill ins(%cst_8 : f32) outs(%85 : tensor<128x4xf32>) -> tensor<128x4xf32>
-    %87 = linalg.matmul ins(%collapsed_42, %arg3 : tensor<128x32xf32>, tensor<32x4xf32>) outs(%86 : tensor<128x4xf32>) -> tensor<128x4xf32>
-    %expanded_43 = tensor.expand_shape %87 [[0, 1], [2]] output_shape [8, 16, 4] : tensor<128x4xf32> into tensor<8x16x4xf32>
-    %88 = tensor.empty() : tensor<8x16x4xf32>
-    %89 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg1 : tensor<4xf32>) outs(%88 : tensor<8x16x4xf32>) {
+    %collapsed_42 = tensor.collapse_shape %86 [[0, 1], [2]] : tensor<8x16x32xf32> into tensor<128x32xf32>
+    %88 = tensor.empty() : tensor<128x4xf32>
+    %89 = linalg.fill ins(%cst_7 : f32) outs(%88 : tensor<128x4xf32>) -> tensor<128x4xf32>
+    %90 = linalg.matmul ins(%collapsed_42, %arg3 : tensor<128x32xf32>, tensor<32x4xf32>) outs(%89 : tensor<128x4xf32>) -> tensor<128x4xf32>
+    %expanded_43 = tensor.expand_shape %90 [[0, 1], [2]] output_shape [8, 16, 4] : tensor<128x4xf32> into tensor<8x16x4xf32>
+    %91 = tensor.empty() : tensor<8x16x4xf32>
+    %92 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg1 : tensor<4xf32>) outs(%91 : tensor<8x16x4xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x4xf32>
-    %90 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_43, %89 : tensor<8x16x4xf32>, tensor<8x16x4xf32>) outs(%88 : tensor<8x16x4xf32>) {
+    %93 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_43, %92 : tensor<8x16x4xf32>, tensor<8x16x4xf32>) outs(%91 : tensor<8x16x4xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x16x4xf32>
-    %91 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%90, %arg89 : tensor<8x16x4xf32>, tensor<8x16x4xf32>) outs(%88 : tensor<8x16x4xf32>) {
+    %94 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%93, %arg89 : tensor<8x16x4xf32>, tensor<8x16x4xf32>) outs(%91 : tensor<8x16x4xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.subf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.subf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x16x4xf32>
-    %92 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%91 : tensor<8x16x4xf32>) outs(%88 : tensor<8x16x4xf32>) {
+    %95 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%94 : tensor<8x16x4xf32>) outs(%91 : tensor<8x16x4xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %in : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %in : f32
+      linalg.yield %674 : f32
     } -> tensor<8x16x4xf32>
-    %93 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%91 : tensor<8x16x4xf32>) outs(%88 : tensor<8x16x4xf32>) {
+    %96 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%94 : tensor<8x16x4xf32>) outs(%91 : tensor<8x16x4xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_7 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_6 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x16x4xf32>
-    %94 = tensor.empty() : tensor<f32>
-    %95 = linalg.fill ins(%cst_8 : f32) outs(%94 : tensor<f32>) -> tensor<f32>
-    %96 = linalg.generic {indexing_maps = [#map2, #map5], iterator_types = ["reduction", "reduction", "reduction"]} ins(%92 : tensor<8x16x4xf32>) outs(%95 : tensor<f32>) {
+    %97 = tensor.empty() : tensor<f32>
+    %98 = linalg.fill ins(%cst_7 : f32) outs(%97 : tensor<f32>) -> tensor<f32>
+    %99 = linalg.generic {indexing_maps = [#map2, #map5], iterator_types = ["reduction", "reduction", "reduction"]} ins(%95 : tensor<8x16x4xf32>) outs(%98 : tensor<f32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %out, %in : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %out, %in : f32
+      linalg.yield %674 : f32
     } -> tensor<f32>
-    %97 = linalg.generic {indexing_maps = [#map6, #map6], iterator_types = []} ins(%96 : tensor<f32>) outs(%94 : tensor<f32>) {
+    %100 = linalg.generic {indexing_maps = [#map6, #map6], iterator_types = []} ins(%99 : tensor<f32>) outs(%97 : tensor<f32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.divf %in, %cst_6 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %cst_5 : f32
+      linalg.yield %674 : f32
     } -> tensor<f32>
-    %98 = linalg.generic {indexing_maps = [#map6], iterator_types = []} outs(%94 : tensor<f32>) {
+    %101 = linalg.generic {indexing_maps = [#map6], iterator_types = []} outs(%97 : tensor<f32>) {
     ^bb0(%out: f32):
       linalg.yield %cst : f32
     } -> tensor<f32>
-    %99 = linalg.generic {indexing_maps = [#map5, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%98 : tensor<f32>) outs(%88 : tensor<8x16x4xf32>) {
+    %102 = linalg.generic {indexing_maps = [#map5, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%101 : tensor<f32>) outs(%91 : tensor<8x16x4xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x4xf32>
-    %100 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%99, %93 : tensor<8x16x4xf32>, tensor<8x16x4xf32>) outs(%88 : tensor<8x16x4xf32>) {
+    %103 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%102, %96 : tensor<8x16x4xf32>, tensor<8x16x4xf32>) outs(%91 : tensor<8x16x4xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.mulf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x16x4xf32>
-    %101 = tensor.empty() : tensor<4xf32>
-    %102 = linalg.fill ins(%cst_8 : f32) outs(%101 : tensor<4xf32>) -> tensor<4xf32>
-    %103 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%100 : tensor<8x16x4xf32>) outs(%102 : tensor<4xf32>) {
+    %104 = tensor.empty() : tensor<4xf32>
+    %105 = linalg.fill ins(%cst_7 : f32) outs(%104 : tensor<4xf32>) -> tensor<4xf32>
+    %106 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%103 : tensor<8x16x4xf32>) outs(%105 : tensor<4xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %out, %in : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %out, %in : f32
+      linalg.yield %674 : f32
     } -> tensor<4xf32>
-    %expanded_44 = tensor.expand_shape %103 [[0, 1, 2]] output_shape [1, 1, 4] : tensor<4xf32> into tensor<1x1x4xf32>
-    %104 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%expanded_44 : tensor<1x1x4xf32>) outs(%102 : tensor<4xf32>) {
+    %expanded_44 = tensor.expand_shape %106 [[0, 1, 2]] output_shape [1, 1, 4] : tensor<4xf32> into tensor<1x1x4xf32>
+    %107 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%expanded_44 : tensor<1x1x4xf32>) outs(%105 : tensor<4xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %out, %in : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %out, %in : f32
+      linalg.yield %674 : f32
     } -> tensor<4xf32>
-    %105 = tensor.empty() : tensor<4x8x16xf32>
-    %106 = linalg.generic {indexing_maps = [#map7, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%100 : tensor<8x16x4xf32>) outs(%105 : tensor<4x8x16xf32>) {
+    %108 = tensor.empty() : tensor<4x8x16xf32>
+    %109 = linalg.generic {indexing_maps = [#map7, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%103 : tensor<8x16x4xf32>) outs(%108 : tensor<4x8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<4x8x16xf32>
-    %collapsed_45 = tensor.collapse_shape %106 [[0], [1, 2]] : tensor<4x8x16xf32> into tensor<4x128xf32>
-    %107 = tensor.empty() : tensor<4x32xf32>
-    %108 = linalg.fill ins(%cst_8 : f32) outs(%107 : tensor<4x32xf32>) -> tensor<4x32xf32>
-    %109 = linalg.matmul ins(%collapsed_45, %collapsed_42 : tensor<4x128xf32>, tensor<128x32xf32>) outs(%108 : tensor<4x32xf32>) -> tensor<4x32xf32>
-    %110 = tensor.empty() : tensor<32x4xf32>
-    %111 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%109 : tensor<4x32xf32>) outs(%110 : tensor<32x4xf32>) {
+    %collapsed_45 = tensor.collapse_shape %109 [[0], [1, 2]] : tensor<4x8x16xf32> into tensor<4x128xf32>
+    %110 = tensor.empty() : tensor<4x32xf32>
+    %111 = linalg.fill ins(%cst_7 : f32) outs(%110 : tensor<4x32xf32>) -> tensor<4x32xf32>
+    %112 = linalg.matmul ins(%collapsed_45, %collapsed_42 : tensor<4x128xf32>, tensor<128x32xf32>) outs(%111 : tensor<4x32xf32>) -> tensor<4x32xf32>
+    %113 = tensor.empty() : tensor<32x4xf32>
+    %114 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%112 : tensor<4x32xf32>) outs(%113 : tensor<32x4xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<32x4xf32>
-    %collapsed_46 = tensor.collapse_shape %100 [[0, 1], [2]] : tensor<8x16x4xf32> into tensor<128x4xf32>
-    %112 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg3 : tensor<32x4xf32>) outs(%107 : tensor<4x32xf32>) {
+    %collapsed_46 = tensor.collapse_shape %103 [[0, 1], [2]] : tensor<8x16x4xf32> into tensor<128x4xf32>
+    %115 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg3 : tensor<32x4xf32>) outs(%110 : tensor<4x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<4x32xf32>
-    %113 = linalg.matmul ins(%collapsed_46, %112 : tensor<128x4xf32>, tensor<4x32xf32>) outs(%10 : tensor<128x32xf32>) -> tensor<128x32xf32>
-    %expanded_47 = tensor.expand_shape %113 [[0, 1], [2]] output_shape [8, 16, 32] : tensor<128x32xf32> into tensor<8x16x32xf32>
-    %114 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%84, %expanded_47 : tensor<8x16x32xi1>, tensor<8x16x32xf32>) outs(%12 : tensor<8x16x32xf32>) {
+    %116 = linalg.matmul ins(%collapsed_46, %115 : tensor<128x4xf32>, tensor<4x32xf32>) outs(%13 : tensor<128x32xf32>) -> tensor<128x32xf32>
+    %expanded_47 = tensor.expand_shape %116 [[0, 1], [2]] output_shape [8, 16, 32] : tensor<128x32xf32> into tensor<8x16x32xf32>
+    %117 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%87, %expanded_47 : tensor<8x16x32xi1>, tensor<8x16x32xf32>) outs(%15 : tensor<8x16x32xf32>) {
     ^bb0(%in: i1, %in_104: f32, %out: f32):
-      %672 = arith.select %in, %in_104, %cst_8 : f32
-      linalg.yield %672 : f32
+      %674 = arith.select %in, %in_104, %cst_7 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x16x32xf32>
-    %115 = tensor.empty() : tensor<32xf32>
-    %116 = linalg.fill ins(%cst_8 : f32) outs(%115 : tensor<32xf32>) -> tensor<32xf32>
-    %117 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%114 : tensor<8x16x32xf32>) outs(%116 : tensor<32xf32>) {
+    %118 = tensor.empty() : tensor<32xf32>
+    %119 = linalg.fill ins(%cst_7 : f32) outs(%118 : tensor<32xf32>) -> tensor<32xf32>
+    %120 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%117 : tensor<8x16x32xf32>) outs(%119 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %out, %in : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %out, %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %expanded_48 = tensor.expand_shape %117 [[0, 1, 2]] output_shape [1, 1, 32] : tensor<32xf32> into tensor<1x1x32xf32>
-    %118 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%expanded_48 : tensor<1x1x32xf32>) outs(%116 : tensor<32xf32>) {
+    %expanded_48 = tensor.expand_shape %120 [[0, 1, 2]] output_shape [1, 1, 32] : tensor<32xf32> into tensor<1x1x32xf32>
+    %121 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%expanded_48 : tensor<1x1x32xf32>) outs(%119 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %out, %in : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %out, %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %119 = tensor.empty() : tensor<32x8x16xf32>
-    %120 = linalg.generic {indexing_maps = [#map7, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%114 : tensor<8x16x32xf32>) outs(%119 : tensor<32x8x16xf32>) {
+    %122 = tensor.empty() : tensor<32x8x16xf32>
+    %123 = linalg.generic {indexing_maps = [#map7, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%117 : tensor<8x16x32xf32>) outs(%122 : tensor<32x8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<32x8x16xf32>
-    %collapsed_49 = tensor.collapse_shape %120 [[0], [1, 2]] : tensor<32x8x16xf32> into tensor<32x128xf32>
-    %121 = tensor.empty() : tensor<32x32xf32>
-    %122 = linalg.fill ins(%cst_8 : f32) outs(%121 : tensor<32x32xf32>) -> tensor<32x32xf32>
-    %123 = linalg.matmul ins(%collapsed_49, %collapsed_40 : tensor<32x128xf32>, tensor<128x32xf32>) outs(%122 : tensor<32x32xf32>) -> tensor<32x32xf32>
-    %124 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%123 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %collapsed_49 = tensor.collapse_shape %123 [[0], [1, 2]] : tensor<32x8x16xf32> into tensor<32x128xf32>
+    %124 = tensor.empty() : tensor<32x32xf32>
+    %125 = linalg.fill ins(%cst_7 : f32) outs(%124 : tensor<32x32xf32>) -> tensor<32x32xf32>
+    %126 = linalg.matmul ins(%collapsed_49, %collapsed_40 : tensor<32x128xf32>, tensor<128x32xf32>) outs(%125 : tensor<32x32xf32>) -> tensor<32x32xf32>
+    %127 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%126 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<32x32xf32>
-    %collapsed_50 = tensor.collapse_shape %114 [[0, 1], [2]] : tensor<8x16x32xf32> into tensor<128x32xf32>
-    %125 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg2 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %collapsed_50 = tensor.collapse_shape %117 [[0, 1], [2]] : tensor<8x16x32xf32> into tensor<128x32xf32>
+    %128 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg2 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<32x32xf32>
-    %126 = linalg.matmul ins(%collapsed_50, %125 : tensor<128x32xf32>, tensor<32x32xf32>) outs(%10 : tensor<128x32xf32>) -> tensor<128x32xf32>
-    %expanded_51 = tensor.expand_shape %126 [[0, 1], [2]] output_shape [8, 16, 32] : tensor<128x32xf32> into tensor<8x16x32xf32>
-    %127 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%expanded_51 : tensor<8x16x32xf32>) outs(%116 : tensor<32xf32>) {
+    %129 = linalg.matmul ins(%collapsed_50, %128 : tensor<128x32xf32>, tensor<32x32xf32>) outs(%13 : tensor<128x32xf32>) -> tensor<128x32xf32>
+    %expanded_51 = tensor.expand_shape %129 [[0, 1], [2]] output_shape [8, 16, 32] : tensor<128x32xf32> into tensor<8x16x32xf32>
+    %130 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%expanded_51 : tensor<8x16x32xf32>) outs(%119 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %out, %in : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %out, %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %expanded_52 = tensor.expand_shape %127 [[0, 1, 2]] output_shape [1, 1, 32] : tensor<32xf32> into tensor<1x1x32xf32>
-    %128 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%expanded_52 : tensor<1x1x32xf32>) outs(%116 : tensor<32xf32>) {
+    %expanded_52 = tensor.expand_shape %130 [[0, 1, 2]] output_shape [1, 1, 32] : tensor<32xf32> into tensor<1x1x32xf32>
+    %131 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%expanded_52 : tensor<1x1x32xf32>) outs(%119 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %out, %in : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %out, %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %129 = linalg.generic {indexing_maps = [#map7, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_51 : tensor<8x16x32xf32>) outs(%119 : tensor<32x8x16xf32>) {
+    %132 = linalg.generic {indexing_maps = [#map7, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_51 : tensor<8x16x32xf32>) outs(%122 : tensor<32x8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<32x8x16xf32>
-    %collapsed_53 = tensor.collapse_shape %129 [[0], [1, 2]] : tensor<32x8x16xf32> into tensor<32x128xf32>
-    %130 = linalg.matmul ins(%collapsed_53, %collapsed_38 : tensor<32x128xf32>, tensor<128x32xf32>) outs(%122 : tensor<32x32xf32>) -> tensor<32x32xf32>
-    %131 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%130 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %collapsed_53 = tensor.collapse_shape %132 [[0], [1, 2]] : tensor<32x8x16xf32> into tensor<32x128xf32>
+    %133 = linalg.matmul ins(%collapsed_53, %collapsed_38 : tensor<32x128xf32>, tensor<128x32xf32>) outs(%125 : tensor<32x32xf32>) -> tensor<32x32xf32>
+    %134 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%133 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<32x32xf32>
-    %132 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg27 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %135 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg27 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<32x32xf32>
-    %133 = linalg.matmul ins(%126, %132 : tensor<128x32xf32>, tensor<32x32xf32>) outs(%10 : tensor<128x32xf32>) -> tensor<128x32xf32>
-    %expanded_54 = tensor.expand_shape %133 [[0, 1], [2]] output_shape [8, 16, 32] : tensor<128x32xf32> into tensor<8x16x32xf32>
-    %134 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%75, %expanded_54 : tensor<8x16x32xi1>, tensor<8x16x32xf32>) outs(%12 : tensor<8x16x32xf32>) {
+    %136 = linalg.matmul ins(%129, %135 : tensor<128x32xf32>, tensor<32x32xf32>) outs(%13 : tensor<128x32xf32>) -> tensor<128x32xf32>
+    %expanded_54 = tensor.expand_shape %136 [[0, 1], [2]] output_shape [8, 16, 32] : tensor<128x32xf32> into tensor<8x16x32xf32>
+    %137 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%78, %expanded_54 : tensor<8x16x32xi1>, tensor<8x16x32xf32>) outs(%15 : tensor<8x16x32xf32>) {
     ^bb0(%in: i1, %in_104: f32, %out: f32):
-      %672 = arith.select %in, %in_104, %cst_8 : f32
-      linalg.yield %672 : f32
+      %674 = arith.select %in, %in_104, %cst_7 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x16x32xf32>
-    %135 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%134 : tensor<8x16x32xf32>) outs(%116 : tensor<32xf32>) {
+    %138 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%137 : tensor<8x16x32xf32>) outs(%119 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %out, %in : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %out, %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %expanded_55 = tensor.expand_shape %135 [[0, 1, 2]] output_shape [1, 1, 32] : tensor<32xf32> into tensor<1x1x32xf32>
-    %136 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%expanded_55 : tensor<1x1x32xf32>) outs(%116 : tensor<32xf32>) {
+    %expanded_55 = tensor.expand_shape %138 [[0, 1, 2]] output_shape [1, 1, 32] : tensor<32xf32> into tensor<1x1x32xf32>
+    %139 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%expanded_55 : tensor<1x1x32xf32>) outs(%119 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %out, %in : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %out, %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %137 = linalg.generic {indexing_maps = [#map7, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%134 : tensor<8x16x32xf32>) outs(%119 : tensor<32x8x16xf32>) {
+    %140 = linalg.generic {indexing_maps = [#map7, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%137 : tensor<8x16x32xf32>) outs(%122 : tensor<32x8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<32x8x16xf32>
-    %collapsed_56 = tensor.collapse_shape %137 [[0], [1, 2]] : tensor<32x8x16xf32> into tensor<32x128xf32>
-    %138 = tensor.empty() : tensor<32x64xf32>
-    %139 = linalg.fill ins(%cst_8 : f32) outs(%138 : tensor<32x64xf32>) -> tensor<32x64xf32>
-    %140 = linalg.matmul ins(%collapsed_56, %collapsed_36 : tensor<32x128xf32>, tensor<128x64xf32>) outs(%139 : tensor<32x64xf32>) -> tensor<32x64xf32>
-    %141 = tensor.empty() : tensor<64x32xf32>
-    %142 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%140 : tensor<32x64xf32>) outs(%141 : tensor<64x32xf32>) {
+    %collapsed_56 = tensor.collapse_shape %140 [[0], [1, 2]] : tensor<32x8x16xf32> into tensor<32x128xf32>
+    %141 = tensor.empty() : tensor<32x64xf32>
+    %142 = linalg.fill ins(%cst_7 : f32) outs(%141 : tensor<32x64xf32>) -> tensor<32x64xf32>
+    %143 = linalg.matmul ins(%collapsed_56, %collapsed_36 : tensor<32x128xf32>, tensor<128x64xf32>) outs(%142 : tensor<32x64xf32>) -> tensor<32x64xf32>
+    %144 = tensor.empty() : tensor<64x32xf32>
+    %145 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%143 : tensor<32x64xf32>) outs(%144 : tensor<64x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<64x32xf32>
-    %collapsed_57 = tensor.collapse_shape %134 [[0, 1], [2]] : tensor<8x16x32xf32> into tensor<128x32xf32>
-    %143 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg26 : tensor<64x32xf32>) outs(%138 : tensor<32x64xf32>) {
+    %collapsed_57 = tensor.collapse_shape %137 [[0, 1], [2]] : tensor<8x16x32xf32> into tensor<128x32xf32>
+    %146 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg26 : tensor<64x32xf32>) outs(%141 : tensor<32x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<32x64xf32>
-    %144 = tensor.empty() : tensor<128x64xf32>
-    %145 = linalg.fill ins(%cst_8 : f32) outs(%144 : tensor<128x64xf32>) -> tensor<128x64xf32>
-    %146 = linalg.matmul ins(%collapsed_57, %143 : tensor<128x32xf32>, tensor<32x64xf32>) outs(%145 : tensor<128x64xf32>) -> tensor<128x64xf32>
-    %expanded_58 = tensor.expand_shape %146 [[0, 1], [2]] output_shape [8, 16, 64] : tensor<128x64xf32> into tensor<8x16x64xf32>
+    %147 = tensor.empty() : tensor<128x64xf32>
+    %148 = linalg.fill ins(%cst_7 : f32) outs(%147 : tensor<128x64xf32>) -> tensor<128x64xf32>
+    %149 = linalg.matmul ins(%collapsed_57, %146 : tensor<128x32xf32>, tensor<32x64xf32>) outs(%148 : tensor<128x64xf32>) -> tensor<128x64xf32>
+    %expanded_58 = tensor.expand_shape %149 [[0, 1], [2]] output_shape [8, 16, 64] : tensor<128x64xf32> into tensor<8x16x64xf32>
     %extracted_slice = tensor.extract_slice %expanded_58[0, 0, 0] [8, 16, 32] [1, 1, 1] : tensor<8x16x64xf32> to tensor<8x16x32xf32>
     %extracted_slice_59 = tensor.extract_slice %expanded_58[0, 0, 32] [8, 16, 32] [1, 1, 1] : tensor<8x16x64xf32> to tensor<8x16x32xf32>
-    %147 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_51, %extracted_slice : tensor<8x16x32xf32>, tensor<8x16x32xf32>) outs(%12 : tensor<8x16x32xf32>) {
+    %150 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_51, %extracted_slice : tensor<8x16x32xf32>, tensor<8x16x32xf32>) outs(%15 : tensor<8x16x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x16x32xf32>
-    %148 = tensor.empty() : tensor<8x32x16xf32>
-    %149 = linalg.generic {indexing_maps = [#map4, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%extracted_slice_59 : tensor<8x16x32xf32>) outs(%148 : tensor<8x32x16xf32>) {
+    %151 = linalg.generic {indexing_maps = [#map4, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%extracted_slice_59 : tensor<8x16x32xf32>) outs(%7 : tensor<8x32x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x32x16xf32>
-    %150 = linalg.batch_matmul ins(%149, %46 : tensor<8x32x16xf32>, tensor<8x16x32xi1>) outs(%33 : tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
-    %151 = linalg.generic {indexing_maps = [#map4, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%150 : tensor<8x32x32xf32>) outs(%24 : tensor<8x32x32xf32>) {
+    %152 = linalg.batch_matmul ins(%151, %49 : tensor<8x32x16xf32>, tensor<8x16x32xf32>) outs(%36 : tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
+    %153 = linalg.generic {indexing_maps = [#map4, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%152 : tensor<8x32x32xf32>) outs(%27 : tensor<8x32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x32x32xf32>
-    %152 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%151 : tensor<8x32x32xf32>) outs(%116 : tensor<32xf32>) {
+    %154 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%153 : tensor<8x32x32xf32>) outs(%119 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %out, %in : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %out, %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %expanded_60 = tensor.expand_shape %152 [[0, 1, 2]] output_shape [1, 1, 32] : tensor<32xf32> into tensor<1x1x32xf32>
-    %153 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%expanded_60 : tensor<1x1x32xf32>) outs(%116 : tensor<32xf32>) {
+    %expanded_60 = tensor.expand_shape %154 [[0, 1, 2]] output_shape [1, 1, 32] : tensor<32xf32> into tensor<1x1x32xf32>
+    %155 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%expanded_60 : tensor<1x1x32xf32>) outs(%119 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %out, %in : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %out, %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %154 = tensor.empty() : tensor<32x8x32xf32>
-    %155 = linalg.generic {indexing_maps = [#map7, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%151 : tensor<8x32x32xf32>) outs(%154 : tensor<32x8x32xf32>) {
+    %156 = tensor.empty() : tensor<32x8x32xf32>
+    %157 = linalg.generic {indexing_maps = [#map7, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%153 : tensor<8x32x32xf32>) outs(%156 : tensor<32x8x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<32x8x32xf32>
-    %collapsed_61 = tensor.collapse_shape %155 [[0], [1, 2]] : tensor<32x8x32xf32> into tensor<32x256xf32>
-    %156 = linalg.matmul ins(%collapsed_61, %collapsed_32 : tensor<32x256xf32>, tensor<256x32xf32>) outs(%122 : tensor<32x32xf32>) -> tensor<32x32xf32>
-    %157 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%156 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %collapsed_61 = tensor.collapse_shape %157 [[0], [1, 2]] : tensor<32x8x32xf32> into tensor<32x256xf32>
+    %158 = linalg.matmul ins(%collapsed_61, %collapsed_32 : tensor<32x256xf32>, tensor<256x32xf32>) outs(%125 : tensor<32x32xf32>) -> tensor<32x32xf32>
+    %159 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%158 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<32x32xf32>
-    %collapsed_62 = tensor.collapse_shape %151 [[0, 1], [2]] : tensor<8x32x32xf32> into tensor<256x32xf32>
-    %158 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg23 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %collapsed_62 = tensor.collapse_shape %153 [[0, 1], [2]] : tensor<8x32x32xf32> into tensor<256x32xf32>
+    %160 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg23 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<32x32xf32>
-    %159 = linalg.matmul ins(%collapsed_62, %158 : tensor<256x32xf32>, tensor<32x32xf32>) outs(%22 : tensor<256x32xf32>) -> tensor<256x32xf32>
-    %expanded_63 = tensor.expand_shape %159 [[0, 1], [2]] output_shape [8, 32, 32] : tensor<256x32xf32> into tensor<8x32x32xf32>
-    %160 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%65, %expanded_63 : tensor<8x32x32xi1>, tensor<8x32x32xf32>) outs(%24 : tensor<8x32x32xf32>) {
+    %161 = linalg.matmul ins(%collapsed_62, %160 : tensor<256x32xf32>, tensor<32x32xf32>) outs(%25 : tensor<256x32xf32>) -> tensor<256x32xf32>
+    %expanded_63 = tensor.expand_shape %161 [[0, 1], [2]] output_shape [8, 32, 32] : tensor<256x32xf32> into tensor<8x32x32xf32>
+    %162 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%68, %expanded_63 : tensor<8x32x32xi1>, tensor<8x32x32xf32>) outs(%27 : tensor<8x32x32xf32>) {
     ^bb0(%in: i1, %in_104: f32, %out: f32):
-      %672 = arith.select %in, %in_104, %cst_8 : f32
-      linalg.yield %672 : f32
+      %674 = arith.select %in, %in_104, %cst_7 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x32x32xf32>
-    %161 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%160 : tensor<8x32x32xf32>) outs(%116 : tensor<32xf32>) {
+    %163 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%162 : tensor<8x32x32xf32>) outs(%119 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %out, %in : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %out, %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %expanded_64 = tensor.expand_shape %161 [[0, 1, 2]] output_shape [1, 1, 32] : tensor<32xf32> into tensor<1x1x32xf32>
-    %162 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%expanded_64 : tensor<1x1x32xf32>) outs(%116 : tensor<32xf32>) {
+    %expanded_64 = tensor.expand_shape %163 [[0, 1, 2]] output_shape [1, 1, 32] : tensor<32xf32> into tensor<1x1x32xf32>
+    %164 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%expanded_64 : tensor<1x1x32xf32>) outs(%119 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %out, %in : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %out, %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %163 = linalg.generic {indexing_maps = [#map7, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%160 : tensor<8x32x32xf32>) outs(%154 : tensor<32x8x32xf32>) {
+    %165 = linalg.generic {indexing_maps = [#map7, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%162 : tensor<8x32x32xf32>) outs(%156 : tensor<32x8x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<32x8x32xf32>
-    %collapsed_65 = tensor.collapse_shape %163 [[0], [1, 2]] : tensor<32x8x32xf32> into tensor<32x256xf32>
-    %164 = tensor.empty() : tensor<32x96xf32>
-    %165 = linalg.fill ins(%cst_8 : f32) outs(%164 : tensor<32x96xf32>) -> tensor<32x96xf32>
-    %166 = linalg.matmul ins(%collapsed_65, %collapsed_30 : tensor<32x256xf32>, tensor<256x96xf32>) outs(%165 : tensor<32x96xf32>) -> tensor<32x96xf32>
-    %167 = tensor.empty() : tensor<96x32xf32>
-    %168 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%166 : tensor<32x96xf32>) outs(%167 : tensor<96x32xf32>) {
+    %collapsed_65 = tensor.collapse_shape %165 [[0], [1, 2]] : tensor<32x8x32xf32> into tensor<32x256xf32>
+    %166 = tensor.empty() : tensor<32x96xf32>
+    %167 = linalg.fill ins(%cst_7 : f32) outs(%166 : tensor<32x96xf32>) -> tensor<32x96xf32>
+    %168 = linalg.matmul ins(%collapsed_65, %collapsed_30 : tensor<32x256xf32>, tensor<256x96xf32>) outs(%167 : tensor<32x96xf32>) -> tensor<32x96xf32>
+    %169 = tensor.empty() : tensor<96x32xf32>
+    %170 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%168 : tensor<32x96xf32>) outs(%169 : tensor<96x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<96x32xf32>
-    %collapsed_66 = tensor.collapse_shape %160 [[0, 1], [2]] : tensor<8x32x32xf32> into tensor<256x32xf32>
-    %169 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg22 : tensor<96x32xf32>) outs(%164 : tensor<32x96xf32>) {
+    %collapsed_66 = tensor.collapse_shape %162 [[0, 1], [2]] : tensor<8x32x32xf32> into tensor<256x32xf32>
+    %171 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg22 : tensor<96x32xf32>) outs(%166 : tensor<32x96xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<32x96xf32>
-    %170 = tensor.empty() : tensor<256x96xf32>
-    %171 = linalg.fill ins(%cst_8 : f32) outs(%170 : tensor<256x96xf32>) -> tensor<256x96xf32>
-    %172 = linalg.matmul ins(%collapsed_66, %169 : tensor<256x32xf32>, tensor<32x96xf32>) outs(%171 : tensor<256x96xf32>) -> tensor<256x96xf32>
-    %expanded_67 = tensor.expand_shape %172 [[0, 1], [2]] output_shape [8, 32, 96] : tensor<256x96xf32> into tensor<8x32x96xf32>
+    %172 = tensor.empty() : tensor<256x96xf32>
+    %173 = linalg.fill ins(%cst_7 : f32) outs(%172 : tensor<256x96xf32>) -> tensor<256x96xf32>
+    %174 = linalg.matmul ins(%collapsed_66, %171 : tensor<256x32xf32>, tensor<32x96xf32>) outs(%173 : tensor<256x96xf32>) -> tensor<256x96xf32>
+    %expanded_67 = tensor.expand_shape %174 [[0, 1], [2]] output_shape [8, 32, 96] : tensor<256x96xf32> into tensor<8x32x96xf32>
     %extracted_slice_68 = tensor.extract_slice %expanded_67[0, 0, 0] [8, 32, 32] [1, 1, 1] : tensor<8x32x96xf32> to tensor<8x32x32xf32>
     %extracted_slice_69 = tensor.extract_slice %expanded_67[0, 0, 32] [8, 32, 32] [1, 1, 1] : tensor<8x32x96xf32> to tensor<8x32x32xf32>
     %extracted_slice_70 = tensor.extract_slice %expanded_67[0, 0, 64] [8, 32, 32] [1, 1, 1] : tensor<8x32x96xf32> to tensor<8x32x32xf32>
-    %173 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%151, %extracted_slice_68 : tensor<8x32x32xf32>, tensor<8x32x32xf32>) outs(%24 : tensor<8x32x32xf32>) {
+    %175 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%153, %extracted_slice_68 : tensor<8x32x32xf32>, tensor<8x32x32xf32>) outs(%27 : tensor<8x32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x32x32xf32>
-    %174 = linalg.generic {indexing_maps = [#map4, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%extracted_slice_70 : tensor<8x32x32xf32>) outs(%24 : tensor<8x32x32xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      linalg.yield %in : f32
-    } -> tensor<8x32x32xf32>
-    %175 = linalg.fill ins(%cst_8 : f32) outs(%148 : tensor<8x32x16xf32>) -> tensor<8x32x16xf32>
-    %176 = linalg.batch_matmul ins(%174, %8 : tensor<8x32x32xf32>, tensor<8x32x16xi1>) outs(%175 : tensor<8x32x16xf32>) -> tensor<8x32x16xf32>
-    %177 = linalg.generic {indexing_maps = [#map4, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%176 : tensor<8x32x16xf32>) outs(%12 : tensor<8x16x32xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      linalg.yield %in : f32
-    } -> tensor<8x16x32xf32>
-    %178 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%147, %177 : tensor<8x16x32xf32>, tensor<8x16x32xf32>) outs(%12 : tensor<8x16x32xf32>) {
-    ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
-    } -> tensor<8x16x32xf32>
-    %179 = linalg.generic {indexing_maps = [#map4, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%extracted_slice_69 : tensor<8x32x32xf32>) outs(%24 : tensor<8x32x32xf32>) {
+    %176 = linalg.generic {indexing_maps = [#map4, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%extracted_slice_70 : tensor<8x32x32xf32>) outs(%27 : tensor<8x32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x32x32xf32>
-    %180 = linalg.batch_matmul ins(%179, %6 : tensor<8x32x32xf32>, tensor<8x32x16xi1>) outs(%175 : tensor<8x32x16xf32>) -> tensor<8x32x16xf32>
-    %181 = linalg.generic {indexing_maps = [#map4, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%180 : tensor<8x32x16xf32>) outs(%12 : tensor<8x16x32xf32>) {
+    %177 = linalg.fill ins(%cst_7 : f32) outs(%7 : tensor<8x32x16xf32>) -> tensor<8x32x16xf32>
+    %178 = linalg.batch_matmul ins(%176, %11 : tensor<8x32x32xf32>, tensor<8x32x16xf32>) outs(%177 : tensor<8x32x16xf32>) -> tensor<8x32x16xf32>
+    %179 = linalg.generic {indexing_maps = [#map4, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%178 : tensor<8x32x16xf32>) outs(%15 : tensor<8x16x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x32xf32>
-    %182 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%178, %181 : tensor<8x16x32xf32>, tensor<8x16x32xf32>) outs(%12 : tensor<8x16x32xf32>) {
+    %180 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%150, %179 : tensor<8x16x32xf32>, tensor<8x16x32xf32>) outs(%15 : tensor<8x16x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x16x32xf32>
-    %183 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%182 : tensor<8x16x32xf32>) outs(%116 : tensor<32xf32>) {
+    %181 = linalg.generic {indexing_maps = [#map4, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%extracted_slice_69 : tensor<8x32x32xf32>) outs(%27 : tensor<8x32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %out, %in : f32
-      linalg.yield %672 : f32
+      linalg.yield %in : f32
+    } -> tensor<8x32x32xf32>
+    %182 = linalg.batch_matmul ins(%181, %8 : tensor<8x32x32xf32>, tensor<8x32x16xf32>) outs(%177 : tensor<8x32x16xf32>) -> tensor<8x32x16xf32>
+    %183 = linalg.generic {indexing_maps = [#map4, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%182 : tensor<8x32x16xf32>) outs(%15 : tensor<8x16x32xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    } -> tensor<8x16x32xf32>
+    %184 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%180, %183 : tensor<8x16x32xf32>, tensor<8x16x32xf32>) outs(%15 : tensor<8x16x32xf32>) {
+    ^bb0(%in: f32, %in_104: f32, %out: f32):
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
+    } -> tensor<8x16x32xf32>
+    %185 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%184 : tensor<8x16x32xf32>) outs(%119 : tensor<32xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %674 = arith.addf %out, %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %expanded_71 = tensor.expand_shape %183 [[0, 1, 2]] output_shape [1, 1, 32] : tensor<32xf32> into tensor<1x1x32xf32>
-    %184 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%expanded_71 : tensor<1x1x32xf32>) outs(%116 : tensor<32xf32>) {
+    %expanded_71 = tensor.expand_shape %185 [[0, 1, 2]] output_shape [1, 1, 32] : tensor<32xf32> into tensor<1x1x32xf32>
+    %186 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%expanded_71 : tensor<1x1x32xf32>) outs(%119 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %out, %in : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %out, %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %185 = linalg.generic {indexing_maps = [#map7, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%182 : tensor<8x16x32xf32>) outs(%119 : tensor<32x8x16xf32>) {
+    %187 = linalg.generic {indexing_maps = [#map7, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%184 : tensor<8x16x32xf32>) outs(%122 : tensor<32x8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<32x8x16xf32>
-    %collapsed_72 = tensor.collapse_shape %185 [[0], [1, 2]] : tensor<32x8x16xf32> into tensor<32x128xf32>
-    %186 = linalg.matmul ins(%collapsed_72, %collapsed_25 : tensor<32x128xf32>, tensor<128x32xf32>) outs(%122 : tensor<32x32xf32>) -> tensor<32x32xf32>
-    %187 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%186 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %collapsed_72 = tensor.collapse_shape %187 [[0], [1, 2]] : tensor<32x8x16xf32> into tensor<32x128xf32>
+    %188 = linalg.matmul ins(%collapsed_72, %collapsed_25 : tensor<32x128xf32>, tensor<128x32xf32>) outs(%125 : tensor<32x32xf32>) -> tensor<32x32xf32>
+    %189 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%188 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<32x32xf32>
-    %collapsed_73 = tensor.collapse_shape %182 [[0, 1], [2]] : tensor<8x16x32xf32> into tensor<128x32xf32>
-    %188 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg19 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %collapsed_73 = tensor.collapse_shape %184 [[0, 1], [2]] : tensor<8x16x32xf32> into tensor<128x32xf32>
+    %190 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg19 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<32x32xf32>
-    %189 = linalg.matmul ins(%collapsed_73, %188 : tensor<128x32xf32>, tensor<32x32xf32>) outs(%10 : tensor<128x32xf32>) -> tensor<128x32xf32>
-    %expanded_74 = tensor.expand_shape %189 [[0, 1], [2]] output_shape [8, 16, 32] : tensor<128x32xf32> into tensor<8x16x32xf32>
-    %190 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%54, %expanded_74 : tensor<8x16x32xi1>, tensor<8x16x32xf32>) outs(%12 : tensor<8x16x32xf32>) {
+    %191 = linalg.matmul ins(%collapsed_73, %190 : tensor<128x32xf32>, tensor<32x32xf32>) outs(%13 : tensor<128x32xf32>) -> tensor<128x32xf32>
+    %expanded_74 = tensor.expand_shape %191 [[0, 1], [2]] output_shape [8, 16, 32] : tensor<128x32xf32> into tensor<8x16x32xf32>
+    %192 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%57, %expanded_74 : tensor<8x16x32xi1>, tensor<8x16x32xf32>) outs(%15 : tensor<8x16x32xf32>) {
     ^bb0(%in: i1, %in_104: f32, %out: f32):
-      %672 = arith.select %in, %in_104, %cst_8 : f32
-      linalg.yield %672 : f32
+      %674 = arith.select %in, %in_104, %cst_7 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x16x32xf32>
-    %191 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%190 : tensor<8x16x32xf32>) outs(%116 : tensor<32xf32>) {
+    %193 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%192 : tensor<8x16x32xf32>) outs(%119 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %out, %in : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %out, %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %expanded_75 = tensor.expand_shape %191 [[0, 1, 2]] output_shape [1, 1, 32] : tensor<32xf32> into tensor<1x1x32xf32>
-    %192 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%expanded_75 : tensor<1x1x32xf32>) outs(%116 : tensor<32xf32>) {
+    %expanded_75 = tensor.expand_shape %193 [[0, 1, 2]] output_shape [1, 1, 32] : tensor<32xf32> into tensor<1x1x32xf32>
+    %194 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%expanded_75 : tensor<1x1x32xf32>) outs(%119 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %out, %in : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %out, %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %193 = linalg.generic {indexing_maps = [#map7, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%190 : tensor<8x16x32xf32>) outs(%119 : tensor<32x8x16xf32>) {
+    %195 = linalg.generic {indexing_maps = [#map7, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%192 : tensor<8x16x32xf32>) outs(%122 : tensor<32x8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<32x8x16xf32>
-    %collapsed_76 = tensor.collapse_shape %193 [[0], [1, 2]] : tensor<32x8x16xf32> into tensor<32x128xf32>
-    %194 = linalg.matmul ins(%collapsed_76, %collapsed_23 : tensor<32x128xf32>, tensor<128x64xf32>) outs(%139 : tensor<32x64xf32>) -> tensor<32x64xf32>
-    %195 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%194 : tensor<32x64xf32>) outs(%141 : tensor<64x32xf32>) {
+    %collapsed_76 = tensor.collapse_shape %195 [[0], [1, 2]] : tensor<32x8x16xf32> into tensor<32x128xf32>
+    %196 = linalg.matmul ins(%collapsed_76, %collapsed_23 : tensor<32x128xf32>, tensor<128x64xf32>) outs(%142 : tensor<32x64xf32>) -> tensor<32x64xf32>
+    %197 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%196 : tensor<32x64xf32>) outs(%144 : tensor<64x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<64x32xf32>
-    %collapsed_77 = tensor.collapse_shape %190 [[0, 1], [2]] : tensor<8x16x32xf32> into tensor<128x32xf32>
-    %196 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg18 : tensor<64x32xf32>) outs(%138 : tensor<32x64xf32>) {
+    %collapsed_77 = tensor.collapse_shape %192 [[0, 1], [2]] : tensor<8x16x32xf32> into tensor<128x32xf32>
+    %198 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg18 : tensor<64x32xf32>) outs(%141 : tensor<32x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<32x64xf32>
-    %197 = linalg.matmul ins(%collapsed_77, %196 : tensor<128x32xf32>, tensor<32x64xf32>) outs(%145 : tensor<128x64xf32>) -> tensor<128x64xf32>
-    %expanded_78 = tensor.expand_shape %197 [[0, 1], [2]] output_shape [8, 16, 64] : tensor<128x64xf32> into tensor<8x16x64xf32>
+    %199 = linalg.matmul ins(%collapsed_77, %198 : tensor<128x32xf32>, tensor<32x64xf32>) outs(%148 : tensor<128x64xf32>) -> tensor<128x64xf32>
+    %expanded_78 = tensor.expand_shape %199 [[0, 1], [2]] output_shape [8, 16, 64] : tensor<128x64xf32> into tensor<8x16x64xf32>
     %extracted_slice_79 = tensor.extract_slice %expanded_78[0, 0, 0] [8, 16, 32] [1, 1, 1] : tensor<8x16x64xf32> to tensor<8x16x32xf32>
     %extracted_slice_80 = tensor.extract_slice %expanded_78[0, 0, 32] [8, 16, 32] [1, 1, 1] : tensor<8x16x64xf32> to tensor<8x16x32xf32>
-    %198 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%182, %extracted_slice_79 : tensor<8x16x32xf32>, tensor<8x16x32xf32>) outs(%12 : tensor<8x16x32xf32>) {
+    %200 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%184, %extracted_slice_79 : tensor<8x16x32xf32>, tensor<8x16x32xf32>) outs(%15 : tensor<8x16x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x16x32xf32>
-    %199 = linalg.generic {indexing_maps = [#map4, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%extracted_slice_80 : tensor<8x16x32xf32>) outs(%148 : tensor<8x32x16xf32>) {
+    %201 = linalg.generic {indexing_maps = [#map4, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%extracted_slice_80 : tensor<8x16x32xf32>) outs(%7 : tensor<8x32x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x32x16xf32>
-    %200 = linalg.batch_matmul ins(%199, %46 : tensor<8x32x16xf32>, tensor<8x16x32xi1>) outs(%33 : tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
-    %201 = linalg.generic {indexing_maps = [#map4, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%200 : tensor<8x32x32xf32>) outs(%24 : tensor<8x32x32xf32>) {
+    %202 = linalg.batch_matmul ins(%201, %49 : tensor<8x32x16xf32>, tensor<8x16x32xf32>) outs(%36 : tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
+    %203 = linalg.generic {indexing_maps = [#map4, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%202 : tensor<8x32x32xf32>) outs(%27 : tensor<8x32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x32x32xf32>
-    %202 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%173, %201 : tensor<8x32x32xf32>, tensor<8x32x32xf32>) outs(%24 : tensor<8x32x32xf32>) {
+    %204 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%175, %203 : tensor<8x32x32xf32>, tensor<8x32x32xf32>) outs(%27 : tensor<8x32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x32x32xf32>
-    %203 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%202 : tensor<8x32x32xf32>) outs(%116 : tensor<32xf32>) {
+    %205 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%204 : tensor<8x32x32xf32>) outs(%119 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %out, %in : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %out, %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %expanded_81 = tensor.expand_shape %203 [[0, 1, 2]] output_shape [1, 1, 32] : tensor<32xf32> into tensor<1x1x32xf32>
-    %204 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%expanded_81 : tensor<1x1x32xf32>) outs(%116 : tensor<32xf32>) {
+    %expanded_81 = tensor.expand_shape %205 [[0, 1, 2]] output_shape [1, 1, 32] : tensor<32xf32> into tensor<1x1x32xf32>
+    %206 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%expanded_81 : tensor<1x1x32xf32>) outs(%119 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %out, %in : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %out, %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %205 = linalg.generic {indexing_maps = [#map7, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%202 : tensor<8x32x32xf32>) outs(%154 : tensor<32x8x32xf32>) {
+    %207 = linalg.generic {indexing_maps = [#map7, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%204 : tensor<8x32x32xf32>) outs(%156 : tensor<32x8x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<32x8x32xf32>
-    %collapsed_82 = tensor.collapse_shape %205 [[0], [1, 2]] : tensor<32x8x32xf32> into tensor<32x256xf32>
-    %206 = linalg.matmul ins(%collapsed_82, %collapsed_19 : tensor<32x256xf32>, tensor<256x32xf32>) outs(%122 : tensor<32x32xf32>) -> tensor<32x32xf32>
-    %207 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%206 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %collapsed_82 = tensor.collapse_shape %207 [[0], [1, 2]] : tensor<32x8x32xf32> into tensor<32x256xf32>
+    %208 = linalg.matmul ins(%collapsed_82, %collapsed_19 : tensor<32x256xf32>, tensor<256x32xf32>) outs(%125 : tensor<32x32xf32>) -> tensor<32x32xf32>
+    %209 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%208 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<32x32xf32>
-    %collapsed_83 = tensor.collapse_shape %202 [[0, 1], [2]] : tensor<8x32x32xf32> into tensor<256x32xf32>
-    %208 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg15 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %collapsed_83 = tensor.collapse_shape %204 [[0, 1], [2]] : tensor<8x32x32xf32> into tensor<256x32xf32>
+    %210 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg15 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<32x32xf32>
-    %209 = linalg.matmul ins(%collapsed_83, %208 : tensor<256x32xf32>, tensor<32x32xf32>) outs(%22 : tensor<256x32xf32>) -> tensor<256x32xf32>
-    %expanded_84 = tensor.expand_shape %209 [[0, 1], [2]] output_shape [8, 32, 32] : tensor<256x32xf32> into tensor<8x32x32xf32>
-    %210 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%41, %expanded_84 : tensor<8x32x32xi1>, tensor<8x32x32xf32>) outs(%24 : tensor<8x32x32xf32>) {
+    %211 = linalg.matmul ins(%collapsed_83, %210 : tensor<256x32xf32>, tensor<32x32xf32>) outs(%25 : tensor<256x32xf32>) -> tensor<256x32xf32>
+    %expanded_84 = tensor.expand_shape %211 [[0, 1], [2]] output_shape [8, 32, 32] : tensor<256x32xf32> into tensor<8x32x32xf32>
+    %212 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%44, %expanded_84 : tensor<8x32x32xi1>, tensor<8x32x32xf32>) outs(%27 : tensor<8x32x32xf32>) {
     ^bb0(%in: i1, %in_104: f32, %out: f32):
-      %672 = arith.select %in, %in_104, %cst_8 : f32
-      linalg.yield %672 : f32
+      %674 = arith.select %in, %in_104, %cst_7 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x32x32xf32>
-    %211 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%210 : tensor<8x32x32xf32>) outs(%116 : tensor<32xf32>) {
+    %213 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%212 : tensor<8x32x32xf32>) outs(%119 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %out, %in : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %out, %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %expanded_85 = tensor.expand_shape %211 [[0, 1, 2]] output_shape [1, 1, 32] : tensor<32xf32> into tensor<1x1x32xf32>
-    %212 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%expanded_85 : tensor<1x1x32xf32>) outs(%116 : tensor<32xf32>) {
+    %expanded_85 = tensor.expand_shape %213 [[0, 1, 2]] output_shape [1, 1, 32] : tensor<32xf32> into tensor<1x1x32xf32>
+    %214 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%expanded_85 : tensor<1x1x32xf32>) outs(%119 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %out, %in : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %out, %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %213 = linalg.generic {indexing_maps = [#map7, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%210 : tensor<8x32x32xf32>) outs(%154 : tensor<32x8x32xf32>) {
+    %215 = linalg.generic {indexing_maps = [#map7, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%212 : tensor<8x32x32xf32>) outs(%156 : tensor<32x8x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<32x8x32xf32>
-    %collapsed_86 = tensor.collapse_shape %213 [[0], [1, 2]] : tensor<32x8x32xf32> into tensor<32x256xf32>
-    %214 = linalg.matmul ins(%collapsed_86, %collapsed_17 : tensor<32x256xf32>, tensor<256x96xf32>) outs(%165 : tensor<32x96xf32>) -> tensor<32x96xf32>
-    %215 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%214 : tensor<32x96xf32>) outs(%167 : tensor<96x32xf32>) {
+    %collapsed_86 = tensor.collapse_shape %215 [[0], [1, 2]] : tensor<32x8x32xf32> into tensor<32x256xf32>
+    %216 = linalg.matmul ins(%collapsed_86, %collapsed_17 : tensor<32x256xf32>, tensor<256x96xf32>) outs(%167 : tensor<32x96xf32>) -> tensor<32x96xf32>
+    %217 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%216 : tensor<32x96xf32>) outs(%169 : tensor<96x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<96x32xf32>
-    %collapsed_87 = tensor.collapse_shape %210 [[0, 1], [2]] : tensor<8x32x32xf32> into tensor<256x32xf32>
-    %216 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg14 : tensor<96x32xf32>) outs(%164 : tensor<32x96xf32>) {
+    %collapsed_87 = tensor.collapse_shape %212 [[0, 1], [2]] : tensor<8x32x32xf32> into tensor<256x32xf32>
+    %218 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg14 : tensor<96x32xf32>) outs(%166 : tensor<32x96xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<32x96xf32>
-    %217 = linalg.matmul ins(%collapsed_87, %216 : tensor<256x32xf32>, tensor<32x96xf32>) outs(%171 : tensor<256x96xf32>) -> tensor<256x96xf32>
-    %expanded_88 = tensor.expand_shape %217 [[0, 1], [2]] output_shape [8, 32, 96] : tensor<256x96xf32> into tensor<8x32x96xf32>
+    %219 = linalg.matmul ins(%collapsed_87, %218 : tensor<256x32xf32>, tensor<32x96xf32>) outs(%173 : tensor<256x96xf32>) -> tensor<256x96xf32>
+    %expanded_88 = tensor.expand_shape %219 [[0, 1], [2]] output_shape [8, 32, 96] : tensor<256x96xf32> into tensor<8x32x96xf32>
     %extracted_slice_89 = tensor.extract_slice %expanded_88[0, 0, 0] [8, 32, 32] [1, 1, 1] : tensor<8x32x96xf32> to tensor<8x32x32xf32>
     %extracted_slice_90 = tensor.extract_slice %expanded_88[0, 0, 32] [8, 32, 32] [1, 1, 1] : tensor<8x32x96xf32> to tensor<8x32x32xf32>
     %extracted_slice_91 = tensor.extract_slice %expanded_88[0, 0, 64] [8, 32, 32] [1, 1, 1] : tensor<8x32x96xf32> to tensor<8x32x32xf32>
-    %218 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%202, %extracted_slice_89 : tensor<8x32x32xf32>, tensor<8x32x32xf32>) outs(%24 : tensor<8x32x32xf32>) {
+    %220 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%204, %extracted_slice_89 : tensor<8x32x32xf32>, tensor<8x32x32xf32>) outs(%27 : tensor<8x32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x32x32xf32>
-    %219 = linalg.generic {indexing_maps = [#map4, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%extracted_slice_91 : tensor<8x32x32xf32>) outs(%24 : tensor<8x32x32xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      linalg.yield %in : f32
-    } -> tensor<8x32x32xf32>
-    %220 = linalg.batch_matmul ins(%219, %8 : tensor<8x32x32xf32>, tensor<8x32x16xi1>) outs(%175 : tensor<8x32x16xf32>) -> tensor<8x32x16xf32>
-    %221 = linalg.generic {indexing_maps = [#map4, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%220 : tensor<8x32x16xf32>) outs(%12 : tensor<8x16x32xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      linalg.yield %in : f32
-    } -> tensor<8x16x32xf32>
-    %222 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%198, %221 : tensor<8x16x32xf32>, tensor<8x16x32xf32>) outs(%12 : tensor<8x16x32xf32>) {
-    ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
-    } -> tensor<8x16x32xf32>
-    %223 = linalg.generic {indexing_maps = [#map4, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%extracted_slice_90 : tensor<8x32x32xf32>) outs(%24 : tensor<8x32x32xf32>) {
+    %221 = linalg.generic {indexing_maps = [#map4, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%extracted_slice_91 : tensor<8x32x32xf32>) outs(%27 : tensor<8x32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x32x32xf32>
-    %224 = linalg.batch_matmul ins(%223, %6 : tensor<8x32x32xf32>, tensor<8x32x16xi1>) outs(%175 : tensor<8x32x16xf32>) -> tensor<8x32x16xf32>
-    %225 = linalg.generic {indexing_maps = [#map4, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%224 : tensor<8x32x16xf32>) outs(%12 : tensor<8x16x32xf32>) {
+    %222 = linalg.batch_matmul ins(%221, %11 : tensor<8x32x32xf32>, tensor<8x32x16xf32>) outs(%177 : tensor<8x32x16xf32>) -> tensor<8x32x16xf32>
+    %223 = linalg.generic {indexing_maps = [#map4, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%222 : tensor<8x32x16xf32>) outs(%15 : tensor<8x16x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x32xf32>
-    %226 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%222, %225 : tensor<8x16x32xf32>, tensor<8x16x32xf32>) outs(%12 : tensor<8x16x32xf32>) {
+    %224 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%200, %223 : tensor<8x16x32xf32>, tensor<8x16x32xf32>) outs(%15 : tensor<8x16x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x16x32xf32>
-    %227 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%218 : tensor<8x32x32xf32>) outs(%116 : tensor<32xf32>) {
+    %225 = linalg.generic {indexing_maps = [#map4, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%extracted_slice_90 : tensor<8x32x32xf32>) outs(%27 : tensor<8x32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %out, %in : f32
-      linalg.yield %672 : f32
+      linalg.yield %in : f32
+    } -> tensor<8x32x32xf32>
+    %226 = linalg.batch_matmul ins(%225, %8 : tensor<8x32x32xf32>, tensor<8x32x16xf32>) outs(%177 : tensor<8x32x16xf32>) -> tensor<8x32x16xf32>
+    %227 = linalg.generic {indexing_maps = [#map4, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%226 : tensor<8x32x16xf32>) outs(%15 : tensor<8x16x32xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    } -> tensor<8x16x32xf32>
+    %228 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%224, %227 : tensor<8x16x32xf32>, tensor<8x16x32xf32>) outs(%15 : tensor<8x16x32xf32>) {
+    ^bb0(%in: f32, %in_104: f32, %out: f32):
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
+    } -> tensor<8x16x32xf32>
+    %229 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%220 : tensor<8x32x32xf32>) outs(%119 : tensor<32xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %674 = arith.addf %out, %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %expanded_92 = tensor.expand_shape %227 [[0, 1, 2]] output_shape [1, 1, 32] : tensor<32xf32> into tensor<1x1x32xf32>
-    %228 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%expanded_92 : tensor<1x1x32xf32>) outs(%116 : tensor<32xf32>) {
+    %expanded_92 = tensor.expand_shape %229 [[0, 1, 2]] output_shape [1, 1, 32] : tensor<32xf32> into tensor<1x1x32xf32>
+    %230 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%expanded_92 : tensor<1x1x32xf32>) outs(%119 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %out, %in : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %out, %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %229 = linalg.generic {indexing_maps = [#map7, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%218 : tensor<8x32x32xf32>) outs(%154 : tensor<32x8x32xf32>) {
+    %231 = linalg.generic {indexing_maps = [#map7, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%220 : tensor<8x32x32xf32>) outs(%156 : tensor<32x8x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<32x8x32xf32>
-    %collapsed_93 = tensor.collapse_shape %229 [[0], [1, 2]] : tensor<32x8x32xf32> into tensor<32x256xf32>
-    %230 = linalg.matmul ins(%collapsed_93, %collapsed_13 : tensor<32x256xf32>, tensor<256x32xf32>) outs(%122 : tensor<32x32xf32>) -> tensor<32x32xf32>
-    %231 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%230 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %collapsed_93 = tensor.collapse_shape %231 [[0], [1, 2]] : tensor<32x8x32xf32> into tensor<32x256xf32>
+    %232 = linalg.matmul ins(%collapsed_93, %collapsed_13 : tensor<32x256xf32>, tensor<256x32xf32>) outs(%125 : tensor<32x32xf32>) -> tensor<32x32xf32>
+    %233 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%232 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<32x32xf32>
-    %collapsed_94 = tensor.collapse_shape %218 [[0, 1], [2]] : tensor<8x32x32xf32> into tensor<256x32xf32>
-    %232 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg7 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %collapsed_94 = tensor.collapse_shape %220 [[0, 1], [2]] : tensor<8x32x32xf32> into tensor<256x32xf32>
+    %234 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg7 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<32x32xf32>
-    %233 = linalg.matmul ins(%collapsed_94, %232 : tensor<256x32xf32>, tensor<32x32xf32>) outs(%22 : tensor<256x32xf32>) -> tensor<256x32xf32>
-    %expanded_95 = tensor.expand_shape %233 [[0, 1], [2]] output_shape [8, 32, 32] : tensor<256x32xf32> into tensor<8x32x32xf32>
-    %234 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%29, %expanded_95 : tensor<8x32x32xi1>, tensor<8x32x32xf32>) outs(%24 : tensor<8x32x32xf32>) {
+    %235 = linalg.matmul ins(%collapsed_94, %234 : tensor<256x32xf32>, tensor<32x32xf32>) outs(%25 : tensor<256x32xf32>) -> tensor<256x32xf32>
+    %expanded_95 = tensor.expand_shape %235 [[0, 1], [2]] output_shape [8, 32, 32] : tensor<256x32xf32> into tensor<8x32x32xf32>
+    %236 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%32, %expanded_95 : tensor<8x32x32xi1>, tensor<8x32x32xf32>) outs(%27 : tensor<8x32x32xf32>) {
     ^bb0(%in: i1, %in_104: f32, %out: f32):
-      %672 = arith.select %in, %in_104, %cst_8 : f32
-      linalg.yield %672 : f32
+      %674 = arith.select %in, %in_104, %cst_7 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x32x32xf32>
-    %235 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%234 : tensor<8x32x32xf32>) outs(%116 : tensor<32xf32>) {
+    %237 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%236 : tensor<8x32x32xf32>) outs(%119 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %out, %in : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %out, %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %expanded_96 = tensor.expand_shape %235 [[0, 1, 2]] output_shape [1, 1, 32] : tensor<32xf32> into tensor<1x1x32xf32>
-    %236 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%expanded_96 : tensor<1x1x32xf32>) outs(%116 : tensor<32xf32>) {
+    %expanded_96 = tensor.expand_shape %237 [[0, 1, 2]] output_shape [1, 1, 32] : tensor<32xf32> into tensor<1x1x32xf32>
+    %238 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%expanded_96 : tensor<1x1x32xf32>) outs(%119 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %out, %in : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %out, %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %237 = linalg.generic {indexing_maps = [#map7, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%234 : tensor<8x32x32xf32>) outs(%154 : tensor<32x8x32xf32>) {
+    %239 = linalg.generic {indexing_maps = [#map7, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%236 : tensor<8x32x32xf32>) outs(%156 : tensor<32x8x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<32x8x32xf32>
-    %collapsed_97 = tensor.collapse_shape %237 [[0], [1, 2]] : tensor<32x8x32xf32> into tensor<32x256xf32>
-    %238 = linalg.fill ins(%cst_8 : f32) outs(%110 : tensor<32x4xf32>) -> tensor<32x4xf32>
-    %239 = linalg.matmul ins(%collapsed_97, %collapsed_11 : tensor<32x256xf32>, tensor<256x4xf32>) outs(%238 : tensor<32x4xf32>) -> tensor<32x4xf32>
-    %240 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%239 : tensor<32x4xf32>) outs(%107 : tensor<4x32xf32>) {
+    %collapsed_97 = tensor.collapse_shape %239 [[0], [1, 2]] : tensor<32x8x32xf32> into tensor<32x256xf32>
+    %240 = linalg.fill ins(%cst_7 : f32) outs(%113 : tensor<32x4xf32>) -> tensor<32x4xf32>
+    %241 = linalg.matmul ins(%collapsed_97, %collapsed_11 : tensor<32x256xf32>, tensor<256x4xf32>) outs(%240 : tensor<32x4xf32>) -> tensor<32x4xf32>
+    %242 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%241 : tensor<32x4xf32>) outs(%110 : tensor<4x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<4x32xf32>
-    %241 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%226 : tensor<8x16x32xf32>) outs(%116 : tensor<32xf32>) {
+    %243 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%228 : tensor<8x16x32xf32>) outs(%119 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %out, %in : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %out, %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %expanded_98 = tensor.expand_shape %241 [[0, 1, 2]] output_shape [1, 1, 32] : tensor<32xf32> into tensor<1x1x32xf32>
-    %242 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%expanded_98 : tensor<1x1x32xf32>) outs(%116 : tensor<32xf32>) {
+    %expanded_98 = tensor.expand_shape %243 [[0, 1, 2]] output_shape [1, 1, 32] : tensor<32xf32> into tensor<1x1x32xf32>
+    %244 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%expanded_98 : tensor<1x1x32xf32>) outs(%119 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %out, %in : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %out, %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %243 = linalg.generic {indexing_maps = [#map7, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%226 : tensor<8x16x32xf32>) outs(%119 : tensor<32x8x16xf32>) {
+    %245 = linalg.generic {indexing_maps = [#map7, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%228 : tensor<8x16x32xf32>) outs(%122 : tensor<32x8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<32x8x16xf32>
-    %collapsed_99 = tensor.collapse_shape %243 [[0], [1, 2]] : tensor<32x8x16xf32> into tensor<32x128xf32>
-    %244 = linalg.matmul ins(%collapsed_99, %collapsed_9 : tensor<32x128xf32>, tensor<128x32xf32>) outs(%122 : tensor<32x32xf32>) -> tensor<32x32xf32>
-    %245 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%244 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %collapsed_99 = tensor.collapse_shape %245 [[0], [1, 2]] : tensor<32x8x16xf32> into tensor<32x128xf32>
+    %246 = linalg.matmul ins(%collapsed_99, %collapsed_9 : tensor<32x128xf32>, tensor<128x32xf32>) outs(%125 : tensor<32x32xf32>) -> tensor<32x32xf32>
+    %247 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%246 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<32x32xf32>
-    %collapsed_100 = tensor.collapse_shape %226 [[0, 1], [2]] : tensor<8x16x32xf32> into tensor<128x32xf32>
-    %246 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg11 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %collapsed_100 = tensor.collapse_shape %228 [[0, 1], [2]] : tensor<8x16x32xf32> into tensor<128x32xf32>
+    %248 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg11 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<32x32xf32>
-    %247 = linalg.matmul ins(%collapsed_100, %246 : tensor<128x32xf32>, tensor<32x32xf32>) outs(%10 : tensor<128x32xf32>) -> tensor<128x32xf32>
-    %expanded_101 = tensor.expand_shape %247 [[0, 1], [2]] output_shape [8, 16, 32] : tensor<128x32xf32> into tensor<8x16x32xf32>
-    %248 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%17, %expanded_101 : tensor<8x16x32xi1>, tensor<8x16x32xf32>) outs(%12 : tensor<8x16x32xf32>) {
+    %249 = linalg.matmul ins(%collapsed_100, %248 : tensor<128x32xf32>, tensor<32x32xf32>) outs(%13 : tensor<128x32xf32>) -> tensor<128x32xf32>
+    %expanded_101 = tensor.expand_shape %249 [[0, 1], [2]] output_shape [8, 16, 32] : tensor<128x32xf32> into tensor<8x16x32xf32>
+    %250 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%20, %expanded_101 : tensor<8x16x32xi1>, tensor<8x16x32xf32>) outs(%15 : tensor<8x16x32xf32>) {
     ^bb0(%in: i1, %in_104: f32, %out: f32):
-      %672 = arith.select %in, %in_104, %cst_8 : f32
-      linalg.yield %672 : f32
+      %674 = arith.select %in, %in_104, %cst_7 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x16x32xf32>
-    %249 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%248 : tensor<8x16x32xf32>) outs(%116 : tensor<32xf32>) {
+    %251 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%250 : tensor<8x16x32xf32>) outs(%119 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %out, %in : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %out, %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %expanded_102 = tensor.expand_shape %249 [[0, 1, 2]] output_shape [1, 1, 32] : tensor<32xf32> into tensor<1x1x32xf32>
-    %250 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%expanded_102 : tensor<1x1x32xf32>) outs(%116 : tensor<32xf32>) {
+    %expanded_102 = tensor.expand_shape %251 [[0, 1, 2]] output_shape [1, 1, 32] : tensor<32xf32> into tensor<1x1x32xf32>
+    %252 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction", "reduction"]} ins(%expanded_102 : tensor<1x1x32xf32>) outs(%119 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %out, %in : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %out, %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %251 = linalg.generic {indexing_maps = [#map7, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%248 : tensor<8x16x32xf32>) outs(%119 : tensor<32x8x16xf32>) {
+    %253 = linalg.generic {indexing_maps = [#map7, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%250 : tensor<8x16x32xf32>) outs(%122 : tensor<32x8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<32x8x16xf32>
-    %collapsed_103 = tensor.collapse_shape %251 [[0], [1, 2]] : tensor<32x8x16xf32> into tensor<32x128xf32>
-    %252 = tensor.empty() : tensor<32x8xf32>
-    %253 = linalg.fill ins(%cst_8 : f32) outs(%252 : tensor<32x8xf32>) -> tensor<32x8xf32>
-    %254 = linalg.matmul ins(%collapsed_103, %collapsed : tensor<32x128xf32>, tensor<128x8xf32>) outs(%253 : tensor<32x8xf32>) -> tensor<32x8xf32>
-    %255 = tensor.empty() : tensor<8x32xf32>
-    %256 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%254 : tensor<32x8xf32>) outs(%255 : tensor<8x32xf32>) {
+    %collapsed_103 = tensor.collapse_shape %253 [[0], [1, 2]] : tensor<32x8x16xf32> into tensor<32x128xf32>
+    %254 = tensor.empty() : tensor<32x8xf32>
+    %255 = linalg.fill ins(%cst_7 : f32) outs(%254 : tensor<32x8xf32>) -> tensor<32x8xf32>
+    %256 = linalg.matmul ins(%collapsed_103, %collapsed : tensor<32x128xf32>, tensor<128x8xf32>) outs(%255 : tensor<32x8xf32>) -> tensor<32x8xf32>
+    %257 = tensor.empty() : tensor<8x32xf32>
+    %258 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%256 : tensor<32x8xf32>) outs(%257 : tensor<8x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x32xf32>
-    %257 = tensor.empty() : tensor<i32>
-    %258 = linalg.generic {indexing_maps = [#map6, #map6], iterator_types = []} ins(%arg28 : tensor<i32>) outs(%257 : tensor<i32>) {
+    %259 = tensor.empty() : tensor<i32>
+    %260 = linalg.generic {indexing_maps = [#map6, #map6], iterator_types = []} ins(%arg28 : tensor<i32>) outs(%259 : tensor<i32>) {
     ^bb0(%in: i32, %out: i32):
-      %672 = arith.addi %in, %c1_i32 : i32
-      linalg.yield %672 : i32
+      %674 = arith.addi %in, %c1_i32 : i32
+      linalg.yield %674 : i32
     } -> tensor<i32>
-    %259 = linalg.generic {indexing_maps = [#map6, #map6], iterator_types = []} ins(%258 : tensor<i32>) outs(%94 : tensor<f32>) {
+    %261 = linalg.generic {indexing_maps = [#map6, #map6], iterator_types = []} ins(%260 : tensor<i32>) outs(%97 : tensor<f32>) {
     ^bb0(%in: i32, %out: f32):
-      %672 = arith.sitofp %in : i32 to f32
-      linalg.yield %672 : f32
+      %674 = arith.sitofp %in : i32 to f32
+      linalg.yield %674 : f32
     } -> tensor<f32>
-    %260 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg29 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %262 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg29 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_4 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_4 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %261 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%118 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %263 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%121 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_3 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_3 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %262 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%260, %261 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %264 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%262, %263 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %263 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg30 : tensor<4xf32>) outs(%101 : tensor<4xf32>) {
+    %265 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg30 : tensor<4xf32>) outs(%104 : tensor<4xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_4 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_4 : f32
+      linalg.yield %674 : f32
     } -> tensor<4xf32>
-    %264 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%104 : tensor<4xf32>) outs(%101 : tensor<4xf32>) {
+    %266 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%107 : tensor<4xf32>) outs(%104 : tensor<4xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_3 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_3 : f32
+      linalg.yield %674 : f32
     } -> tensor<4xf32>
-    %265 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%263, %264 : tensor<4xf32>, tensor<4xf32>) outs(%101 : tensor<4xf32>) {
+    %267 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%265, %266 : tensor<4xf32>, tensor<4xf32>) outs(%104 : tensor<4xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<4xf32>
-    %266 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg31 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %268 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg31 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_4 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_4 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %267 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%124 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %269 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%127 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_3 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_3 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %268 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%266, %267 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %270 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%268, %269 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %269 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg32 : tensor<32x4xf32>) outs(%110 : tensor<32x4xf32>) {
+    %271 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg32 : tensor<32x4xf32>) outs(%113 : tensor<32x4xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_4 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_4 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x4xf32>
-    %270 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%111 : tensor<32x4xf32>) outs(%110 : tensor<32x4xf32>) {
+    %272 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%114 : tensor<32x4xf32>) outs(%113 : tensor<32x4xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_3 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_3 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x4xf32>
-    %271 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%269, %270 : tensor<32x4xf32>, tensor<32x4xf32>) outs(%110 : tensor<32x4xf32>) {
+    %273 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%271, %272 : tensor<32x4xf32>, tensor<32x4xf32>) outs(%113 : tensor<32x4xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x4xf32>
-    %272 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg33 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %274 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg33 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_4 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_4 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %273 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%236 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %275 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%238 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_3 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_3 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %274 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%272, %273 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %276 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%274, %275 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %275 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg34 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %277 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg34 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_4 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_4 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %276 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%228 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %278 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%230 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_3 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_3 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %277 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%275, %276 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %279 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%277, %278 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %278 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg35 : tensor<4x32xf32>) outs(%107 : tensor<4x32xf32>) {
+    %280 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg35 : tensor<4x32xf32>) outs(%110 : tensor<4x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_4 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_4 : f32
+      linalg.yield %674 : f32
     } -> tensor<4x32xf32>
-    %279 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%240 : tensor<4x32xf32>) outs(%107 : tensor<4x32xf32>) {
+    %281 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%242 : tensor<4x32xf32>) outs(%110 : tensor<4x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_3 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_3 : f32
+      linalg.yield %674 : f32
     } -> tensor<4x32xf32>
-    %280 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%278, %279 : tensor<4x32xf32>, tensor<4x32xf32>) outs(%107 : tensor<4x32xf32>) {
+    %282 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%280, %281 : tensor<4x32xf32>, tensor<4x32xf32>) outs(%110 : tensor<4x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<4x32xf32>
-    %281 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg36 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %283 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg36 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_4 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_4 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %282 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%231 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %284 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%233 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_3 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_3 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %283 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%281, %282 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %285 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%283, %284 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %284 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg37 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %286 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg37 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_4 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_4 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %285 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%250 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %287 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%252 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_3 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_3 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %286 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%284, %285 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %288 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%286, %287 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %287 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg38 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %289 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg38 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_4 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_4 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %288 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%242 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %290 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%244 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_3 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_3 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %289 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%287, %288 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %291 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%289, %290 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %290 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg39 : tensor<8x32xf32>) outs(%255 : tensor<8x32xf32>) {
+    %292 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg39 : tensor<8x32xf32>) outs(%257 : tensor<8x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_4 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_4 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x32xf32>
-    %291 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%256 : tensor<8x32xf32>) outs(%255 : tensor<8x32xf32>) {
+    %293 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%258 : tensor<8x32xf32>) outs(%257 : tensor<8x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_3 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_3 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x32xf32>
-    %292 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%290, %291 : tensor<8x32xf32>, tensor<8x32xf32>) outs(%255 : tensor<8x32xf32>) {
+    %294 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%292, %293 : tensor<8x32xf32>, tensor<8x32xf32>) outs(%257 : tensor<8x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x32xf32>
-    %293 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg40 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %295 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg40 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_4 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_4 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %294 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%245 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %296 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%247 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_3 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_3 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %295 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%293, %294 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %297 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%295, %296 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %296 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg41 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %298 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg41 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_4 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_4 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %297 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%212 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %299 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%214 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_3 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_3 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %298 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%296, %297 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %300 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%298, %299 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %299 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg42 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %301 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg42 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_4 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_4 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %300 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%204 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %302 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%206 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_3 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_3 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %301 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%299, %300 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %303 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%301, %302 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %302 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg43 : tensor<96x32xf32>) outs(%167 : tensor<96x32xf32>) {
+    %304 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg43 : tensor<96x32xf32>) outs(%169 : tensor<96x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_4 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_4 : f32
+      linalg.yield %674 : f32
     } -> tensor<96x32xf32>
-    %303 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%215 : tensor<96x32xf32>) outs(%167 : tensor<96x32xf32>) {
+    %305 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%217 : tensor<96x32xf32>) outs(%169 : tensor<96x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_3 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_3 : f32
+      linalg.yield %674 : f32
     } -> tensor<96x32xf32>
-    %304 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%302, %303 : tensor<96x32xf32>, tensor<96x32xf32>) outs(%167 : tensor<96x32xf32>) {
+    %306 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%304, %305 : tensor<96x32xf32>, tensor<96x32xf32>) outs(%169 : tensor<96x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<96x32xf32>
-    %305 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg44 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %307 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg44 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_4 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_4 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %306 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%207 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %308 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%209 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_3 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_3 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %307 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%305, %306 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %309 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%307, %308 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %308 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg45 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %310 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg45 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_4 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_4 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %309 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%192 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %311 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%194 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_3 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_3 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %310 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%308, %309 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %312 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%310, %311 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %311 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg46 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %313 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg46 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_4 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_4 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %312 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%184 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %314 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%186 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_3 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_3 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %313 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%311, %312 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %315 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%313, %314 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %314 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg47 : tensor<64x32xf32>) outs(%141 : tensor<64x32xf32>) {
+    %316 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg47 : tensor<64x32xf32>) outs(%144 : tensor<64x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_4 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_4 : f32
+      linalg.yield %674 : f32
     } -> tensor<64x32xf32>
-    %315 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%195 : tensor<64x32xf32>) outs(%141 : tensor<64x32xf32>) {
+    %317 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%197 : tensor<64x32xf32>) outs(%144 : tensor<64x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_3 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_3 : f32
+      linalg.yield %674 : f32
     } -> tensor<64x32xf32>
-    %316 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%314, %315 : tensor<64x32xf32>, tensor<64x32xf32>) outs(%141 : tensor<64x32xf32>) {
+    %318 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%316, %317 : tensor<64x32xf32>, tensor<64x32xf32>) outs(%144 : tensor<64x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<64x32xf32>
-    %317 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg48 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %319 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg48 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_4 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_4 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %318 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%187 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %320 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%189 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_3 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_3 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %319 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%317, %318 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %321 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%319, %320 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %320 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg49 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %322 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg49 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_4 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_4 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %321 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%162 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %323 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%164 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_3 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_3 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %322 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%320, %321 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %324 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%322, %323 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %323 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg50 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %325 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg50 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_4 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_4 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %324 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%153 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %326 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%155 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_3 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_3 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %325 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%323, %324 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %327 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%325, %326 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %326 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg51 : tensor<96x32xf32>) outs(%167 : tensor<96x32xf32>) {
+    %328 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg51 : tensor<96x32xf32>) outs(%169 : tensor<96x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_4 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_4 : f32
+      linalg.yield %674 : f32
     } -> tensor<96x32xf32>
-    %327 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%168 : tensor<96x32xf32>) outs(%167 : tensor<96x32xf32>) {
+    %329 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%170 : tensor<96x32xf32>) outs(%169 : tensor<96x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_3 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_3 : f32
+      linalg.yield %674 : f32
     } -> tensor<96x32xf32>
-    %328 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%326, %327 : tensor<96x32xf32>, tensor<96x32xf32>) outs(%167 : tensor<96x32xf32>) {
+    %330 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%328, %329 : tensor<96x32xf32>, tensor<96x32xf32>) outs(%169 : tensor<96x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<96x32xf32>
-    %329 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg52 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %331 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg52 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_4 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_4 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %330 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%157 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %332 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%159 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_3 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_3 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %331 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%329, %330 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %333 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%331, %332 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %332 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg53 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %334 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg53 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_4 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_4 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %333 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%136 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %335 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%139 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_3 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_3 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %334 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%332, %333 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %336 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%334, %335 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %335 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg54 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %337 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg54 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_4 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_4 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %336 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%128 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %338 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%131 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_3 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_3 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %337 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%335, %336 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %339 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%337, %338 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %338 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg55 : tensor<64x32xf32>) outs(%141 : tensor<64x32xf32>) {
+    %340 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg55 : tensor<64x32xf32>) outs(%144 : tensor<64x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_4 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_4 : f32
+      linalg.yield %674 : f32
     } -> tensor<64x32xf32>
-    %339 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%142 : tensor<64x32xf32>) outs(%141 : tensor<64x32xf32>) {
+    %341 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%145 : tensor<64x32xf32>) outs(%144 : tensor<64x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_3 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_3 : f32
+      linalg.yield %674 : f32
     } -> tensor<64x32xf32>
-    %340 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%338, %339 : tensor<64x32xf32>, tensor<64x32xf32>) outs(%141 : tensor<64x32xf32>) {
+    %342 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%340, %341 : tensor<64x32xf32>, tensor<64x32xf32>) outs(%144 : tensor<64x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<64x32xf32>
-    %341 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg56 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %343 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg56 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_4 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_4 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %342 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%131 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %344 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%134 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_3 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_3 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %343 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%341, %342 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %345 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%343, %344 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %344 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg57 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %346 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg57 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_2 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_2 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %345 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%118 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %347 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%121 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %346 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%345, %118 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %348 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%347, %121 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.mulf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %347 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%344, %346 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %349 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%346, %348 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %348 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg58 : tensor<4xf32>) outs(%101 : tensor<4xf32>) {
+    %350 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg58 : tensor<4xf32>) outs(%104 : tensor<4xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_2 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_2 : f32
+      linalg.yield %674 : f32
     } -> tensor<4xf32>
-    %349 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%104 : tensor<4xf32>) outs(%101 : tensor<4xf32>) {
+    %351 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%107 : tensor<4xf32>) outs(%104 : tensor<4xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<4xf32>
-    %350 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%349, %104 : tensor<4xf32>, tensor<4xf32>) outs(%101 : tensor<4xf32>) {
+    %352 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%351, %107 : tensor<4xf32>, tensor<4xf32>) outs(%104 : tensor<4xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.mulf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<4xf32>
-    %351 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%348, %350 : tensor<4xf32>, tensor<4xf32>) outs(%101 : tensor<4xf32>) {
+    %353 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%350, %352 : tensor<4xf32>, tensor<4xf32>) outs(%104 : tensor<4xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<4xf32>
-    %352 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg59 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %354 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg59 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_2 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_2 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %353 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%124 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %355 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%127 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %354 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%353, %124 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %356 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%355, %127 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.mulf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %355 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%352, %354 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %357 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%354, %356 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %356 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg60 : tensor<32x4xf32>) outs(%110 : tensor<32x4xf32>) {
+    %358 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg60 : tensor<32x4xf32>) outs(%113 : tensor<32x4xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_2 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_2 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x4xf32>
-    %357 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%111 : tensor<32x4xf32>) outs(%110 : tensor<32x4xf32>) {
+    %359 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%114 : tensor<32x4xf32>) outs(%113 : tensor<32x4xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x4xf32>
-    %358 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%357, %111 : tensor<32x4xf32>, tensor<32x4xf32>) outs(%110 : tensor<32x4xf32>) {
+    %360 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%359, %114 : tensor<32x4xf32>, tensor<32x4xf32>) outs(%113 : tensor<32x4xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.mulf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x4xf32>
-    %359 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%356, %358 : tensor<32x4xf32>, tensor<32x4xf32>) outs(%110 : tensor<32x4xf32>) {
+    %361 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%358, %360 : tensor<32x4xf32>, tensor<32x4xf32>) outs(%113 : tensor<32x4xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x4xf32>
-    %360 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg61 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %362 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg61 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_2 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_2 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %361 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%236 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %363 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%238 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %362 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%361, %236 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %364 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%363, %238 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.mulf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %363 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%360, %362 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %365 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%362, %364 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %364 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg62 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %366 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg62 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_2 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_2 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %365 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%228 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %367 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%230 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %366 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%365, %228 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %368 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%367, %230 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.mulf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %367 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%364, %366 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %369 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%366, %368 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %368 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg63 : tensor<4x32xf32>) outs(%107 : tensor<4x32xf32>) {
+    %370 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg63 : tensor<4x32xf32>) outs(%110 : tensor<4x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_2 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_2 : f32
+      linalg.yield %674 : f32
     } -> tensor<4x32xf32>
-    %369 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%240 : tensor<4x32xf32>) outs(%107 : tensor<4x32xf32>) {
+    %371 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%242 : tensor<4x32xf32>) outs(%110 : tensor<4x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<4x32xf32>
-    %370 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%369, %240 : tensor<4x32xf32>, tensor<4x32xf32>) outs(%107 : tensor<4x32xf32>) {
+    %372 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%371, %242 : tensor<4x32xf32>, tensor<4x32xf32>) outs(%110 : tensor<4x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.mulf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<4x32xf32>
-    %371 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%368, %370 : tensor<4x32xf32>, tensor<4x32xf32>) outs(%107 : tensor<4x32xf32>) {
+    %373 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%370, %372 : tensor<4x32xf32>, tensor<4x32xf32>) outs(%110 : tensor<4x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<4x32xf32>
-    %372 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg64 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %374 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg64 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_2 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_2 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %373 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%231 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %375 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%233 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %374 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%373, %231 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %376 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%375, %233 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.mulf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %375 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%372, %374 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %377 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%374, %376 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %376 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg65 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %378 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg65 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_2 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_2 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %377 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%250 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %379 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%252 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %378 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%377, %250 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %380 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%379, %252 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.mulf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %379 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%376, %378 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %381 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%378, %380 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %380 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg66 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %382 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg66 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_2 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_2 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %381 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%242 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %383 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%244 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %382 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%381, %242 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %384 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%383, %244 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.mulf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %383 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%380, %382 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %385 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%382, %384 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %384 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg67 : tensor<8x32xf32>) outs(%255 : tensor<8x32xf32>) {
+    %386 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg67 : tensor<8x32xf32>) outs(%257 : tensor<8x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_2 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_2 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x32xf32>
-    %385 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%256 : tensor<8x32xf32>) outs(%255 : tensor<8x32xf32>) {
+    %387 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%258 : tensor<8x32xf32>) outs(%257 : tensor<8x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x32xf32>
-    %386 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%385, %256 : tensor<8x32xf32>, tensor<8x32xf32>) outs(%255 : tensor<8x32xf32>) {
+    %388 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%387, %258 : tensor<8x32xf32>, tensor<8x32xf32>) outs(%257 : tensor<8x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.mulf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x32xf32>
-    %387 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%384, %386 : tensor<8x32xf32>, tensor<8x32xf32>) outs(%255 : tensor<8x32xf32>) {
+    %389 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%386, %388 : tensor<8x32xf32>, tensor<8x32xf32>) outs(%257 : tensor<8x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x32xf32>
-    %388 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg68 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %390 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg68 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_2 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_2 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %389 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%245 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %391 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%247 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %390 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%389, %245 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %392 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%391, %247 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.mulf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %391 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%388, %390 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %393 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%390, %392 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %392 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg69 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %394 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg69 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_2 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_2 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %393 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%212 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %395 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%214 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %394 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%393, %212 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %396 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%395, %214 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.mulf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %395 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%392, %394 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %397 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%394, %396 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %396 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg70 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %398 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg70 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_2 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_2 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %397 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%204 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %399 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%206 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %398 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%397, %204 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %400 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%399, %206 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.mulf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %399 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%396, %398 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %401 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%398, %400 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %400 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg71 : tensor<96x32xf32>) outs(%167 : tensor<96x32xf32>) {
+    %402 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg71 : tensor<96x32xf32>) outs(%169 : tensor<96x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_2 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_2 : f32
+      linalg.yield %674 : f32
     } -> tensor<96x32xf32>
-    %401 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%215 : tensor<96x32xf32>) outs(%167 : tensor<96x32xf32>) {
+    %403 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%217 : tensor<96x32xf32>) outs(%169 : tensor<96x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<96x32xf32>
-    %402 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%401, %215 : tensor<96x32xf32>, tensor<96x32xf32>) outs(%167 : tensor<96x32xf32>) {
+    %404 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%403, %217 : tensor<96x32xf32>, tensor<96x32xf32>) outs(%169 : tensor<96x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.mulf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<96x32xf32>
-    %403 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%400, %402 : tensor<96x32xf32>, tensor<96x32xf32>) outs(%167 : tensor<96x32xf32>) {
+    %405 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%402, %404 : tensor<96x32xf32>, tensor<96x32xf32>) outs(%169 : tensor<96x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<96x32xf32>
-    %404 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg72 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %406 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg72 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_2 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_2 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %405 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%207 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %407 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%209 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %406 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%405, %207 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %408 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%407, %209 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.mulf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %407 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%404, %406 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %409 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%406, %408 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %408 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg73 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %410 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg73 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_2 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_2 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %409 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%192 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %411 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%194 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %410 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%409, %192 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %412 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%411, %194 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.mulf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %411 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%408, %410 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %413 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%410, %412 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %412 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg74 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %414 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg74 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_2 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_2 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %413 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%184 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %415 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%186 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %414 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%413, %184 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %416 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%415, %186 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.mulf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %415 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%412, %414 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %417 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%414, %416 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %416 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg75 : tensor<64x32xf32>) outs(%141 : tensor<64x32xf32>) {
+    %418 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg75 : tensor<64x32xf32>) outs(%144 : tensor<64x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_2 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_2 : f32
+      linalg.yield %674 : f32
     } -> tensor<64x32xf32>
-    %417 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%195 : tensor<64x32xf32>) outs(%141 : tensor<64x32xf32>) {
+    %419 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%197 : tensor<64x32xf32>) outs(%144 : tensor<64x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<64x32xf32>
-    %418 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%417, %195 : tensor<64x32xf32>, tensor<64x32xf32>) outs(%141 : tensor<64x32xf32>) {
+    %420 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%419, %197 : tensor<64x32xf32>, tensor<64x32xf32>) outs(%144 : tensor<64x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.mulf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<64x32xf32>
-    %419 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%416, %418 : tensor<64x32xf32>, tensor<64x32xf32>) outs(%141 : tensor<64x32xf32>) {
+    %421 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%418, %420 : tensor<64x32xf32>, tensor<64x32xf32>) outs(%144 : tensor<64x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<64x32xf32>
-    %420 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg76 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %422 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg76 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_2 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_2 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %421 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%187 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %423 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%189 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %422 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%421, %187 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %424 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%423, %189 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.mulf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %423 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%420, %422 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %425 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%422, %424 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %424 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg77 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %426 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg77 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_2 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_2 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %425 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%162 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %427 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%164 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %426 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%425, %162 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %428 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%427, %164 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.mulf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %427 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%424, %426 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %429 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%426, %428 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %428 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg78 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %430 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg78 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_2 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_2 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %429 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%153 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %431 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%155 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %430 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%429, %153 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %432 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%431, %155 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.mulf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %431 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%428, %430 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %433 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%430, %432 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %432 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg79 : tensor<96x32xf32>) outs(%167 : tensor<96x32xf32>) {
+    %434 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg79 : tensor<96x32xf32>) outs(%169 : tensor<96x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_2 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_2 : f32
+      linalg.yield %674 : f32
     } -> tensor<96x32xf32>
-    %433 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%168 : tensor<96x32xf32>) outs(%167 : tensor<96x32xf32>) {
+    %435 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%170 : tensor<96x32xf32>) outs(%169 : tensor<96x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<96x32xf32>
-    %434 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%433, %168 : tensor<96x32xf32>, tensor<96x32xf32>) outs(%167 : tensor<96x32xf32>) {
+    %436 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%435, %170 : tensor<96x32xf32>, tensor<96x32xf32>) outs(%169 : tensor<96x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.mulf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<96x32xf32>
-    %435 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%432, %434 : tensor<96x32xf32>, tensor<96x32xf32>) outs(%167 : tensor<96x32xf32>) {
+    %437 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%434, %436 : tensor<96x32xf32>, tensor<96x32xf32>) outs(%169 : tensor<96x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<96x32xf32>
-    %436 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg80 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %438 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg80 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_2 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_2 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %437 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%157 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %439 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%159 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %438 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%437, %157 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %440 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%439, %159 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.mulf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %439 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%436, %438 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %441 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%438, %440 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %440 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg81 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %442 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg81 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_2 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_2 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %441 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%136 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %443 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%139 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %442 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%441, %136 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %444 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%443, %139 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.mulf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %443 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%440, %442 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %445 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%442, %444 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %444 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg82 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %446 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg82 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_2 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_2 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %445 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%128 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %447 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%131 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %446 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%445, %128 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %448 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%447, %131 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.mulf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %447 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%444, %446 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %449 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%446, %448 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %448 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg83 : tensor<64x32xf32>) outs(%141 : tensor<64x32xf32>) {
+    %450 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg83 : tensor<64x32xf32>) outs(%144 : tensor<64x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_2 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_2 : f32
+      linalg.yield %674 : f32
     } -> tensor<64x32xf32>
-    %449 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%142 : tensor<64x32xf32>) outs(%141 : tensor<64x32xf32>) {
+    %451 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%145 : tensor<64x32xf32>) outs(%144 : tensor<64x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<64x32xf32>
-    %450 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%449, %142 : tensor<64x32xf32>, tensor<64x32xf32>) outs(%141 : tensor<64x32xf32>) {
+    %452 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%451, %145 : tensor<64x32xf32>, tensor<64x32xf32>) outs(%144 : tensor<64x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.mulf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<64x32xf32>
-    %451 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%448, %450 : tensor<64x32xf32>, tensor<64x32xf32>) outs(%141 : tensor<64x32xf32>) {
+    %453 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%450, %452 : tensor<64x32xf32>, tensor<64x32xf32>) outs(%144 : tensor<64x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<64x32xf32>
-    %452 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg84 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %454 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg84 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_2 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_2 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %453 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%131 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %455 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%134 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %454 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%453, %131 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %456 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%455, %134 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.mulf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %455 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%452, %454 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %457 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%454, %456 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.addf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %456 = linalg.generic {indexing_maps = [#map6, #map6], iterator_types = []} ins(%259 : tensor<f32>) outs(%94 : tensor<f32>) {
+    %458 = linalg.generic {indexing_maps = [#map6, #map6], iterator_types = []} ins(%261 : tensor<f32>) outs(%97 : tensor<f32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = math.powf %cst_4, %in : f32
-      linalg.yield %672 : f32
+      %674 = math.powf %cst_4, %in : f32
+      linalg.yield %674 : f32
     } -> tensor<f32>
-    %457 = linalg.generic {indexing_maps = [#map6, #map6], iterator_types = []} ins(%456 : tensor<f32>) outs(%94 : tensor<f32>) {
+    %459 = linalg.generic {indexing_maps = [#map6, #map6], iterator_types = []} ins(%458 : tensor<f32>) outs(%97 : tensor<f32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.subf %cst_5, %in : f32
-      linalg.yield %672 : f32
+      %674 = arith.subf %cst_8, %in : f32
+      linalg.yield %674 : f32
     } -> tensor<f32>
-    %458 = linalg.generic {indexing_maps = [#map6, #map6], iterator_types = []} ins(%259 : tensor<f32>) outs(%94 : tensor<f32>) {
+    %460 = linalg.generic {indexing_maps = [#map6, #map6], iterator_types = []} ins(%261 : tensor<f32>) outs(%97 : tensor<f32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = math.powf %cst_2, %in : f32
-      linalg.yield %672 : f32
+      %674 = math.powf %cst_2, %in : f32
+      linalg.yield %674 : f32
     } -> tensor<f32>
-    %459 = linalg.generic {indexing_maps = [#map6, #map6], iterator_types = []} ins(%458 : tensor<f32>) outs(%94 : tensor<f32>) {
+    %461 = linalg.generic {indexing_maps = [#map6, #map6], iterator_types = []} ins(%460 : tensor<f32>) outs(%97 : tensor<f32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.subf %cst_5, %in : f32
-      linalg.yield %672 : f32
+      %674 = arith.subf %cst_8, %in : f32
+      linalg.yield %674 : f32
     } -> tensor<f32>
-    %460 = linalg.generic {indexing_maps = [#map11, #map], iterator_types = ["parallel"]} ins(%457 : tensor<f32>) outs(%115 : tensor<32xf32>) {
+    %462 = linalg.generic {indexing_maps = [#map11, #map], iterator_types = ["parallel"]} ins(%459 : tensor<f32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<32xf32>
-    %461 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%262, %460 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %463 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%264, %462 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %462 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%461 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %464 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%463 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %463 = linalg.generic {indexing_maps = [#map11, #map], iterator_types = ["parallel"]} ins(%459 : tensor<f32>) outs(%115 : tensor<32xf32>) {
+    %465 = linalg.generic {indexing_maps = [#map11, #map], iterator_types = ["parallel"]} ins(%461 : tensor<f32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<32xf32>
-    %464 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%347, %463 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %466 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%349, %465 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %465 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%464 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %467 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%466 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = math.sqrt %in : f32
-      linalg.yield %672 : f32
+      %674 = math.sqrt %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %466 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%465 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %468 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%467 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %in, %cst_0 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %cst_0 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %467 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%462, %466 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %469 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%464, %468 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %468 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%arg0, %467 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %470 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%arg0, %469 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.subf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.subf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %469 = linalg.generic {indexing_maps = [#map11, #map], iterator_types = ["parallel"]} ins(%457 : tensor<f32>) outs(%101 : tensor<4xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      linalg.yield %in : f32
-    } -> tensor<4xf32>
-    %470 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%265, %469 : tensor<4xf32>, tensor<4xf32>) outs(%101 : tensor<4xf32>) {
-    ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
-    } -> tensor<4xf32>
-    %471 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%470 : tensor<4xf32>) outs(%101 : tensor<4xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
-    } -> tensor<4xf32>
-    %472 = linalg.generic {indexing_maps = [#map11, #map], iterator_types = ["parallel"]} ins(%459 : tensor<f32>) outs(%101 : tensor<4xf32>) {
+    %471 = linalg.generic {indexing_maps = [#map11, #map], iterator_types = ["parallel"]} ins(%459 : tensor<f32>) outs(%104 : tensor<4xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<4xf32>
-    %473 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%351, %472 : tensor<4xf32>, tensor<4xf32>) outs(%101 : tensor<4xf32>) {
+    %472 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%267, %471 : tensor<4xf32>, tensor<4xf32>) outs(%104 : tensor<4xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<4xf32>
-    %474 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%473 : tensor<4xf32>) outs(%101 : tensor<4xf32>) {
+    %473 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%472 : tensor<4xf32>) outs(%104 : tensor<4xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = math.sqrt %in : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<4xf32>
-    %475 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%474 : tensor<4xf32>) outs(%101 : tensor<4xf32>) {
+    %474 = linalg.generic {indexing_maps = [#map11, #map], iterator_types = ["parallel"]} ins(%461 : tensor<f32>) outs(%104 : tensor<4xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %in, %cst_0 : f32
-      linalg.yield %672 : f32
+      linalg.yield %in : f32
     } -> tensor<4xf32>
-    %476 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%471, %475 : tensor<4xf32>, tensor<4xf32>) outs(%101 : tensor<4xf32>) {
+    %475 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%353, %474 : tensor<4xf32>, tensor<4xf32>) outs(%104 : tensor<4xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<4xf32>
-    %477 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%arg1, %476 : tensor<4xf32>, tensor<4xf32>) outs(%101 : tensor<4xf32>) {
-    ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.subf %in, %in_104 : f32
-      linalg.yield %672 : f32
+    %476 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%475 : tensor<4xf32>) outs(%104 : tensor<4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %674 = math.sqrt %in : f32
+      linalg.yield %674 : f32
     } -> tensor<4xf32>
-    %478 = linalg.generic {indexing_maps = [#map12, #map10], iterator_types = ["parallel", "parallel"]} ins(%457 : tensor<f32>) outs(%121 : tensor<32x32xf32>) {
+    %477 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%476 : tensor<4xf32>) outs(%104 : tensor<4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %674 = arith.addf %in, %cst_0 : f32
+      linalg.yield %674 : f32
+    } -> tensor<4xf32>
+    %478 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%473, %477 : tensor<4xf32>, tensor<4xf32>) outs(%104 : tensor<4xf32>) {
+    ^bb0(%in: f32, %in_104: f32, %out: f32):
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
+    } -> tensor<4xf32>
+    %479 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%arg1, %478 : tensor<4xf32>, tensor<4xf32>) outs(%104 : tensor<4xf32>) {
+    ^bb0(%in: f32, %in_104: f32, %out: f32):
+      %674 = arith.subf %in, %in_104 : f32
+      linalg.yield %674 : f32
+    } -> tensor<4xf32>
+    %480 = linalg.generic {indexing_maps = [#map12, #map10], iterator_types = ["parallel", "parallel"]} ins(%459 : tensor<f32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<32x32xf32>
-    %479 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%268, %478 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %481 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%270, %480 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %480 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%479 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %482 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%481 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %481 = linalg.generic {indexing_maps = [#map12, #map10], iterator_types = ["parallel", "parallel"]} ins(%459 : tensor<f32>) outs(%121 : tensor<32x32xf32>) {
+    %483 = linalg.generic {indexing_maps = [#map12, #map10], iterator_types = ["parallel", "parallel"]} ins(%461 : tensor<f32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<32x32xf32>
-    %482 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%355, %481 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %484 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%357, %483 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %483 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%482 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %485 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%484 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = math.sqrt %in : f32
-      linalg.yield %672 : f32
+      %674 = math.sqrt %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %484 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%483 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %486 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%485 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %in, %cst_0 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %cst_0 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %485 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%480, %484 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %487 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%482, %486 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %486 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg2, %485 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %488 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg2, %487 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.subf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.subf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %487 = linalg.generic {indexing_maps = [#map12, #map10], iterator_types = ["parallel", "parallel"]} ins(%457 : tensor<f32>) outs(%110 : tensor<32x4xf32>) {
+    %489 = linalg.generic {indexing_maps = [#map12, #map10], iterator_types = ["parallel", "parallel"]} ins(%459 : tensor<f32>) outs(%113 : tensor<32x4xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<32x4xf32>
-    %488 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%271, %487 : tensor<32x4xf32>, tensor<32x4xf32>) outs(%110 : tensor<32x4xf32>) {
+    %490 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%273, %489 : tensor<32x4xf32>, tensor<32x4xf32>) outs(%113 : tensor<32x4xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x4xf32>
-    %489 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%488 : tensor<32x4xf32>) outs(%110 : tensor<32x4xf32>) {
+    %491 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%490 : tensor<32x4xf32>) outs(%113 : tensor<32x4xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x4xf32>
-    %490 = linalg.generic {indexing_maps = [#map12, #map10], iterator_types = ["parallel", "parallel"]} ins(%459 : tensor<f32>) outs(%110 : tensor<32x4xf32>) {
+    %492 = linalg.generic {indexing_maps = [#map12, #map10], iterator_types = ["parallel", "parallel"]} ins(%461 : tensor<f32>) outs(%113 : tensor<32x4xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<32x4xf32>
-    %491 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%359, %490 : tensor<32x4xf32>, tensor<32x4xf32>) outs(%110 : tensor<32x4xf32>) {
+    %493 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%361, %492 : tensor<32x4xf32>, tensor<32x4xf32>) outs(%113 : tensor<32x4xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x4xf32>
-    %492 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%491 : tensor<32x4xf32>) outs(%110 : tensor<32x4xf32>) {
+    %494 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%493 : tensor<32x4xf32>) outs(%113 : tensor<32x4xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = math.sqrt %in : f32
-      linalg.yield %672 : f32
+      %674 = math.sqrt %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32x4xf32>
-    %493 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%492 : tensor<32x4xf32>) outs(%110 : tensor<32x4xf32>) {
+    %495 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%494 : tensor<32x4xf32>) outs(%113 : tensor<32x4xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %in, %cst_0 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %cst_0 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x4xf32>
-    %494 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%489, %493 : tensor<32x4xf32>, tensor<32x4xf32>) outs(%110 : tensor<32x4xf32>) {
+    %496 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%491, %495 : tensor<32x4xf32>, tensor<32x4xf32>) outs(%113 : tensor<32x4xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x4xf32>
-    %495 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg3, %494 : tensor<32x4xf32>, tensor<32x4xf32>) outs(%110 : tensor<32x4xf32>) {
+    %497 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg3, %496 : tensor<32x4xf32>, tensor<32x4xf32>) outs(%113 : tensor<32x4xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.subf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.subf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x4xf32>
-    %496 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%274, %460 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %498 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%276, %462 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %497 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%496 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %499 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%498 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %498 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%363, %463 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %500 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%365, %465 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %499 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%498 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %501 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%500 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = math.sqrt %in : f32
-      linalg.yield %672 : f32
+      %674 = math.sqrt %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %500 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%499 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %502 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%501 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %in, %cst_0 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %cst_0 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %501 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%497, %500 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %503 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%499, %502 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %502 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%arg4, %501 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %504 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%arg4, %503 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.subf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.subf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %503 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%277, %460 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %505 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%279, %462 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %504 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%503 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %506 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%505 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %505 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%367, %463 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %507 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%369, %465 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %506 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%505 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %508 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%507 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = math.sqrt %in : f32
-      linalg.yield %672 : f32
+      %674 = math.sqrt %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %507 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%506 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %509 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%508 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %in, %cst_0 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %cst_0 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %508 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%504, %507 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %510 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%506, %509 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %509 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%arg5, %508 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %511 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%arg5, %510 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.subf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.subf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %510 = linalg.generic {indexing_maps = [#map12, #map10], iterator_types = ["parallel", "parallel"]} ins(%457 : tensor<f32>) outs(%107 : tensor<4x32xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      linalg.yield %in : f32
-    } -> tensor<4x32xf32>
-    %511 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%280, %510 : tensor<4x32xf32>, tensor<4x32xf32>) outs(%107 : tensor<4x32xf32>) {
-    ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
-    } -> tensor<4x32xf32>
-    %512 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%511 : tensor<4x32xf32>) outs(%107 : tensor<4x32xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
-    } -> tensor<4x32xf32>
-    %513 = linalg.generic {indexing_maps = [#map12, #map10], iterator_types = ["parallel", "parallel"]} ins(%459 : tensor<f32>) outs(%107 : tensor<4x32xf32>) {
+    %512 = linalg.generic {indexing_maps = [#map12, #map10], iterator_types = ["parallel", "parallel"]} ins(%459 : tensor<f32>) outs(%110 : tensor<4x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<4x32xf32>
-    %514 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%371, %513 : tensor<4x32xf32>, tensor<4x32xf32>) outs(%107 : tensor<4x32xf32>) {
+    %513 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%282, %512 : tensor<4x32xf32>, tensor<4x32xf32>) outs(%110 : tensor<4x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<4x32xf32>
-    %515 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%514 : tensor<4x32xf32>) outs(%107 : tensor<4x32xf32>) {
+    %514 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%513 : tensor<4x32xf32>) outs(%110 : tensor<4x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = math.sqrt %in : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<4x32xf32>
-    %516 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%515 : tensor<4x32xf32>) outs(%107 : tensor<4x32xf32>) {
+    %515 = linalg.generic {indexing_maps = [#map12, #map10], iterator_types = ["parallel", "parallel"]} ins(%461 : tensor<f32>) outs(%110 : tensor<4x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %in, %cst_0 : f32
-      linalg.yield %672 : f32
+      linalg.yield %in : f32
     } -> tensor<4x32xf32>
-    %517 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%512, %516 : tensor<4x32xf32>, tensor<4x32xf32>) outs(%107 : tensor<4x32xf32>) {
+    %516 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%373, %515 : tensor<4x32xf32>, tensor<4x32xf32>) outs(%110 : tensor<4x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<4x32xf32>
-    %518 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg6, %517 : tensor<4x32xf32>, tensor<4x32xf32>) outs(%107 : tensor<4x32xf32>) {
-    ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.subf %in, %in_104 : f32
-      linalg.yield %672 : f32
+    %517 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%516 : tensor<4x32xf32>) outs(%110 : tensor<4x32xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %674 = math.sqrt %in : f32
+      linalg.yield %674 : f32
     } -> tensor<4x32xf32>
-    %519 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%283, %478 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %518 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%517 : tensor<4x32xf32>) outs(%110 : tensor<4x32xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %674 = arith.addf %in, %cst_0 : f32
+      linalg.yield %674 : f32
+    } -> tensor<4x32xf32>
+    %519 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%514, %518 : tensor<4x32xf32>, tensor<4x32xf32>) outs(%110 : tensor<4x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
+    } -> tensor<4x32xf32>
+    %520 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg6, %519 : tensor<4x32xf32>, tensor<4x32xf32>) outs(%110 : tensor<4x32xf32>) {
+    ^bb0(%in: f32, %in_104: f32, %out: f32):
+      %674 = arith.subf %in, %in_104 : f32
+      linalg.yield %674 : f32
+    } -> tensor<4x32xf32>
+    %521 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%285, %480 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
+    ^bb0(%in: f32, %in_104: f32, %out: f32):
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %520 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%519 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %522 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%521 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %521 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%375, %481 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %523 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%377, %483 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %522 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%521 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %524 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%523 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = math.sqrt %in : f32
-      linalg.yield %672 : f32
+      %674 = math.sqrt %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %523 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%522 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %525 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%524 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %in, %cst_0 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %cst_0 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %524 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%520, %523 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %526 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%522, %525 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %525 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg7, %524 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %527 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg7, %526 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.subf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.subf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %526 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%286, %460 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %528 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%288, %462 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %527 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%526 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %529 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%528 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %528 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%379, %463 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %530 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%381, %465 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %529 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%528 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %531 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%530 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = math.sqrt %in : f32
-      linalg.yield %672 : f32
+      %674 = math.sqrt %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %530 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%529 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %532 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%531 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %in, %cst_0 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %cst_0 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %531 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%527, %530 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %533 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%529, %532 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %532 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%arg8, %531 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %534 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%arg8, %533 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.subf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.subf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %533 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%289, %460 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %535 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%291, %462 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %534 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%533 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %536 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%535 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %535 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%383, %463 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %537 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%385, %465 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %536 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%535 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %538 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%537 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = math.sqrt %in : f32
-      linalg.yield %672 : f32
+      %674 = math.sqrt %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %537 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%536 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %539 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%538 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %in, %cst_0 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %cst_0 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %538 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%534, %537 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %540 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%536, %539 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %539 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%arg9, %538 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %541 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%arg9, %540 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.subf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.subf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %540 = linalg.generic {indexing_maps = [#map12, #map10], iterator_types = ["parallel", "parallel"]} ins(%457 : tensor<f32>) outs(%255 : tensor<8x32xf32>) {
+    %542 = linalg.generic {indexing_maps = [#map12, #map10], iterator_types = ["parallel", "parallel"]} ins(%459 : tensor<f32>) outs(%257 : tensor<8x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x32xf32>
-    %541 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%292, %540 : tensor<8x32xf32>, tensor<8x32xf32>) outs(%255 : tensor<8x32xf32>) {
+    %543 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%294, %542 : tensor<8x32xf32>, tensor<8x32xf32>) outs(%257 : tensor<8x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x32xf32>
-    %542 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%541 : tensor<8x32xf32>) outs(%255 : tensor<8x32xf32>) {
+    %544 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%543 : tensor<8x32xf32>) outs(%257 : tensor<8x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x32xf32>
-    %543 = linalg.generic {indexing_maps = [#map12, #map10], iterator_types = ["parallel", "parallel"]} ins(%459 : tensor<f32>) outs(%255 : tensor<8x32xf32>) {
+    %545 = linalg.generic {indexing_maps = [#map12, #map10], iterator_types = ["parallel", "parallel"]} ins(%461 : tensor<f32>) outs(%257 : tensor<8x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x32xf32>
-    %544 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%387, %543 : tensor<8x32xf32>, tensor<8x32xf32>) outs(%255 : tensor<8x32xf32>) {
+    %546 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%389, %545 : tensor<8x32xf32>, tensor<8x32xf32>) outs(%257 : tensor<8x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x32xf32>
-    %545 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%544 : tensor<8x32xf32>) outs(%255 : tensor<8x32xf32>) {
+    %547 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%546 : tensor<8x32xf32>) outs(%257 : tensor<8x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = math.sqrt %in : f32
-      linalg.yield %672 : f32
+      %674 = math.sqrt %in : f32
+      linalg.yield %674 : f32
     } -> tensor<8x32xf32>
-    %546 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%545 : tensor<8x32xf32>) outs(%255 : tensor<8x32xf32>) {
+    %548 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%547 : tensor<8x32xf32>) outs(%257 : tensor<8x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %in, %cst_0 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %cst_0 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x32xf32>
-    %547 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%542, %546 : tensor<8x32xf32>, tensor<8x32xf32>) outs(%255 : tensor<8x32xf32>) {
+    %549 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%544, %548 : tensor<8x32xf32>, tensor<8x32xf32>) outs(%257 : tensor<8x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x32xf32>
-    %548 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg10, %547 : tensor<8x32xf32>, tensor<8x32xf32>) outs(%255 : tensor<8x32xf32>) {
+    %550 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg10, %549 : tensor<8x32xf32>, tensor<8x32xf32>) outs(%257 : tensor<8x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.subf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.subf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<8x32xf32>
-    %549 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%295, %478 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %551 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%297, %480 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %550 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%549 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %552 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%551 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %551 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%391, %481 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %553 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%393, %483 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %552 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%551 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %554 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%553 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = math.sqrt %in : f32
-      linalg.yield %672 : f32
+      %674 = math.sqrt %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %553 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%552 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %555 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%554 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %in, %cst_0 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %cst_0 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %554 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%550, %553 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %556 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%552, %555 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %555 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg11, %554 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %557 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg11, %556 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.subf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.subf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %556 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%298, %460 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %558 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%300, %462 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %557 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%556 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %559 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%558 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %558 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%395, %463 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %560 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%397, %465 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %559 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%558 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %561 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%560 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = math.sqrt %in : f32
-      linalg.yield %672 : f32
+      %674 = math.sqrt %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %560 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%559 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %562 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%561 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %in, %cst_0 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %cst_0 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %561 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%557, %560 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %563 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%559, %562 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %562 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%arg12, %561 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %564 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%arg12, %563 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.subf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.subf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %563 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%301, %460 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %565 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%303, %462 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %564 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%563 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %566 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%565 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %565 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%399, %463 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %567 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%401, %465 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %566 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%565 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %568 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%567 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = math.sqrt %in : f32
-      linalg.yield %672 : f32
+      %674 = math.sqrt %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %567 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%566 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %569 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%568 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %in, %cst_0 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %cst_0 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %568 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%564, %567 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %570 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%566, %569 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %569 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%arg13, %568 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %571 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%arg13, %570 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.subf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.subf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %570 = linalg.generic {indexing_maps = [#map12, #map10], iterator_types = ["parallel", "parallel"]} ins(%457 : tensor<f32>) outs(%167 : tensor<96x32xf32>) {
+    %572 = linalg.generic {indexing_maps = [#map12, #map10], iterator_types = ["parallel", "parallel"]} ins(%459 : tensor<f32>) outs(%169 : tensor<96x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<96x32xf32>
-    %571 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%304, %570 : tensor<96x32xf32>, tensor<96x32xf32>) outs(%167 : tensor<96x32xf32>) {
+    %573 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%306, %572 : tensor<96x32xf32>, tensor<96x32xf32>) outs(%169 : tensor<96x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<96x32xf32>
-    %572 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%571 : tensor<96x32xf32>) outs(%167 : tensor<96x32xf32>) {
+    %574 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%573 : tensor<96x32xf32>) outs(%169 : tensor<96x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<96x32xf32>
-    %573 = linalg.generic {indexing_maps = [#map12, #map10], iterator_types = ["parallel", "parallel"]} ins(%459 : tensor<f32>) outs(%167 : tensor<96x32xf32>) {
+    %575 = linalg.generic {indexing_maps = [#map12, #map10], iterator_types = ["parallel", "parallel"]} ins(%461 : tensor<f32>) outs(%169 : tensor<96x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<96x32xf32>
-    %574 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%403, %573 : tensor<96x32xf32>, tensor<96x32xf32>) outs(%167 : tensor<96x32xf32>) {
+    %576 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%405, %575 : tensor<96x32xf32>, tensor<96x32xf32>) outs(%169 : tensor<96x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<96x32xf32>
-    %575 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%574 : tensor<96x32xf32>) outs(%167 : tensor<96x32xf32>) {
+    %577 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%576 : tensor<96x32xf32>) outs(%169 : tensor<96x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = math.sqrt %in : f32
-      linalg.yield %672 : f32
+      %674 = math.sqrt %in : f32
+      linalg.yield %674 : f32
     } -> tensor<96x32xf32>
-    %576 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%575 : tensor<96x32xf32>) outs(%167 : tensor<96x32xf32>) {
+    %578 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%577 : tensor<96x32xf32>) outs(%169 : tensor<96x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %in, %cst_0 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %cst_0 : f32
+      linalg.yield %674 : f32
     } -> tensor<96x32xf32>
-    %577 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%572, %576 : tensor<96x32xf32>, tensor<96x32xf32>) outs(%167 : tensor<96x32xf32>) {
+    %579 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%574, %578 : tensor<96x32xf32>, tensor<96x32xf32>) outs(%169 : tensor<96x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<96x32xf32>
-    %578 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg14, %577 : tensor<96x32xf32>, tensor<96x32xf32>) outs(%167 : tensor<96x32xf32>) {
+    %580 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg14, %579 : tensor<96x32xf32>, tensor<96x32xf32>) outs(%169 : tensor<96x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.subf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.subf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<96x32xf32>
-    %579 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%307, %478 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %581 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%309, %480 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %580 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%579 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %582 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%581 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %581 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%407, %481 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %583 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%409, %483 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %582 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%581 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %584 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%583 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = math.sqrt %in : f32
-      linalg.yield %672 : f32
+      %674 = math.sqrt %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %583 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%582 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %585 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%584 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %in, %cst_0 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %cst_0 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %584 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%580, %583 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %586 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%582, %585 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %585 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg15, %584 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %587 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg15, %586 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.subf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.subf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %586 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%310, %460 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %588 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%312, %462 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %587 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%586 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %589 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%588 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %588 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%411, %463 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %590 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%413, %465 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %589 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%588 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %591 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%590 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = math.sqrt %in : f32
-      linalg.yield %672 : f32
+      %674 = math.sqrt %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %590 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%589 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %592 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%591 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %in, %cst_0 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %cst_0 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %591 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%587, %590 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %593 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%589, %592 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %592 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%arg16, %591 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %594 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%arg16, %593 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.subf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.subf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %593 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%313, %460 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %595 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%315, %462 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %594 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%593 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %596 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%595 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %595 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%415, %463 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %597 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%417, %465 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %596 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%595 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %598 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%597 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = math.sqrt %in : f32
-      linalg.yield %672 : f32
+      %674 = math.sqrt %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %597 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%596 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %599 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%598 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %in, %cst_0 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %cst_0 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %598 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%594, %597 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %600 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%596, %599 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %599 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%arg17, %598 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %601 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%arg17, %600 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.subf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.subf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %600 = linalg.generic {indexing_maps = [#map12, #map10], iterator_types = ["parallel", "parallel"]} ins(%457 : tensor<f32>) outs(%141 : tensor<64x32xf32>) {
+    %602 = linalg.generic {indexing_maps = [#map12, #map10], iterator_types = ["parallel", "parallel"]} ins(%459 : tensor<f32>) outs(%144 : tensor<64x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<64x32xf32>
-    %601 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%316, %600 : tensor<64x32xf32>, tensor<64x32xf32>) outs(%141 : tensor<64x32xf32>) {
+    %603 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%318, %602 : tensor<64x32xf32>, tensor<64x32xf32>) outs(%144 : tensor<64x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<64x32xf32>
-    %602 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%601 : tensor<64x32xf32>) outs(%141 : tensor<64x32xf32>) {
+    %604 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%603 : tensor<64x32xf32>) outs(%144 : tensor<64x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<64x32xf32>
-    %603 = linalg.generic {indexing_maps = [#map12, #map10], iterator_types = ["parallel", "parallel"]} ins(%459 : tensor<f32>) outs(%141 : tensor<64x32xf32>) {
+    %605 = linalg.generic {indexing_maps = [#map12, #map10], iterator_types = ["parallel", "parallel"]} ins(%461 : tensor<f32>) outs(%144 : tensor<64x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<64x32xf32>
-    %604 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%419, %603 : tensor<64x32xf32>, tensor<64x32xf32>) outs(%141 : tensor<64x32xf32>) {
+    %606 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%421, %605 : tensor<64x32xf32>, tensor<64x32xf32>) outs(%144 : tensor<64x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<64x32xf32>
-    %605 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%604 : tensor<64x32xf32>) outs(%141 : tensor<64x32xf32>) {
+    %607 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%606 : tensor<64x32xf32>) outs(%144 : tensor<64x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = math.sqrt %in : f32
-      linalg.yield %672 : f32
+      %674 = math.sqrt %in : f32
+      linalg.yield %674 : f32
     } -> tensor<64x32xf32>
-    %606 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%605 : tensor<64x32xf32>) outs(%141 : tensor<64x32xf32>) {
+    %608 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%607 : tensor<64x32xf32>) outs(%144 : tensor<64x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %in, %cst_0 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %cst_0 : f32
+      linalg.yield %674 : f32
     } -> tensor<64x32xf32>
-    %607 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%602, %606 : tensor<64x32xf32>, tensor<64x32xf32>) outs(%141 : tensor<64x32xf32>) {
+    %609 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%604, %608 : tensor<64x32xf32>, tensor<64x32xf32>) outs(%144 : tensor<64x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<64x32xf32>
-    %608 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg18, %607 : tensor<64x32xf32>, tensor<64x32xf32>) outs(%141 : tensor<64x32xf32>) {
+    %610 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg18, %609 : tensor<64x32xf32>, tensor<64x32xf32>) outs(%144 : tensor<64x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.subf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.subf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<64x32xf32>
-    %609 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%319, %478 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %611 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%321, %480 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %610 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%609 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %612 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%611 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %611 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%423, %481 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %613 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%425, %483 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %612 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%611 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %614 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%613 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = math.sqrt %in : f32
-      linalg.yield %672 : f32
+      %674 = math.sqrt %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %613 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%612 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %615 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%614 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %in, %cst_0 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %cst_0 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %614 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%610, %613 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %616 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%612, %615 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %615 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg19, %614 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %617 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg19, %616 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.subf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.subf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %616 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%322, %460 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %618 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%324, %462 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %617 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%616 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %619 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%618 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %618 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%427, %463 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %620 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%429, %465 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %619 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%618 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %621 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%620 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = math.sqrt %in : f32
-      linalg.yield %672 : f32
+      %674 = math.sqrt %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %620 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%619 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %622 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%621 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %in, %cst_0 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %cst_0 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %621 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%617, %620 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %623 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%619, %622 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %622 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%arg20, %621 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %624 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%arg20, %623 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.subf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.subf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %623 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%325, %460 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %625 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%327, %462 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %624 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%623 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %626 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%625 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %625 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%431, %463 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %627 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%433, %465 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %626 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%625 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %628 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%627 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = math.sqrt %in : f32
-      linalg.yield %672 : f32
+      %674 = math.sqrt %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %627 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%626 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %629 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%628 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %in, %cst_0 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %cst_0 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %628 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%624, %627 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %630 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%626, %629 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %629 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%arg21, %628 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %631 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%arg21, %630 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.subf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.subf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %630 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%328, %570 : tensor<96x32xf32>, tensor<96x32xf32>) outs(%167 : tensor<96x32xf32>) {
+    %632 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%330, %572 : tensor<96x32xf32>, tensor<96x32xf32>) outs(%169 : tensor<96x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<96x32xf32>
-    %631 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%630 : tensor<96x32xf32>) outs(%167 : tensor<96x32xf32>) {
+    %633 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%632 : tensor<96x32xf32>) outs(%169 : tensor<96x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<96x32xf32>
-    %632 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%435, %573 : tensor<96x32xf32>, tensor<96x32xf32>) outs(%167 : tensor<96x32xf32>) {
+    %634 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%437, %575 : tensor<96x32xf32>, tensor<96x32xf32>) outs(%169 : tensor<96x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<96x32xf32>
-    %633 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%632 : tensor<96x32xf32>) outs(%167 : tensor<96x32xf32>) {
+    %635 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%634 : tensor<96x32xf32>) outs(%169 : tensor<96x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = math.sqrt %in : f32
-      linalg.yield %672 : f32
+      %674 = math.sqrt %in : f32
+      linalg.yield %674 : f32
     } -> tensor<96x32xf32>
-    %634 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%633 : tensor<96x32xf32>) outs(%167 : tensor<96x32xf32>) {
+    %636 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%635 : tensor<96x32xf32>) outs(%169 : tensor<96x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %in, %cst_0 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %cst_0 : f32
+      linalg.yield %674 : f32
     } -> tensor<96x32xf32>
-    %635 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%631, %634 : tensor<96x32xf32>, tensor<96x32xf32>) outs(%167 : tensor<96x32xf32>) {
+    %637 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%633, %636 : tensor<96x32xf32>, tensor<96x32xf32>) outs(%169 : tensor<96x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<96x32xf32>
-    %636 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg22, %635 : tensor<96x32xf32>, tensor<96x32xf32>) outs(%167 : tensor<96x32xf32>) {
+    %638 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg22, %637 : tensor<96x32xf32>, tensor<96x32xf32>) outs(%169 : tensor<96x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.subf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.subf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<96x32xf32>
-    %637 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%331, %478 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %639 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%333, %480 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %638 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%637 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %640 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%639 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %639 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%439, %481 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %641 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%441, %483 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %640 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%639 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %642 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%641 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = math.sqrt %in : f32
-      linalg.yield %672 : f32
+      %674 = math.sqrt %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %641 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%640 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %643 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%642 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %in, %cst_0 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %cst_0 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %642 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%638, %641 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %644 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%640, %643 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %643 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg23, %642 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %645 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg23, %644 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.subf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.subf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %644 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%334, %460 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %646 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%336, %462 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %645 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%644 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %647 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%646 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %646 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%443, %463 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %648 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%445, %465 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %647 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%646 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %649 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%648 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = math.sqrt %in : f32
-      linalg.yield %672 : f32
+      %674 = math.sqrt %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %648 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%647 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %650 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%649 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %in, %cst_0 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %cst_0 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %649 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%645, %648 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %651 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%647, %650 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %650 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%arg24, %649 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %652 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%arg24, %651 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.subf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.subf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %651 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%337, %460 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %653 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%339, %462 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %652 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%651 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %654 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%653 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %653 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%447, %463 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %655 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%449, %465 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %654 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%653 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %656 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%655 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = math.sqrt %in : f32
-      linalg.yield %672 : f32
+      %674 = math.sqrt %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %655 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%654 : tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %657 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%656 : tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %in, %cst_0 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %cst_0 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %656 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%652, %655 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %658 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%654, %657 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %657 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%arg25, %656 : tensor<32xf32>, tensor<32xf32>) outs(%115 : tensor<32xf32>) {
+    %659 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%arg25, %658 : tensor<32xf32>, tensor<32xf32>) outs(%118 : tensor<32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.subf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.subf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32xf32>
-    %658 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%340, %600 : tensor<64x32xf32>, tensor<64x32xf32>) outs(%141 : tensor<64x32xf32>) {
+    %660 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%342, %602 : tensor<64x32xf32>, tensor<64x32xf32>) outs(%144 : tensor<64x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<64x32xf32>
-    %659 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%658 : tensor<64x32xf32>) outs(%141 : tensor<64x32xf32>) {
+    %661 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%660 : tensor<64x32xf32>) outs(%144 : tensor<64x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<64x32xf32>
-    %660 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%451, %603 : tensor<64x32xf32>, tensor<64x32xf32>) outs(%141 : tensor<64x32xf32>) {
+    %662 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%453, %605 : tensor<64x32xf32>, tensor<64x32xf32>) outs(%144 : tensor<64x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<64x32xf32>
-    %661 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%660 : tensor<64x32xf32>) outs(%141 : tensor<64x32xf32>) {
+    %663 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%662 : tensor<64x32xf32>) outs(%144 : tensor<64x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = math.sqrt %in : f32
-      linalg.yield %672 : f32
+      %674 = math.sqrt %in : f32
+      linalg.yield %674 : f32
     } -> tensor<64x32xf32>
-    %662 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%661 : tensor<64x32xf32>) outs(%141 : tensor<64x32xf32>) {
+    %664 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%663 : tensor<64x32xf32>) outs(%144 : tensor<64x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %in, %cst_0 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %cst_0 : f32
+      linalg.yield %674 : f32
     } -> tensor<64x32xf32>
-    %663 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%659, %662 : tensor<64x32xf32>, tensor<64x32xf32>) outs(%141 : tensor<64x32xf32>) {
+    %665 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%661, %664 : tensor<64x32xf32>, tensor<64x32xf32>) outs(%144 : tensor<64x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<64x32xf32>
-    %664 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg26, %663 : tensor<64x32xf32>, tensor<64x32xf32>) outs(%141 : tensor<64x32xf32>) {
+    %666 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg26, %665 : tensor<64x32xf32>, tensor<64x32xf32>) outs(%144 : tensor<64x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.subf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.subf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<64x32xf32>
-    %665 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%343, %478 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %667 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%345, %480 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %666 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%665 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %668 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%667 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %672 : f32
+      %674 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %667 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%455, %481 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %669 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%457, %483 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %668 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%667 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %670 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%669 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = math.sqrt %in : f32
-      linalg.yield %672 : f32
+      %674 = math.sqrt %in : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %669 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%668 : tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %671 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%670 : tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %672 = arith.addf %in, %cst_0 : f32
-      linalg.yield %672 : f32
+      %674 = arith.addf %in, %cst_0 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %670 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%666, %669 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %672 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%668, %671 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.divf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.divf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    %671 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg27, %670 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%121 : tensor<32x32xf32>) {
+    %673 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg27, %672 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%124 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %in_104: f32, %out: f32):
-      %672 = arith.subf %in, %in_104 : f32
-      linalg.yield %672 : f32
+      %674 = arith.subf %in, %in_104 : f32
+      linalg.yield %674 : f32
     } -> tensor<32x32xf32>
-    return %468, %477, %486, %495, %502, %509, %518, %525, %532, %539, %548, %555, %562, %569, %578, %585, %592, %599, %608, %615, %622, %629, %636, %643, %650, %657, %664, %671, %258, %262, %265, %268, %271, %274, %277, %280, %283, %286, %289, %292, %295, %298, %301, %304, %307, %310, %313, %316, %319, %322, %325, %328, %331, %334, %337, %340, %343, %347, %351, %355, %359, %363, %367, %371, %375, %379, %383, %387, %391, %395, %399, %403, %407, %411, %415, %419, %423, %427, %431, %435, %439, %443, %447, %451, %455, %97 : tensor<32xf32>, tensor<4xf32>, tensor<32x32xf32>, tensor<32x4xf32>, tensor<32xf32>, tensor<32xf32>, tensor<4x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<8x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<96x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<96x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32xf32>, tensor<32x32xf32>, tensor<i32>, tensor<32xf32>, tensor<4xf32>, tensor<32x32xf32>, tensor<32x4xf32>, tensor<32xf32>, tensor<32xf32>, tensor<4x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<8x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<96x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<96x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<4xf32>, tensor<32x32xf32>, tensor<32x4xf32>, tensor<32xf32>, tensor<32xf32>, tensor<4x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<8x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<96x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<96x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32xf32>, tensor<32x32xf32>, tensor<f32>
+    return %470, %479, %488, %497, %504, %511, %520, %527, %534, %541, %550, %557, %564, %571, %580, %587, %594, %601, %610, %617, %624, %631, %638, %645, %652, %659, %666, %673, %260, %264, %267, %270, %273, %276, %279, %282, %285, %288, %291, %294, %297, %300, %303, %306, %309, %312, %315, %318, %321, %324, %327, %330, %333, %336, %339, %342, %345, %349, %353, %357, %361, %365, %369, %373, %377, %381, %385, %389, %393, %397, %401, %405, %409, %413, %417, %421, %425, %429, %433, %437, %441, %445, %449, %453, %457, %100 : tensor<32xf32>, tensor<4xf32>, tensor<32x32xf32>, tensor<32x4xf32>, tensor<32xf32>, tensor<32xf32>, tensor<4x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<8x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<96x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<96x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32xf32>, tensor<32x32xf32>, tensor<i32>, tensor<32xf32>, tensor<4xf32>, tensor<32x32xf32>, tensor<32x4xf32>, tensor<32xf32>, tensor<32xf32>, tensor<4x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<8x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<96x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<96x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<4xf32>, tensor<32x32xf32>, tensor<32x4xf32>, tensor<32xf32>, tensor<32xf32>, tensor<4x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<8x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<96x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<96x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32xf32>, tensor<32x32xf32>, tensor<f32>
   }
 }
 

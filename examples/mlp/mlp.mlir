@@ -16,92 +16,93 @@ module @jit_step {
     %cst_0 = arith.constant 5.000000e-02 : f32
     %cst_1 = arith.constant 0.899999976 : f32
     %cst_2 = arith.constant 3.200000e+01 : f32
-    %cst_3 = arith.constant 0xFF800000 : f32
-    %cst_4 = arith.constant 0.000000e+00 : f32
+    %cst_3 = arith.constant 1.000000e+00 : f32
+    %cst_4 = arith.constant 0xFF800000 : f32
+    %cst_5 = arith.constant 0.000000e+00 : f32
     %0 = tensor.empty() : tensor<32x256xf32>
-    %1 = linalg.fill ins(%cst_4 : f32) outs(%0 : tensor<32x256xf32>) -> tensor<32x256xf32>
+    %1 = linalg.fill ins(%cst_5 : f32) outs(%0 : tensor<32x256xf32>) -> tensor<32x256xf32>
     %2 = linalg.matmul ins(%arg8, %arg2 : tensor<32x64xf32>, tensor<64x256xf32>) outs(%1 : tensor<32x256xf32>) -> tensor<32x256xf32>
     %3 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel"]} ins(%arg0 : tensor<256xf32>) outs(%0 : tensor<32x256xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<32x256xf32>
     %4 = linalg.generic {indexing_maps = [#map1, #map1, #map1], iterator_types = ["parallel", "parallel"]} ins(%2, %3 : tensor<32x256xf32>, tensor<32x256xf32>) outs(%0 : tensor<32x256xf32>) {
-    ^bb0(%in: f32, %in_8: f32, %out: f32):
-      %93 = arith.addf %in, %in_8 : f32
-      linalg.yield %93 : f32
+    ^bb0(%in: f32, %in_9: f32, %out: f32):
+      %92 = arith.addf %in, %in_9 : f32
+      linalg.yield %92 : f32
     } -> tensor<32x256xf32>
     %5 = linalg.generic {indexing_maps = [#map1, #map1], iterator_types = ["parallel", "parallel"]} ins(%4 : tensor<32x256xf32>) outs(%0 : tensor<32x256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %93 = arith.maximumf %in, %cst_4 : f32
-      linalg.yield %93 : f32
+      %92 = arith.maximumf %in, %cst_5 : f32
+      linalg.yield %92 : f32
     } -> tensor<32x256xf32>
     %6 = tensor.empty() : tensor<32x256xi1>
     %7 = linalg.generic {indexing_maps = [#map1, #map1], iterator_types = ["parallel", "parallel"]} ins(%4 : tensor<32x256xf32>) outs(%6 : tensor<32x256xi1>) {
     ^bb0(%in: f32, %out: i1):
-      %93 = arith.cmpf ogt, %in, %cst_4 : f32
-      linalg.yield %93 : i1
+      %92 = arith.cmpf ogt, %in, %cst_5 : f32
+      linalg.yield %92 : i1
     } -> tensor<32x256xi1>
     %8 = tensor.empty() : tensor<32x10xf32>
-    %9 = linalg.fill ins(%cst_4 : f32) outs(%8 : tensor<32x10xf32>) -> tensor<32x10xf32>
+    %9 = linalg.fill ins(%cst_5 : f32) outs(%8 : tensor<32x10xf32>) -> tensor<32x10xf32>
     %10 = linalg.matmul ins(%5, %arg3 : tensor<32x256xf32>, tensor<256x10xf32>) outs(%9 : tensor<32x10xf32>) -> tensor<32x10xf32>
     %11 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel"]} ins(%arg1 : tensor<10xf32>) outs(%8 : tensor<32x10xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<32x10xf32>
     %12 = linalg.generic {indexing_maps = [#map1, #map1, #map1], iterator_types = ["parallel", "parallel"]} ins(%10, %11 : tensor<32x10xf32>, tensor<32x10xf32>) outs(%8 : tensor<32x10xf32>) {
-    ^bb0(%in: f32, %in_8: f32, %out: f32):
-      %93 = arith.addf %in, %in_8 : f32
-      linalg.yield %93 : f32
+    ^bb0(%in: f32, %in_9: f32, %out: f32):
+      %92 = arith.addf %in, %in_9 : f32
+      linalg.yield %92 : f32
     } -> tensor<32x10xf32>
     %13 = tensor.empty() : tensor<32xf32>
-    %14 = linalg.fill ins(%cst_3 : f32) outs(%13 : tensor<32xf32>) -> tensor<32xf32>
+    %14 = linalg.fill ins(%cst_4 : f32) outs(%13 : tensor<32xf32>) -> tensor<32xf32>
     %15 = linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["parallel", "reduction"]} ins(%12 : tensor<32x10xf32>) outs(%14 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %93 = arith.maximumf %out, %in : f32
-      linalg.yield %93 : f32
+      %92 = arith.maximumf %out, %in : f32
+      linalg.yield %92 : f32
     } -> tensor<32xf32>
     %16 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel"]} ins(%15 : tensor<32xf32>) outs(%8 : tensor<32x10xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<32x10xf32>
     %17 = linalg.generic {indexing_maps = [#map1, #map1, #map1], iterator_types = ["parallel", "parallel"]} ins(%12, %16 : tensor<32x10xf32>, tensor<32x10xf32>) outs(%8 : tensor<32x10xf32>) {
-    ^bb0(%in: f32, %in_8: f32, %out: f32):
-      %93 = arith.subf %in, %in_8 : f32
-      linalg.yield %93 : f32
+    ^bb0(%in: f32, %in_9: f32, %out: f32):
+      %92 = arith.subf %in, %in_9 : f32
+      linalg.yield %92 : f32
     } -> tensor<32x10xf32>
     %18 = linalg.generic {indexing_maps = [#map1, #map1], iterator_types = ["parallel", "parallel"]} ins(%17 : tensor<32x10xf32>) outs(%8 : tensor<32x10xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %93 = math.exp %in : f32
-      linalg.yield %93 : f32
+      %92 = math.exp %in : f32
+      linalg.yield %92 : f32
     } -> tensor<32x10xf32>
-    %19 = linalg.fill ins(%cst_4 : f32) outs(%13 : tensor<32xf32>) -> tensor<32xf32>
+    %19 = linalg.fill ins(%cst_5 : f32) outs(%13 : tensor<32xf32>) -> tensor<32xf32>
     %20 = linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["parallel", "reduction"]} ins(%18 : tensor<32x10xf32>) outs(%19 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %93 = arith.addf %out, %in : f32
-      linalg.yield %93 : f32
+      %92 = arith.addf %out, %in : f32
+      linalg.yield %92 : f32
     } -> tensor<32xf32>
     %expanded = tensor.expand_shape %20 [[0, 1]] output_shape [32, 1] : tensor<32xf32> into tensor<32x1xf32>
     %21 = tensor.empty() : tensor<32x1xf32>
     %22 = linalg.generic {indexing_maps = [#map1, #map1], iterator_types = ["parallel", "parallel"]} ins(%expanded : tensor<32x1xf32>) outs(%21 : tensor<32x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %93 = math.log %in : f32
-      linalg.yield %93 : f32
+      %92 = math.log %in : f32
+      linalg.yield %92 : f32
     } -> tensor<32x1xf32>
     %23 = linalg.generic {indexing_maps = [#map3, #map1], iterator_types = ["parallel", "parallel"]} ins(%22 : tensor<32x1xf32>) outs(%8 : tensor<32x10xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<32x10xf32>
     %24 = linalg.generic {indexing_maps = [#map1, #map1, #map1], iterator_types = ["parallel", "parallel"]} ins(%17, %23 : tensor<32x10xf32>, tensor<32x10xf32>) outs(%8 : tensor<32x10xf32>) {
-    ^bb0(%in: f32, %in_8: f32, %out: f32):
-      %93 = arith.subf %in, %in_8 : f32
-      linalg.yield %93 : f32
+    ^bb0(%in: f32, %in_9: f32, %out: f32):
+      %92 = arith.subf %in, %in_9 : f32
+      linalg.yield %92 : f32
     } -> tensor<32x10xf32>
     %25 = tensor.empty() : tensor<10xi32>
     %26 = linalg.generic {indexing_maps = [#map4], iterator_types = ["parallel"]} outs(%25 : tensor<10xi32>) {
     ^bb0(%out: i32):
-      %93 = linalg.index 0 : index
-      %94 = arith.index_cast %93 : index to i32
-      linalg.yield %94 : i32
+      %92 = linalg.index 0 : index
+      %93 = arith.index_cast %92 : index to i32
+      linalg.yield %93 : i32
     } -> tensor<10xi32>
     %27 = tensor.empty() : tensor<32x10xi32>
     %28 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel"]} ins(%arg9 : tensor<32xi32>) outs(%27 : tensor<32x10xi32>) {
@@ -114,243 +115,238 @@ module @jit_step {
     } -> tensor<32x10xi32>
     %30 = tensor.empty() : tensor<32x10xi1>
     %31 = linalg.generic {indexing_maps = [#map1, #map1, #map1], iterator_types = ["parallel", "parallel"]} ins(%28, %29 : tensor<32x10xi32>, tensor<32x10xi32>) outs(%30 : tensor<32x10xi1>) {
-    ^bb0(%in: i32, %in_8: i32, %out: i1):
-      %93 = arith.cmpi eq, %in, %in_8 : i32
-      linalg.yield %93 : i1
+    ^bb0(%in: i32, %in_9: i32, %out: i1):
+      %92 = arith.cmpi eq, %in, %in_9 : i32
+      linalg.yield %92 : i1
     } -> tensor<32x10xi1>
     %32 = linalg.generic {indexing_maps = [#map1, #map1], iterator_types = ["parallel", "parallel"]} ins(%31 : tensor<32x10xi1>) outs(%8 : tensor<32x10xf32>) {
     ^bb0(%in: i1, %out: f32):
-      %93 = arith.uitofp %in : i1 to f32
-      linalg.yield %93 : f32
+      %92 = arith.select %in, %cst_3, %cst_5 : f32
+      linalg.yield %92 : f32
     } -> tensor<32x10xf32>
-    %33 = linalg.generic {indexing_maps = [#map1, #map1], iterator_types = ["parallel", "parallel"]} ins(%32 : tensor<32x10xf32>) outs(%30 : tensor<32x10xi1>) {
-    ^bb0(%in: f32, %out: i1):
-      %93 = arith.cmpf une, %in, %cst_4 : f32
-      linalg.yield %93 : i1
-    } -> tensor<32x10xi1>
-    %34 = linalg.generic {indexing_maps = [#map1, #map1, #map1], iterator_types = ["parallel", "parallel"]} ins(%33, %24 : tensor<32x10xi1>, tensor<32x10xf32>) outs(%8 : tensor<32x10xf32>) {
-    ^bb0(%in: i1, %in_8: f32, %out: f32):
-      %93 = arith.select %in, %in_8, %cst_4 : f32
-      linalg.yield %93 : f32
+    %33 = linalg.generic {indexing_maps = [#map1, #map1, #map1], iterator_types = ["parallel", "parallel"]} ins(%32, %24 : tensor<32x10xf32>, tensor<32x10xf32>) outs(%8 : tensor<32x10xf32>) {
+    ^bb0(%in: f32, %in_9: f32, %out: f32):
+      %92 = arith.mulf %in, %in_9 : f32
+      linalg.yield %92 : f32
     } -> tensor<32x10xf32>
-    %35 = linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["parallel", "reduction"]} ins(%34 : tensor<32x10xf32>) outs(%19 : tensor<32xf32>) {
+    %34 = linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["parallel", "reduction"]} ins(%33 : tensor<32x10xf32>) outs(%19 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %93 = arith.addf %out, %in : f32
-      linalg.yield %93 : f32
+      %92 = arith.addf %out, %in : f32
+      linalg.yield %92 : f32
     } -> tensor<32xf32>
-    %36 = tensor.empty() : tensor<f32>
-    %37 = linalg.fill ins(%cst_4 : f32) outs(%36 : tensor<f32>) -> tensor<f32>
-    %38 = linalg.generic {indexing_maps = [#map4, #map5], iterator_types = ["reduction"]} ins(%35 : tensor<32xf32>) outs(%37 : tensor<f32>) {
+    %35 = tensor.empty() : tensor<f32>
+    %36 = linalg.fill ins(%cst_5 : f32) outs(%35 : tensor<f32>) -> tensor<f32>
+    %37 = linalg.generic {indexing_maps = [#map4, #map5], iterator_types = ["reduction"]} ins(%34 : tensor<32xf32>) outs(%36 : tensor<f32>) {
     ^bb0(%in: f32, %out: f32):
-      %93 = arith.addf %out, %in : f32
-      linalg.yield %93 : f32
+      %92 = arith.addf %out, %in : f32
+      linalg.yield %92 : f32
     } -> tensor<f32>
-    %39 = linalg.generic {indexing_maps = [#map6, #map6], iterator_types = []} ins(%38 : tensor<f32>) outs(%36 : tensor<f32>) {
+    %38 = linalg.generic {indexing_maps = [#map6, #map6], iterator_types = []} ins(%37 : tensor<f32>) outs(%35 : tensor<f32>) {
     ^bb0(%in: f32, %out: f32):
-      %93 = arith.divf %in, %cst_2 : f32
-      linalg.yield %93 : f32
+      %92 = arith.divf %in, %cst_2 : f32
+      linalg.yield %92 : f32
     } -> tensor<f32>
-    %40 = linalg.generic {indexing_maps = [#map6, #map6], iterator_types = []} ins(%39 : tensor<f32>) outs(%36 : tensor<f32>) {
+    %39 = linalg.generic {indexing_maps = [#map6, #map6], iterator_types = []} ins(%38 : tensor<f32>) outs(%35 : tensor<f32>) {
     ^bb0(%in: f32, %out: f32):
-      %93 = arith.negf %in : f32
-      linalg.yield %93 : f32
+      %92 = arith.negf %in : f32
+      linalg.yield %92 : f32
     } -> tensor<f32>
-    %41 = linalg.generic {indexing_maps = [#map6], iterator_types = []} outs(%36 : tensor<f32>) {
+    %40 = linalg.generic {indexing_maps = [#map6], iterator_types = []} outs(%35 : tensor<f32>) {
     ^bb0(%out: f32):
       linalg.yield %cst : f32
     } -> tensor<f32>
-    %42 = linalg.generic {indexing_maps = [#map6, #map6], iterator_types = []} ins(%41 : tensor<f32>) outs(%36 : tensor<f32>) {
+    %41 = linalg.generic {indexing_maps = [#map6, #map6], iterator_types = []} ins(%40 : tensor<f32>) outs(%35 : tensor<f32>) {
     ^bb0(%in: f32, %out: f32):
-      %93 = arith.divf %in, %cst_2 : f32
-      linalg.yield %93 : f32
+      %92 = arith.divf %in, %cst_2 : f32
+      linalg.yield %92 : f32
     } -> tensor<f32>
-    %43 = linalg.generic {indexing_maps = [#map7, #map1], iterator_types = ["parallel", "parallel"]} ins(%42 : tensor<f32>) outs(%8 : tensor<32x10xf32>) {
+    %42 = linalg.generic {indexing_maps = [#map7, #map1], iterator_types = ["parallel", "parallel"]} ins(%41 : tensor<f32>) outs(%8 : tensor<32x10xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<32x10xf32>
-    %44 = linalg.generic {indexing_maps = [#map1, #map1, #map1], iterator_types = ["parallel", "parallel"]} ins(%33, %43 : tensor<32x10xi1>, tensor<32x10xf32>) outs(%8 : tensor<32x10xf32>) {
-    ^bb0(%in: i1, %in_8: f32, %out: f32):
-      %93 = arith.select %in, %in_8, %cst_4 : f32
-      linalg.yield %93 : f32
+    %43 = linalg.generic {indexing_maps = [#map1, #map1, #map1], iterator_types = ["parallel", "parallel"]} ins(%32, %42 : tensor<32x10xf32>, tensor<32x10xf32>) outs(%8 : tensor<32x10xf32>) {
+    ^bb0(%in: f32, %in_9: f32, %out: f32):
+      %92 = arith.mulf %in, %in_9 : f32
+      linalg.yield %92 : f32
     } -> tensor<32x10xf32>
-    %45 = linalg.generic {indexing_maps = [#map1, #map1], iterator_types = ["parallel", "parallel"]} ins(%44 : tensor<32x10xf32>) outs(%8 : tensor<32x10xf32>) {
+    %44 = linalg.generic {indexing_maps = [#map1, #map1], iterator_types = ["parallel", "parallel"]} ins(%43 : tensor<32x10xf32>) outs(%8 : tensor<32x10xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %93 = arith.negf %in : f32
-      linalg.yield %93 : f32
+      %92 = arith.negf %in : f32
+      linalg.yield %92 : f32
     } -> tensor<32x10xf32>
-    %46 = linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["parallel", "reduction"]} ins(%45 : tensor<32x10xf32>) outs(%19 : tensor<32xf32>) {
+    %45 = linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["parallel", "reduction"]} ins(%44 : tensor<32x10xf32>) outs(%19 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %93 = arith.addf %out, %in : f32
-      linalg.yield %93 : f32
+      %92 = arith.addf %out, %in : f32
+      linalg.yield %92 : f32
     } -> tensor<32xf32>
-    %expanded_5 = tensor.expand_shape %46 [[0, 1]] output_shape [32, 1] : tensor<32xf32> into tensor<32x1xf32>
-    %47 = linalg.generic {indexing_maps = [#map1, #map1, #map1], iterator_types = ["parallel", "parallel"]} ins(%expanded_5, %expanded : tensor<32x1xf32>, tensor<32x1xf32>) outs(%21 : tensor<32x1xf32>) {
-    ^bb0(%in: f32, %in_8: f32, %out: f32):
-      %93 = arith.divf %in, %in_8 : f32
-      linalg.yield %93 : f32
+    %expanded_6 = tensor.expand_shape %45 [[0, 1]] output_shape [32, 1] : tensor<32xf32> into tensor<32x1xf32>
+    %46 = linalg.generic {indexing_maps = [#map1, #map1, #map1], iterator_types = ["parallel", "parallel"]} ins(%expanded_6, %expanded : tensor<32x1xf32>, tensor<32x1xf32>) outs(%21 : tensor<32x1xf32>) {
+    ^bb0(%in: f32, %in_9: f32, %out: f32):
+      %92 = arith.divf %in, %in_9 : f32
+      linalg.yield %92 : f32
     } -> tensor<32x1xf32>
-    %48 = linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["parallel", "reduction"]} ins(%47 : tensor<32x1xf32>) outs(%19 : tensor<32xf32>) {
+    %47 = linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["parallel", "reduction"]} ins(%46 : tensor<32x1xf32>) outs(%19 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %93 = arith.addf %out, %in : f32
-      linalg.yield %93 : f32
+      %92 = arith.addf %out, %in : f32
+      linalg.yield %92 : f32
     } -> tensor<32xf32>
-    %49 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel"]} ins(%48 : tensor<32xf32>) outs(%8 : tensor<32x10xf32>) {
+    %48 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel"]} ins(%47 : tensor<32xf32>) outs(%8 : tensor<32x10xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<32x10xf32>
-    %50 = linalg.generic {indexing_maps = [#map1, #map1, #map1], iterator_types = ["parallel", "parallel"]} ins(%49, %18 : tensor<32x10xf32>, tensor<32x10xf32>) outs(%8 : tensor<32x10xf32>) {
-    ^bb0(%in: f32, %in_8: f32, %out: f32):
-      %93 = arith.mulf %in, %in_8 : f32
-      linalg.yield %93 : f32
+    %49 = linalg.generic {indexing_maps = [#map1, #map1, #map1], iterator_types = ["parallel", "parallel"]} ins(%48, %18 : tensor<32x10xf32>, tensor<32x10xf32>) outs(%8 : tensor<32x10xf32>) {
+    ^bb0(%in: f32, %in_9: f32, %out: f32):
+      %92 = arith.mulf %in, %in_9 : f32
+      linalg.yield %92 : f32
     } -> tensor<32x10xf32>
-    %51 = linalg.generic {indexing_maps = [#map1, #map1, #map1], iterator_types = ["parallel", "parallel"]} ins(%44, %50 : tensor<32x10xf32>, tensor<32x10xf32>) outs(%8 : tensor<32x10xf32>) {
-    ^bb0(%in: f32, %in_8: f32, %out: f32):
-      %93 = arith.addf %in, %in_8 : f32
-      linalg.yield %93 : f32
+    %50 = linalg.generic {indexing_maps = [#map1, #map1, #map1], iterator_types = ["parallel", "parallel"]} ins(%43, %49 : tensor<32x10xf32>, tensor<32x10xf32>) outs(%8 : tensor<32x10xf32>) {
+    ^bb0(%in: f32, %in_9: f32, %out: f32):
+      %92 = arith.addf %in, %in_9 : f32
+      linalg.yield %92 : f32
     } -> tensor<32x10xf32>
-    %52 = tensor.empty() : tensor<10xf32>
-    %53 = linalg.fill ins(%cst_4 : f32) outs(%52 : tensor<10xf32>) -> tensor<10xf32>
-    %54 = linalg.generic {indexing_maps = [#map8, #map2], iterator_types = ["parallel", "reduction"]} ins(%51 : tensor<32x10xf32>) outs(%53 : tensor<10xf32>) {
+    %51 = tensor.empty() : tensor<10xf32>
+    %52 = linalg.fill ins(%cst_5 : f32) outs(%51 : tensor<10xf32>) -> tensor<10xf32>
+    %53 = linalg.generic {indexing_maps = [#map8, #map2], iterator_types = ["parallel", "reduction"]} ins(%50 : tensor<32x10xf32>) outs(%52 : tensor<10xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %93 = arith.addf %out, %in : f32
-      linalg.yield %93 : f32
+      %92 = arith.addf %out, %in : f32
+      linalg.yield %92 : f32
     } -> tensor<10xf32>
-    %expanded_6 = tensor.expand_shape %54 [[0, 1]] output_shape [1, 10] : tensor<10xf32> into tensor<1x10xf32>
-    %55 = linalg.generic {indexing_maps = [#map8, #map2], iterator_types = ["parallel", "reduction"]} ins(%expanded_6 : tensor<1x10xf32>) outs(%53 : tensor<10xf32>) {
+    %expanded_7 = tensor.expand_shape %53 [[0, 1]] output_shape [1, 10] : tensor<10xf32> into tensor<1x10xf32>
+    %54 = linalg.generic {indexing_maps = [#map8, #map2], iterator_types = ["parallel", "reduction"]} ins(%expanded_7 : tensor<1x10xf32>) outs(%52 : tensor<10xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %93 = arith.addf %out, %in : f32
-      linalg.yield %93 : f32
+      %92 = arith.addf %out, %in : f32
+      linalg.yield %92 : f32
     } -> tensor<10xf32>
-    %56 = tensor.empty() : tensor<10x32xf32>
-    %57 = linalg.generic {indexing_maps = [#map8, #map1], iterator_types = ["parallel", "parallel"]} ins(%51 : tensor<32x10xf32>) outs(%56 : tensor<10x32xf32>) {
+    %55 = tensor.empty() : tensor<10x32xf32>
+    %56 = linalg.generic {indexing_maps = [#map8, #map1], iterator_types = ["parallel", "parallel"]} ins(%50 : tensor<32x10xf32>) outs(%55 : tensor<10x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<10x32xf32>
-    %58 = tensor.empty() : tensor<10x256xf32>
-    %59 = linalg.fill ins(%cst_4 : f32) outs(%58 : tensor<10x256xf32>) -> tensor<10x256xf32>
-    %60 = linalg.matmul ins(%57, %5 : tensor<10x32xf32>, tensor<32x256xf32>) outs(%59 : tensor<10x256xf32>) -> tensor<10x256xf32>
-    %61 = tensor.empty() : tensor<256x10xf32>
-    %62 = linalg.generic {indexing_maps = [#map8, #map1], iterator_types = ["parallel", "parallel"]} ins(%60 : tensor<10x256xf32>) outs(%61 : tensor<256x10xf32>) {
+    %57 = tensor.empty() : tensor<10x256xf32>
+    %58 = linalg.fill ins(%cst_5 : f32) outs(%57 : tensor<10x256xf32>) -> tensor<10x256xf32>
+    %59 = linalg.matmul ins(%56, %5 : tensor<10x32xf32>, tensor<32x256xf32>) outs(%58 : tensor<10x256xf32>) -> tensor<10x256xf32>
+    %60 = tensor.empty() : tensor<256x10xf32>
+    %61 = linalg.generic {indexing_maps = [#map8, #map1], iterator_types = ["parallel", "parallel"]} ins(%59 : tensor<10x256xf32>) outs(%60 : tensor<256x10xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<256x10xf32>
-    %63 = linalg.generic {indexing_maps = [#map8, #map1], iterator_types = ["parallel", "parallel"]} ins(%arg3 : tensor<256x10xf32>) outs(%58 : tensor<10x256xf32>) {
+    %62 = linalg.generic {indexing_maps = [#map8, #map1], iterator_types = ["parallel", "parallel"]} ins(%arg3 : tensor<256x10xf32>) outs(%57 : tensor<10x256xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<10x256xf32>
-    %64 = linalg.matmul ins(%51, %63 : tensor<32x10xf32>, tensor<10x256xf32>) outs(%1 : tensor<32x256xf32>) -> tensor<32x256xf32>
-    %65 = linalg.generic {indexing_maps = [#map1, #map1, #map1], iterator_types = ["parallel", "parallel"]} ins(%7, %64 : tensor<32x256xi1>, tensor<32x256xf32>) outs(%0 : tensor<32x256xf32>) {
-    ^bb0(%in: i1, %in_8: f32, %out: f32):
-      %93 = arith.select %in, %in_8, %cst_4 : f32
-      linalg.yield %93 : f32
+    %63 = linalg.matmul ins(%50, %62 : tensor<32x10xf32>, tensor<10x256xf32>) outs(%1 : tensor<32x256xf32>) -> tensor<32x256xf32>
+    %64 = linalg.generic {indexing_maps = [#map1, #map1, #map1], iterator_types = ["parallel", "parallel"]} ins(%7, %63 : tensor<32x256xi1>, tensor<32x256xf32>) outs(%0 : tensor<32x256xf32>) {
+    ^bb0(%in: i1, %in_9: f32, %out: f32):
+      %92 = arith.select %in, %in_9, %cst_5 : f32
+      linalg.yield %92 : f32
     } -> tensor<32x256xf32>
-    %66 = tensor.empty() : tensor<256xf32>
-    %67 = linalg.fill ins(%cst_4 : f32) outs(%66 : tensor<256xf32>) -> tensor<256xf32>
-    %68 = linalg.generic {indexing_maps = [#map8, #map2], iterator_types = ["parallel", "reduction"]} ins(%65 : tensor<32x256xf32>) outs(%67 : tensor<256xf32>) {
+    %65 = tensor.empty() : tensor<256xf32>
+    %66 = linalg.fill ins(%cst_5 : f32) outs(%65 : tensor<256xf32>) -> tensor<256xf32>
+    %67 = linalg.generic {indexing_maps = [#map8, #map2], iterator_types = ["parallel", "reduction"]} ins(%64 : tensor<32x256xf32>) outs(%66 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %93 = arith.addf %out, %in : f32
-      linalg.yield %93 : f32
+      %92 = arith.addf %out, %in : f32
+      linalg.yield %92 : f32
     } -> tensor<256xf32>
-    %expanded_7 = tensor.expand_shape %68 [[0, 1]] output_shape [1, 256] : tensor<256xf32> into tensor<1x256xf32>
-    %69 = linalg.generic {indexing_maps = [#map8, #map2], iterator_types = ["parallel", "reduction"]} ins(%expanded_7 : tensor<1x256xf32>) outs(%67 : tensor<256xf32>) {
+    %expanded_8 = tensor.expand_shape %67 [[0, 1]] output_shape [1, 256] : tensor<256xf32> into tensor<1x256xf32>
+    %68 = linalg.generic {indexing_maps = [#map8, #map2], iterator_types = ["parallel", "reduction"]} ins(%expanded_8 : tensor<1x256xf32>) outs(%66 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %93 = arith.addf %out, %in : f32
-      linalg.yield %93 : f32
+      %92 = arith.addf %out, %in : f32
+      linalg.yield %92 : f32
     } -> tensor<256xf32>
-    %70 = tensor.empty() : tensor<256x32xf32>
-    %71 = linalg.generic {indexing_maps = [#map8, #map1], iterator_types = ["parallel", "parallel"]} ins(%65 : tensor<32x256xf32>) outs(%70 : tensor<256x32xf32>) {
+    %69 = tensor.empty() : tensor<256x32xf32>
+    %70 = linalg.generic {indexing_maps = [#map8, #map1], iterator_types = ["parallel", "parallel"]} ins(%64 : tensor<32x256xf32>) outs(%69 : tensor<256x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<256x32xf32>
-    %72 = tensor.empty() : tensor<256x64xf32>
-    %73 = linalg.fill ins(%cst_4 : f32) outs(%72 : tensor<256x64xf32>) -> tensor<256x64xf32>
-    %74 = linalg.matmul ins(%71, %arg8 : tensor<256x32xf32>, tensor<32x64xf32>) outs(%73 : tensor<256x64xf32>) -> tensor<256x64xf32>
-    %75 = tensor.empty() : tensor<64x256xf32>
-    %76 = linalg.generic {indexing_maps = [#map8, #map1], iterator_types = ["parallel", "parallel"]} ins(%74 : tensor<256x64xf32>) outs(%75 : tensor<64x256xf32>) {
+    %71 = tensor.empty() : tensor<256x64xf32>
+    %72 = linalg.fill ins(%cst_5 : f32) outs(%71 : tensor<256x64xf32>) -> tensor<256x64xf32>
+    %73 = linalg.matmul ins(%70, %arg8 : tensor<256x32xf32>, tensor<32x64xf32>) outs(%72 : tensor<256x64xf32>) -> tensor<256x64xf32>
+    %74 = tensor.empty() : tensor<64x256xf32>
+    %75 = linalg.generic {indexing_maps = [#map8, #map1], iterator_types = ["parallel", "parallel"]} ins(%73 : tensor<256x64xf32>) outs(%74 : tensor<64x256xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<64x256xf32>
-    %77 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel"]} ins(%arg4 : tensor<256xf32>) outs(%66 : tensor<256xf32>) {
+    %76 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel"]} ins(%arg4 : tensor<256xf32>) outs(%65 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %93 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %93 : f32
+      %92 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %92 : f32
     } -> tensor<256xf32>
-    %78 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel"]} ins(%77, %69 : tensor<256xf32>, tensor<256xf32>) outs(%66 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_8: f32, %out: f32):
-      %93 = arith.addf %in, %in_8 : f32
-      linalg.yield %93 : f32
+    %77 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel"]} ins(%76, %68 : tensor<256xf32>, tensor<256xf32>) outs(%65 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_9: f32, %out: f32):
+      %92 = arith.addf %in, %in_9 : f32
+      linalg.yield %92 : f32
     } -> tensor<256xf32>
-    %79 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel"]} ins(%arg5 : tensor<10xf32>) outs(%52 : tensor<10xf32>) {
+    %78 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel"]} ins(%arg5 : tensor<10xf32>) outs(%51 : tensor<10xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %93 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %93 : f32
+      %92 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %92 : f32
     } -> tensor<10xf32>
-    %80 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel"]} ins(%79, %55 : tensor<10xf32>, tensor<10xf32>) outs(%52 : tensor<10xf32>) {
-    ^bb0(%in: f32, %in_8: f32, %out: f32):
-      %93 = arith.addf %in, %in_8 : f32
-      linalg.yield %93 : f32
+    %79 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel"]} ins(%78, %54 : tensor<10xf32>, tensor<10xf32>) outs(%51 : tensor<10xf32>) {
+    ^bb0(%in: f32, %in_9: f32, %out: f32):
+      %92 = arith.addf %in, %in_9 : f32
+      linalg.yield %92 : f32
     } -> tensor<10xf32>
-    %81 = linalg.generic {indexing_maps = [#map1, #map1], iterator_types = ["parallel", "parallel"]} ins(%arg6 : tensor<64x256xf32>) outs(%75 : tensor<64x256xf32>) {
+    %80 = linalg.generic {indexing_maps = [#map1, #map1], iterator_types = ["parallel", "parallel"]} ins(%arg6 : tensor<64x256xf32>) outs(%74 : tensor<64x256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %93 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %93 : f32
+      %92 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %92 : f32
     } -> tensor<64x256xf32>
-    %82 = linalg.generic {indexing_maps = [#map1, #map1, #map1], iterator_types = ["parallel", "parallel"]} ins(%81, %76 : tensor<64x256xf32>, tensor<64x256xf32>) outs(%75 : tensor<64x256xf32>) {
-    ^bb0(%in: f32, %in_8: f32, %out: f32):
-      %93 = arith.addf %in, %in_8 : f32
-      linalg.yield %93 : f32
+    %81 = linalg.generic {indexing_maps = [#map1, #map1, #map1], iterator_types = ["parallel", "parallel"]} ins(%80, %75 : tensor<64x256xf32>, tensor<64x256xf32>) outs(%74 : tensor<64x256xf32>) {
+    ^bb0(%in: f32, %in_9: f32, %out: f32):
+      %92 = arith.addf %in, %in_9 : f32
+      linalg.yield %92 : f32
     } -> tensor<64x256xf32>
-    %83 = linalg.generic {indexing_maps = [#map1, #map1], iterator_types = ["parallel", "parallel"]} ins(%arg7 : tensor<256x10xf32>) outs(%61 : tensor<256x10xf32>) {
+    %82 = linalg.generic {indexing_maps = [#map1, #map1], iterator_types = ["parallel", "parallel"]} ins(%arg7 : tensor<256x10xf32>) outs(%60 : tensor<256x10xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %93 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %93 : f32
+      %92 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %92 : f32
     } -> tensor<256x10xf32>
-    %84 = linalg.generic {indexing_maps = [#map1, #map1, #map1], iterator_types = ["parallel", "parallel"]} ins(%83, %62 : tensor<256x10xf32>, tensor<256x10xf32>) outs(%61 : tensor<256x10xf32>) {
-    ^bb0(%in: f32, %in_8: f32, %out: f32):
-      %93 = arith.addf %in, %in_8 : f32
-      linalg.yield %93 : f32
+    %83 = linalg.generic {indexing_maps = [#map1, #map1, #map1], iterator_types = ["parallel", "parallel"]} ins(%82, %61 : tensor<256x10xf32>, tensor<256x10xf32>) outs(%60 : tensor<256x10xf32>) {
+    ^bb0(%in: f32, %in_9: f32, %out: f32):
+      %92 = arith.addf %in, %in_9 : f32
+      linalg.yield %92 : f32
     } -> tensor<256x10xf32>
-    %85 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel"]} ins(%78 : tensor<256xf32>) outs(%66 : tensor<256xf32>) {
+    %84 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel"]} ins(%77 : tensor<256xf32>) outs(%65 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %93 = arith.mulf %in, %cst_0 : f32
-      linalg.yield %93 : f32
+      %92 = arith.mulf %in, %cst_0 : f32
+      linalg.yield %92 : f32
     } -> tensor<256xf32>
-    %86 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel"]} ins(%arg0, %85 : tensor<256xf32>, tensor<256xf32>) outs(%66 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_8: f32, %out: f32):
-      %93 = arith.subf %in, %in_8 : f32
-      linalg.yield %93 : f32
+    %85 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel"]} ins(%arg0, %84 : tensor<256xf32>, tensor<256xf32>) outs(%65 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_9: f32, %out: f32):
+      %92 = arith.subf %in, %in_9 : f32
+      linalg.yield %92 : f32
     } -> tensor<256xf32>
-    %87 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel"]} ins(%80 : tensor<10xf32>) outs(%52 : tensor<10xf32>) {
+    %86 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel"]} ins(%79 : tensor<10xf32>) outs(%51 : tensor<10xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %93 = arith.mulf %in, %cst_0 : f32
-      linalg.yield %93 : f32
+      %92 = arith.mulf %in, %cst_0 : f32
+      linalg.yield %92 : f32
     } -> tensor<10xf32>
-    %88 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel"]} ins(%arg1, %87 : tensor<10xf32>, tensor<10xf32>) outs(%52 : tensor<10xf32>) {
-    ^bb0(%in: f32, %in_8: f32, %out: f32):
-      %93 = arith.subf %in, %in_8 : f32
-      linalg.yield %93 : f32
+    %87 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel"]} ins(%arg1, %86 : tensor<10xf32>, tensor<10xf32>) outs(%51 : tensor<10xf32>) {
+    ^bb0(%in: f32, %in_9: f32, %out: f32):
+      %92 = arith.subf %in, %in_9 : f32
+      linalg.yield %92 : f32
     } -> tensor<10xf32>
-    %89 = linalg.generic {indexing_maps = [#map1, #map1], iterator_types = ["parallel", "parallel"]} ins(%82 : tensor<64x256xf32>) outs(%75 : tensor<64x256xf32>) {
+    %88 = linalg.generic {indexing_maps = [#map1, #map1], iterator_types = ["parallel", "parallel"]} ins(%81 : tensor<64x256xf32>) outs(%74 : tensor<64x256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %93 = arith.mulf %in, %cst_0 : f32
-      linalg.yield %93 : f32
+      %92 = arith.mulf %in, %cst_0 : f32
+      linalg.yield %92 : f32
     } -> tensor<64x256xf32>
-    %90 = linalg.generic {indexing_maps = [#map1, #map1, #map1], iterator_types = ["parallel", "parallel"]} ins(%arg2, %89 : tensor<64x256xf32>, tensor<64x256xf32>) outs(%75 : tensor<64x256xf32>) {
-    ^bb0(%in: f32, %in_8: f32, %out: f32):
-      %93 = arith.subf %in, %in_8 : f32
-      linalg.yield %93 : f32
+    %89 = linalg.generic {indexing_maps = [#map1, #map1, #map1], iterator_types = ["parallel", "parallel"]} ins(%arg2, %88 : tensor<64x256xf32>, tensor<64x256xf32>) outs(%74 : tensor<64x256xf32>) {
+    ^bb0(%in: f32, %in_9: f32, %out: f32):
+      %92 = arith.subf %in, %in_9 : f32
+      linalg.yield %92 : f32
     } -> tensor<64x256xf32>
-    %91 = linalg.generic {indexing_maps = [#map1, #map1], iterator_types = ["parallel", "parallel"]} ins(%84 : tensor<256x10xf32>) outs(%61 : tensor<256x10xf32>) {
+    %90 = linalg.generic {indexing_maps = [#map1, #map1], iterator_types = ["parallel", "parallel"]} ins(%83 : tensor<256x10xf32>) outs(%60 : tensor<256x10xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %93 = arith.mulf %in, %cst_0 : f32
-      linalg.yield %93 : f32
+      %92 = arith.mulf %in, %cst_0 : f32
+      linalg.yield %92 : f32
     } -> tensor<256x10xf32>
-    %92 = linalg.generic {indexing_maps = [#map1, #map1, #map1], iterator_types = ["parallel", "parallel"]} ins(%arg3, %91 : tensor<256x10xf32>, tensor<256x10xf32>) outs(%61 : tensor<256x10xf32>) {
-    ^bb0(%in: f32, %in_8: f32, %out: f32):
-      %93 = arith.subf %in, %in_8 : f32
-      linalg.yield %93 : f32
+    %91 = linalg.generic {indexing_maps = [#map1, #map1, #map1], iterator_types = ["parallel", "parallel"]} ins(%arg3, %90 : tensor<256x10xf32>, tensor<256x10xf32>) outs(%60 : tensor<256x10xf32>) {
+    ^bb0(%in: f32, %in_9: f32, %out: f32):
+      %92 = arith.subf %in, %in_9 : f32
+      linalg.yield %92 : f32
     } -> tensor<256x10xf32>
-    return %86, %88, %90, %92, %78, %80, %82, %84, %40 : tensor<256xf32>, tensor<10xf32>, tensor<64x256xf32>, tensor<256x10xf32>, tensor<256xf32>, tensor<10xf32>, tensor<64x256xf32>, tensor<256x10xf32>, tensor<f32>
+    return %85, %87, %89, %91, %77, %79, %81, %83, %39 : tensor<256xf32>, tensor<10xf32>, tensor<64x256xf32>, tensor<256x10xf32>, tensor<256xf32>, tensor<10xf32>, tensor<64x256xf32>, tensor<256x10xf32>, tensor<f32>
   }
 }
 

@@ -18,22 +18,22 @@
 #map14 = affine_map<(d0, d1, d2) -> (d0, d2, d1)>
 module @jit_infer {
   func.func public @main(%arg0: tensor<64x64xf32> {partir.name = "params/embed"}, %arg1: tensor<128xf32> {partir.name = "params/layers/0/b1"}, %arg2: tensor<64xf32> {partir.name = "params/layers/0/b2"}, %arg3: tensor<64xf32> {partir.name = "params/layers/0/ln1/bias"}, %arg4: tensor<64xf32> {partir.name = "params/layers/0/ln1/scale"}, %arg5: tensor<64xf32> {partir.name = "params/layers/0/ln2/bias"}, %arg6: tensor<64xf32> {partir.name = "params/layers/0/ln2/scale"}, %arg7: tensor<64x128xf32> {partir.name = "params/layers/0/w1"}, %arg8: tensor<128x64xf32> {partir.name = "params/layers/0/w2"}, %arg9: tensor<64x16xf32> {partir.name = "params/layers/0/wk"}, %arg10: tensor<64x64xf32> {partir.name = "params/layers/0/wo"}, %arg11: tensor<64x64xf32> {partir.name = "params/layers/0/wq"}, %arg12: tensor<64x16xf32> {partir.name = "params/layers/0/wv"}, %arg13: tensor<128xf32> {partir.name = "params/layers/1/b1"}, %arg14: tensor<64xf32> {partir.name = "params/layers/1/b2"}, %arg15: tensor<64xf32> {partir.name = "params/layers/1/ln1/bias"}, %arg16: tensor<64xf32> {partir.name = "params/layers/1/ln1/scale"}, %arg17: tensor<64xf32> {partir.name = "params/layers/1/ln2/bias"}, %arg18: tensor<64xf32> {partir.name = "params/layers/1/ln2/scale"}, %arg19: tensor<64x128xf32> {partir.name = "params/layers/1/w1"}, %arg20: tensor<128x64xf32> {partir.name = "params/layers/1/w2"}, %arg21: tensor<64x16xf32> {partir.name = "params/layers/1/wk"}, %arg22: tensor<64x64xf32> {partir.name = "params/layers/1/wo"}, %arg23: tensor<64x64xf32> {partir.name = "params/layers/1/wq"}, %arg24: tensor<64x16xf32> {partir.name = "params/layers/1/wv"}, %arg25: tensor<64xf32> {partir.name = "params/ln_f/bias"}, %arg26: tensor<64xf32> {partir.name = "params/ln_f/scale"}, %arg27: tensor<16x64xf32> {partir.name = "params/pos"}, %arg28: tensor<64x64xf32> {partir.name = "params/unembed"}, %arg29: tensor<8x16xi32> {partir.name = "tokens"}) -> (tensor<8x16x64xf32> {partir.name = "logits"}) {
-    %cst = arith.constant 1.000000e+00 : f32
-    %cst_0 = arith.constant 0.797884583 : f32
-    %cst_1 = arith.constant 4.471500e-02 : f32
-    %cst_2 = arith.constant 5.000000e-01 : f32
-    %cst_3 = arith.constant 0xFF800000 : f32
-    %cst_4 = arith.constant -1.000000e+09 : f32
-    %cst_5 = arith.constant 2.500000e-01 : f32
-    %cst_6 = arith.constant 9.99999974E-6 : f32
-    %cst_7 = arith.constant 6.400000e+01 : f32
-    %cst_8 = arith.constant 0.000000e+00 : f32
+    %cst = arith.constant 0.797884583 : f32
+    %cst_0 = arith.constant 4.471500e-02 : f32
+    %cst_1 = arith.constant 5.000000e-01 : f32
+    %cst_2 = arith.constant 0xFF800000 : f32
+    %cst_3 = arith.constant -1.000000e+09 : f32
+    %cst_4 = arith.constant 2.500000e-01 : f32
+    %cst_5 = arith.constant 9.99999974E-6 : f32
+    %cst_6 = arith.constant 6.400000e+01 : f32
+    %cst_7 = arith.constant 0.000000e+00 : f32
+    %cst_8 = arith.constant 1.000000e+00 : f32
     %0 = tensor.empty() : tensor<64xi32>
     %1 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel"]} outs(%0 : tensor<64xi32>) {
     ^bb0(%out: i32):
-      %188 = linalg.index 0 : index
-      %189 = arith.index_cast %188 : index to i32
-      linalg.yield %189 : i32
+      %189 = linalg.index 0 : index
+      %190 = arith.index_cast %189 : index to i32
+      linalg.yield %190 : i32
     } -> tensor<64xi32>
     %2 = tensor.empty() : tensor<8x16x64xi32>
     %3 = linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg29 : tensor<8x16xi32>) outs(%2 : tensor<8x16x64xi32>) {
@@ -47,751 +47,756 @@ module @jit_infer {
     %5 = tensor.empty() : tensor<8x16x64xi1>
     %6 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%3, %4 : tensor<8x16x64xi32>, tensor<8x16x64xi32>) outs(%5 : tensor<8x16x64xi1>) {
     ^bb0(%in: i32, %in_49: i32, %out: i1):
-      %188 = arith.cmpi eq, %in, %in_49 : i32
-      linalg.yield %188 : i1
+      %189 = arith.cmpi eq, %in, %in_49 : i32
+      linalg.yield %189 : i1
     } -> tensor<8x16x64xi1>
-    %collapsed = tensor.collapse_shape %6 [[0, 1], [2]] : tensor<8x16x64xi1> into tensor<128x64xi1>
-    %7 = tensor.empty() : tensor<128x64xf32>
-    %8 = linalg.fill ins(%cst_8 : f32) outs(%7 : tensor<128x64xf32>) -> tensor<128x64xf32>
-    %9 = linalg.matmul ins(%collapsed, %arg0 : tensor<128x64xi1>, tensor<64x64xf32>) outs(%8 : tensor<128x64xf32>) -> tensor<128x64xf32>
-    %expanded = tensor.expand_shape %9 [[0, 1], [2]] output_shape [8, 16, 64] : tensor<128x64xf32> into tensor<8x16x64xf32>
-    %10 = tensor.empty() : tensor<8x16x64xf32>
-    %11 = linalg.generic {indexing_maps = [#map4, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg27 : tensor<16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %7 = tensor.empty() : tensor<8x16x64xf32>
+    %8 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%6 : tensor<8x16x64xi1>) outs(%7 : tensor<8x16x64xf32>) {
+    ^bb0(%in: i1, %out: f32):
+      %189 = arith.select %in, %cst_8, %cst_7 : f32
+      linalg.yield %189 : f32
+    } -> tensor<8x16x64xf32>
+    %collapsed = tensor.collapse_shape %8 [[0, 1], [2]] : tensor<8x16x64xf32> into tensor<128x64xf32>
+    %9 = tensor.empty() : tensor<128x64xf32>
+    %10 = linalg.fill ins(%cst_7 : f32) outs(%9 : tensor<128x64xf32>) -> tensor<128x64xf32>
+    %11 = linalg.matmul ins(%collapsed, %arg0 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%10 : tensor<128x64xf32>) -> tensor<128x64xf32>
+    %expanded = tensor.expand_shape %11 [[0, 1], [2]] output_shape [8, 16, 64] : tensor<128x64xf32> into tensor<8x16x64xf32>
+    %12 = linalg.generic {indexing_maps = [#map4, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg27 : tensor<16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %12 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded, %11 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %13 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded, %12 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_49: f32, %out: f32):
-      %188 = arith.addf %in, %in_49 : f32
-      linalg.yield %188 : f32
+      %189 = arith.addf %in, %in_49 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x64xf32>
-    %13 = tensor.empty() : tensor<8x16xf32>
-    %14 = linalg.fill ins(%cst_8 : f32) outs(%13 : tensor<8x16xf32>) -> tensor<8x16xf32>
-    %15 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%12 : tensor<8x16x64xf32>) outs(%14 : tensor<8x16xf32>) {
+    %14 = tensor.empty() : tensor<8x16xf32>
+    %15 = linalg.fill ins(%cst_7 : f32) outs(%14 : tensor<8x16xf32>) -> tensor<8x16xf32>
+    %16 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%13 : tensor<8x16x64xf32>) outs(%15 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = arith.addf %out, %in : f32
-      linalg.yield %188 : f32
+      %189 = arith.addf %out, %in : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16xf32>
-    %expanded_9 = tensor.expand_shape %15 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
-    %16 = tensor.empty() : tensor<8x16x1xf32>
-    %17 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_9 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %expanded_9 = tensor.expand_shape %16 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
+    %17 = tensor.empty() : tensor<8x16x1xf32>
+    %18 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_9 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = arith.divf %in, %cst_7 : f32
-      linalg.yield %188 : f32
+      %189 = arith.divf %in, %cst_6 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x1xf32>
-    %18 = linalg.generic {indexing_maps = [#map5, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%17 : tensor<8x16x1xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %19 = linalg.generic {indexing_maps = [#map5, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%18 : tensor<8x16x1xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %19 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%12, %18 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %20 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%13, %19 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_49: f32, %out: f32):
-      %188 = arith.subf %in, %in_49 : f32
-      linalg.yield %188 : f32
+      %189 = arith.subf %in, %in_49 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x64xf32>
-    %20 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%19 : tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %21 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%20 : tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = arith.mulf %in, %in : f32
-      linalg.yield %188 : f32
+      %189 = arith.mulf %in, %in : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x64xf32>
-    %21 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%20 : tensor<8x16x64xf32>) outs(%14 : tensor<8x16xf32>) {
+    %22 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%21 : tensor<8x16x64xf32>) outs(%15 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = arith.addf %out, %in : f32
-      linalg.yield %188 : f32
+      %189 = arith.addf %out, %in : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16xf32>
-    %expanded_10 = tensor.expand_shape %21 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
-    %22 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_10 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %expanded_10 = tensor.expand_shape %22 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
+    %23 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_10 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = arith.divf %in, %cst_7 : f32
-      linalg.yield %188 : f32
+      %189 = arith.divf %in, %cst_6 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x1xf32>
-    %23 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%22 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %24 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%23 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = arith.addf %in, %cst_6 : f32
-      linalg.yield %188 : f32
+      %189 = arith.addf %in, %cst_5 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x1xf32>
-    %24 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%23 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %25 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%24 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = math.rsqrt %in : f32
-      linalg.yield %188 : f32
+      %189 = math.rsqrt %in : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x1xf32>
-    %25 = linalg.generic {indexing_maps = [#map5, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%24 : tensor<8x16x1xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %26 = linalg.generic {indexing_maps = [#map5, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%25 : tensor<8x16x1xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %26 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%19, %25 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %27 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%20, %26 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_49: f32, %out: f32):
-      %188 = arith.mulf %in, %in_49 : f32
-      linalg.yield %188 : f32
+      %189 = arith.mulf %in, %in_49 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x64xf32>
-    %27 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg4 : tensor<64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %28 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg4 : tensor<64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %28 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%26, %27 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %29 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%27, %28 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_49: f32, %out: f32):
-      %188 = arith.mulf %in, %in_49 : f32
-      linalg.yield %188 : f32
+      %189 = arith.mulf %in, %in_49 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x64xf32>
-    %29 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg3 : tensor<64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %30 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg3 : tensor<64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %30 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%28, %29 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %31 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%29, %30 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_49: f32, %out: f32):
-      %188 = arith.addf %in, %in_49 : f32
-      linalg.yield %188 : f32
+      %189 = arith.addf %in, %in_49 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x64xf32>
-    %collapsed_11 = tensor.collapse_shape %30 [[0, 1], [2]] : tensor<8x16x64xf32> into tensor<128x64xf32>
-    %31 = linalg.matmul ins(%collapsed_11, %arg11 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%8 : tensor<128x64xf32>) -> tensor<128x64xf32>
-    %expanded_12 = tensor.expand_shape %31 [[0, 1], [2, 3]] output_shape [8, 16, 4, 16] : tensor<128x64xf32> into tensor<8x16x4x16xf32>
-    %32 = tensor.empty() : tensor<128x16xf32>
-    %33 = linalg.fill ins(%cst_8 : f32) outs(%32 : tensor<128x16xf32>) -> tensor<128x16xf32>
-    %34 = linalg.matmul ins(%collapsed_11, %arg9 : tensor<128x64xf32>, tensor<64x16xf32>) outs(%33 : tensor<128x16xf32>) -> tensor<128x16xf32>
-    %expanded_13 = tensor.expand_shape %34 [[0, 1], [2]] output_shape [8, 16, 16] : tensor<128x16xf32> into tensor<8x16x16xf32>
-    %35 = linalg.matmul ins(%collapsed_11, %arg12 : tensor<128x64xf32>, tensor<64x16xf32>) outs(%33 : tensor<128x16xf32>) -> tensor<128x16xf32>
-    %expanded_14 = tensor.expand_shape %35 [[0, 1], [2]] output_shape [8, 16, 16] : tensor<128x16xf32> into tensor<8x16x16xf32>
-    %36 = tensor.empty() : tensor<8x16x16x4xf32>
-    %37 = linalg.generic {indexing_maps = [#map6, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_12 : tensor<8x16x4x16xf32>) outs(%36 : tensor<8x16x16x4xf32>) {
+    %collapsed_11 = tensor.collapse_shape %31 [[0, 1], [2]] : tensor<8x16x64xf32> into tensor<128x64xf32>
+    %32 = linalg.matmul ins(%collapsed_11, %arg11 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%10 : tensor<128x64xf32>) -> tensor<128x64xf32>
+    %expanded_12 = tensor.expand_shape %32 [[0, 1], [2, 3]] output_shape [8, 16, 4, 16] : tensor<128x64xf32> into tensor<8x16x4x16xf32>
+    %33 = tensor.empty() : tensor<128x16xf32>
+    %34 = linalg.fill ins(%cst_7 : f32) outs(%33 : tensor<128x16xf32>) -> tensor<128x16xf32>
+    %35 = linalg.matmul ins(%collapsed_11, %arg9 : tensor<128x64xf32>, tensor<64x16xf32>) outs(%34 : tensor<128x16xf32>) -> tensor<128x16xf32>
+    %expanded_13 = tensor.expand_shape %35 [[0, 1], [2]] output_shape [8, 16, 16] : tensor<128x16xf32> into tensor<8x16x16xf32>
+    %36 = linalg.matmul ins(%collapsed_11, %arg12 : tensor<128x64xf32>, tensor<64x16xf32>) outs(%34 : tensor<128x16xf32>) -> tensor<128x16xf32>
+    %expanded_14 = tensor.expand_shape %36 [[0, 1], [2]] output_shape [8, 16, 16] : tensor<128x16xf32> into tensor<8x16x16xf32>
+    %37 = tensor.empty() : tensor<8x16x16x4xf32>
+    %38 = linalg.generic {indexing_maps = [#map6, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_12 : tensor<8x16x4x16xf32>) outs(%37 : tensor<8x16x16x4xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x16x4xf32>
-    %collapsed_15 = tensor.collapse_shape %37 [[0], [1], [2, 3]] : tensor<8x16x16x4xf32> into tensor<8x16x64xf32>
-    %38 = linalg.fill ins(%cst_8 : f32) outs(%10 : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %39 = linalg.batch_matmul ins(%expanded_13, %collapsed_15 : tensor<8x16x16xf32>, tensor<8x16x64xf32>) outs(%38 : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %expanded_16 = tensor.expand_shape %39 [[0], [1], [2, 3]] output_shape [8, 16, 16, 4] : tensor<8x16x64xf32> into tensor<8x16x16x4xf32>
-    %40 = tensor.empty() : tensor<8x4x16x16xf32>
-    %41 = linalg.generic {indexing_maps = [#map8, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_16 : tensor<8x16x16x4xf32>) outs(%40 : tensor<8x4x16x16xf32>) {
+    %collapsed_15 = tensor.collapse_shape %38 [[0], [1], [2, 3]] : tensor<8x16x16x4xf32> into tensor<8x16x64xf32>
+    %39 = linalg.fill ins(%cst_7 : f32) outs(%7 : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %40 = linalg.batch_matmul ins(%expanded_13, %collapsed_15 : tensor<8x16x16xf32>, tensor<8x16x64xf32>) outs(%39 : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %expanded_16 = tensor.expand_shape %40 [[0], [1], [2, 3]] output_shape [8, 16, 16, 4] : tensor<8x16x64xf32> into tensor<8x16x16x4xf32>
+    %41 = tensor.empty() : tensor<8x4x16x16xf32>
+    %42 = linalg.generic {indexing_maps = [#map8, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_16 : tensor<8x16x16x4xf32>) outs(%41 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x4x16x16xf32>
-    %42 = linalg.generic {indexing_maps = [#map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%41 : tensor<8x4x16x16xf32>) outs(%40 : tensor<8x4x16x16xf32>) {
+    %43 = linalg.generic {indexing_maps = [#map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%42 : tensor<8x4x16x16xf32>) outs(%41 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = arith.mulf %in, %cst_5 : f32
-      linalg.yield %188 : f32
+      %189 = arith.mulf %in, %cst_4 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x4x16x16xf32>
-    %43 = tensor.empty() : tensor<16xi32>
-    %44 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel"]} outs(%43 : tensor<16xi32>) {
+    %44 = tensor.empty() : tensor<16xi32>
+    %45 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel"]} outs(%44 : tensor<16xi32>) {
     ^bb0(%out: i32):
-      %188 = linalg.index 0 : index
-      %189 = arith.index_cast %188 : index to i32
-      linalg.yield %189 : i32
+      %189 = linalg.index 0 : index
+      %190 = arith.index_cast %189 : index to i32
+      linalg.yield %190 : i32
     } -> tensor<16xi32>
-    %45 = tensor.empty() : tensor<16x16xi32>
-    %46 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%44 : tensor<16xi32>) outs(%45 : tensor<16x16xi32>) {
+    %46 = tensor.empty() : tensor<16x16xi32>
+    %47 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%45 : tensor<16xi32>) outs(%46 : tensor<16x16xi32>) {
     ^bb0(%in: i32, %out: i32):
       linalg.yield %in : i32
     } -> tensor<16x16xi32>
-    %47 = linalg.generic {indexing_maps = [#map11, #map10], iterator_types = ["parallel", "parallel"]} ins(%44 : tensor<16xi32>) outs(%45 : tensor<16x16xi32>) {
+    %48 = linalg.generic {indexing_maps = [#map11, #map10], iterator_types = ["parallel", "parallel"]} ins(%45 : tensor<16xi32>) outs(%46 : tensor<16x16xi32>) {
     ^bb0(%in: i32, %out: i32):
       linalg.yield %in : i32
     } -> tensor<16x16xi32>
-    %48 = tensor.empty() : tensor<16x16xi1>
-    %49 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%46, %47 : tensor<16x16xi32>, tensor<16x16xi32>) outs(%48 : tensor<16x16xi1>) {
+    %49 = tensor.empty() : tensor<16x16xi1>
+    %50 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%47, %48 : tensor<16x16xi32>, tensor<16x16xi32>) outs(%49 : tensor<16x16xi1>) {
     ^bb0(%in: i32, %in_49: i32, %out: i1):
-      %188 = arith.cmpi sge, %in, %in_49 : i32
-      linalg.yield %188 : i1
+      %189 = arith.cmpi sge, %in, %in_49 : i32
+      linalg.yield %189 : i1
     } -> tensor<16x16xi1>
-    %50 = tensor.empty() : tensor<8x4x16x16xi1>
-    %51 = linalg.generic {indexing_maps = [#map12, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%49 : tensor<16x16xi1>) outs(%50 : tensor<8x4x16x16xi1>) {
+    %51 = tensor.empty() : tensor<8x4x16x16xi1>
+    %52 = linalg.generic {indexing_maps = [#map12, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%50 : tensor<16x16xi1>) outs(%51 : tensor<8x4x16x16xi1>) {
     ^bb0(%in: i1, %out: i1):
       linalg.yield %in : i1
     } -> tensor<8x4x16x16xi1>
-    %52 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%51, %42 : tensor<8x4x16x16xi1>, tensor<8x4x16x16xf32>) outs(%40 : tensor<8x4x16x16xf32>) {
+    %53 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%52, %43 : tensor<8x4x16x16xi1>, tensor<8x4x16x16xf32>) outs(%41 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: i1, %in_49: f32, %out: f32):
-      %188 = arith.select %in, %in_49, %cst_4 : f32
-      linalg.yield %188 : f32
+      %189 = arith.select %in, %in_49, %cst_3 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x4x16x16xf32>
-    %53 = tensor.empty() : tensor<8x4x16xf32>
-    %54 = linalg.fill ins(%cst_3 : f32) outs(%53 : tensor<8x4x16xf32>) -> tensor<8x4x16xf32>
-    %55 = linalg.generic {indexing_maps = [#map7, #map13], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%52 : tensor<8x4x16x16xf32>) outs(%54 : tensor<8x4x16xf32>) {
+    %54 = tensor.empty() : tensor<8x4x16xf32>
+    %55 = linalg.fill ins(%cst_2 : f32) outs(%54 : tensor<8x4x16xf32>) -> tensor<8x4x16xf32>
+    %56 = linalg.generic {indexing_maps = [#map7, #map13], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%53 : tensor<8x4x16x16xf32>) outs(%55 : tensor<8x4x16xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = arith.maximumf %out, %in : f32
-      linalg.yield %188 : f32
+      %189 = arith.maximumf %out, %in : f32
+      linalg.yield %189 : f32
     } -> tensor<8x4x16xf32>
-    %56 = linalg.generic {indexing_maps = [#map13, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%55 : tensor<8x4x16xf32>) outs(%40 : tensor<8x4x16x16xf32>) {
+    %57 = linalg.generic {indexing_maps = [#map13, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%56 : tensor<8x4x16xf32>) outs(%41 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x4x16x16xf32>
-    %57 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%52, %56 : tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) outs(%40 : tensor<8x4x16x16xf32>) {
+    %58 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%53, %57 : tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) outs(%41 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %in_49: f32, %out: f32):
-      %188 = arith.subf %in, %in_49 : f32
-      linalg.yield %188 : f32
+      %189 = arith.subf %in, %in_49 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x4x16x16xf32>
-    %58 = linalg.generic {indexing_maps = [#map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%57 : tensor<8x4x16x16xf32>) outs(%40 : tensor<8x4x16x16xf32>) {
+    %59 = linalg.generic {indexing_maps = [#map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%58 : tensor<8x4x16x16xf32>) outs(%41 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = math.exp %in : f32
-      linalg.yield %188 : f32
+      %189 = math.exp %in : f32
+      linalg.yield %189 : f32
     } -> tensor<8x4x16x16xf32>
-    %59 = linalg.fill ins(%cst_8 : f32) outs(%53 : tensor<8x4x16xf32>) -> tensor<8x4x16xf32>
-    %60 = linalg.generic {indexing_maps = [#map7, #map13], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%58 : tensor<8x4x16x16xf32>) outs(%59 : tensor<8x4x16xf32>) {
+    %60 = linalg.fill ins(%cst_7 : f32) outs(%54 : tensor<8x4x16xf32>) -> tensor<8x4x16xf32>
+    %61 = linalg.generic {indexing_maps = [#map7, #map13], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%59 : tensor<8x4x16x16xf32>) outs(%60 : tensor<8x4x16xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = arith.addf %out, %in : f32
-      linalg.yield %188 : f32
+      %189 = arith.addf %out, %in : f32
+      linalg.yield %189 : f32
     } -> tensor<8x4x16xf32>
-    %61 = linalg.generic {indexing_maps = [#map13, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%60 : tensor<8x4x16xf32>) outs(%40 : tensor<8x4x16x16xf32>) {
+    %62 = linalg.generic {indexing_maps = [#map13, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%61 : tensor<8x4x16xf32>) outs(%41 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x4x16x16xf32>
-    %62 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%58, %61 : tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) outs(%40 : tensor<8x4x16x16xf32>) {
+    %63 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%59, %62 : tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) outs(%41 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %in_49: f32, %out: f32):
-      %188 = arith.divf %in, %in_49 : f32
-      linalg.yield %188 : f32
+      %189 = arith.divf %in, %in_49 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x4x16x16xf32>
-    %63 = tensor.empty() : tensor<8x16x16xf32>
-    %64 = linalg.generic {indexing_maps = [#map14, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_14 : tensor<8x16x16xf32>) outs(%63 : tensor<8x16x16xf32>) {
+    %64 = tensor.empty() : tensor<8x16x16xf32>
+    %65 = linalg.generic {indexing_maps = [#map14, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_14 : tensor<8x16x16xf32>) outs(%64 : tensor<8x16x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x16xf32>
-    %65 = tensor.empty() : tensor<8x16x4x16xf32>
-    %66 = linalg.generic {indexing_maps = [#map6, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%62 : tensor<8x4x16x16xf32>) outs(%65 : tensor<8x16x4x16xf32>) {
+    %66 = tensor.empty() : tensor<8x16x4x16xf32>
+    %67 = linalg.generic {indexing_maps = [#map6, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%63 : tensor<8x4x16x16xf32>) outs(%66 : tensor<8x16x4x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x4x16xf32>
-    %collapsed_17 = tensor.collapse_shape %66 [[0], [1], [2, 3]] : tensor<8x16x4x16xf32> into tensor<8x16x64xf32>
-    %67 = linalg.batch_matmul ins(%64, %collapsed_17 : tensor<8x16x16xf32>, tensor<8x16x64xf32>) outs(%38 : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %expanded_18 = tensor.expand_shape %67 [[0], [1], [2, 3]] output_shape [8, 16, 4, 16] : tensor<8x16x64xf32> into tensor<8x16x4x16xf32>
-    %68 = linalg.generic {indexing_maps = [#map8, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_18 : tensor<8x16x4x16xf32>) outs(%65 : tensor<8x16x4x16xf32>) {
+    %collapsed_17 = tensor.collapse_shape %67 [[0], [1], [2, 3]] : tensor<8x16x4x16xf32> into tensor<8x16x64xf32>
+    %68 = linalg.batch_matmul ins(%65, %collapsed_17 : tensor<8x16x16xf32>, tensor<8x16x64xf32>) outs(%39 : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %expanded_18 = tensor.expand_shape %68 [[0], [1], [2, 3]] output_shape [8, 16, 4, 16] : tensor<8x16x64xf32> into tensor<8x16x4x16xf32>
+    %69 = linalg.generic {indexing_maps = [#map8, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_18 : tensor<8x16x4x16xf32>) outs(%66 : tensor<8x16x4x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x4x16xf32>
-    %collapsed_19 = tensor.collapse_shape %68 [[0, 1], [2, 3]] : tensor<8x16x4x16xf32> into tensor<128x64xf32>
-    %69 = linalg.matmul ins(%collapsed_19, %arg10 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%8 : tensor<128x64xf32>) -> tensor<128x64xf32>
-    %expanded_20 = tensor.expand_shape %69 [[0, 1], [2]] output_shape [8, 16, 64] : tensor<128x64xf32> into tensor<8x16x64xf32>
-    %70 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%12, %expanded_20 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %collapsed_19 = tensor.collapse_shape %69 [[0, 1], [2, 3]] : tensor<8x16x4x16xf32> into tensor<128x64xf32>
+    %70 = linalg.matmul ins(%collapsed_19, %arg10 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%10 : tensor<128x64xf32>) -> tensor<128x64xf32>
+    %expanded_20 = tensor.expand_shape %70 [[0, 1], [2]] output_shape [8, 16, 64] : tensor<128x64xf32> into tensor<8x16x64xf32>
+    %71 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%13, %expanded_20 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_49: f32, %out: f32):
-      %188 = arith.addf %in, %in_49 : f32
-      linalg.yield %188 : f32
+      %189 = arith.addf %in, %in_49 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x64xf32>
-    %71 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%70 : tensor<8x16x64xf32>) outs(%14 : tensor<8x16xf32>) {
+    %72 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%71 : tensor<8x16x64xf32>) outs(%15 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = arith.addf %out, %in : f32
-      linalg.yield %188 : f32
+      %189 = arith.addf %out, %in : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16xf32>
-    %expanded_21 = tensor.expand_shape %71 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
-    %72 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_21 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %expanded_21 = tensor.expand_shape %72 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
+    %73 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_21 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = arith.divf %in, %cst_7 : f32
-      linalg.yield %188 : f32
+      %189 = arith.divf %in, %cst_6 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x1xf32>
-    %73 = linalg.generic {indexing_maps = [#map5, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%72 : tensor<8x16x1xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %74 = linalg.generic {indexing_maps = [#map5, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%73 : tensor<8x16x1xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %74 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%70, %73 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %75 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%71, %74 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_49: f32, %out: f32):
-      %188 = arith.subf %in, %in_49 : f32
-      linalg.yield %188 : f32
+      %189 = arith.subf %in, %in_49 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x64xf32>
-    %75 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%74 : tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %76 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%75 : tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = arith.mulf %in, %in : f32
-      linalg.yield %188 : f32
+      %189 = arith.mulf %in, %in : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x64xf32>
-    %76 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%75 : tensor<8x16x64xf32>) outs(%14 : tensor<8x16xf32>) {
+    %77 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%76 : tensor<8x16x64xf32>) outs(%15 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = arith.addf %out, %in : f32
-      linalg.yield %188 : f32
+      %189 = arith.addf %out, %in : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16xf32>
-    %expanded_22 = tensor.expand_shape %76 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
-    %77 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_22 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %expanded_22 = tensor.expand_shape %77 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
+    %78 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_22 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = arith.divf %in, %cst_7 : f32
-      linalg.yield %188 : f32
+      %189 = arith.divf %in, %cst_6 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x1xf32>
-    %78 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%77 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %79 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%78 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = arith.addf %in, %cst_6 : f32
-      linalg.yield %188 : f32
+      %189 = arith.addf %in, %cst_5 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x1xf32>
-    %79 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%78 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %80 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%79 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = math.rsqrt %in : f32
-      linalg.yield %188 : f32
+      %189 = math.rsqrt %in : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x1xf32>
-    %80 = linalg.generic {indexing_maps = [#map5, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%79 : tensor<8x16x1xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %81 = linalg.generic {indexing_maps = [#map5, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%80 : tensor<8x16x1xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %81 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%74, %80 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %82 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%75, %81 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_49: f32, %out: f32):
-      %188 = arith.mulf %in, %in_49 : f32
-      linalg.yield %188 : f32
+      %189 = arith.mulf %in, %in_49 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x64xf32>
-    %82 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg6 : tensor<64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %83 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg6 : tensor<64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %83 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%81, %82 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %84 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%82, %83 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_49: f32, %out: f32):
-      %188 = arith.mulf %in, %in_49 : f32
-      linalg.yield %188 : f32
+      %189 = arith.mulf %in, %in_49 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x64xf32>
-    %84 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg5 : tensor<64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %85 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg5 : tensor<64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %85 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%83, %84 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %86 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%84, %85 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_49: f32, %out: f32):
-      %188 = arith.addf %in, %in_49 : f32
-      linalg.yield %188 : f32
+      %189 = arith.addf %in, %in_49 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x64xf32>
-    %collapsed_23 = tensor.collapse_shape %85 [[0, 1], [2]] : tensor<8x16x64xf32> into tensor<128x64xf32>
-    %86 = tensor.empty() : tensor<128x128xf32>
-    %87 = linalg.fill ins(%cst_8 : f32) outs(%86 : tensor<128x128xf32>) -> tensor<128x128xf32>
-    %88 = linalg.matmul ins(%collapsed_23, %arg7 : tensor<128x64xf32>, tensor<64x128xf32>) outs(%87 : tensor<128x128xf32>) -> tensor<128x128xf32>
-    %expanded_24 = tensor.expand_shape %88 [[0, 1], [2]] output_shape [8, 16, 128] : tensor<128x128xf32> into tensor<8x16x128xf32>
-    %89 = tensor.empty() : tensor<8x16x128xf32>
-    %90 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg1 : tensor<128xf32>) outs(%89 : tensor<8x16x128xf32>) {
+    %collapsed_23 = tensor.collapse_shape %86 [[0, 1], [2]] : tensor<8x16x64xf32> into tensor<128x64xf32>
+    %87 = tensor.empty() : tensor<128x128xf32>
+    %88 = linalg.fill ins(%cst_7 : f32) outs(%87 : tensor<128x128xf32>) -> tensor<128x128xf32>
+    %89 = linalg.matmul ins(%collapsed_23, %arg7 : tensor<128x64xf32>, tensor<64x128xf32>) outs(%88 : tensor<128x128xf32>) -> tensor<128x128xf32>
+    %expanded_24 = tensor.expand_shape %89 [[0, 1], [2]] output_shape [8, 16, 128] : tensor<128x128xf32> into tensor<8x16x128xf32>
+    %90 = tensor.empty() : tensor<8x16x128xf32>
+    %91 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg1 : tensor<128xf32>) outs(%90 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x128xf32>
-    %91 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_24, %90 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%89 : tensor<8x16x128xf32>) {
+    %92 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_24, %91 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%90 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %in_49: f32, %out: f32):
-      %188 = arith.addf %in, %in_49 : f32
-      linalg.yield %188 : f32
+      %189 = arith.addf %in, %in_49 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x128xf32>
-    %92 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%91 : tensor<8x16x128xf32>) outs(%89 : tensor<8x16x128xf32>) {
+    %93 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%92 : tensor<8x16x128xf32>) outs(%90 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = arith.mulf %in, %cst_2 : f32
-      linalg.yield %188 : f32
+      %189 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x128xf32>
-    %93 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%91 : tensor<8x16x128xf32>) outs(%89 : tensor<8x16x128xf32>) {
+    %94 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%92 : tensor<8x16x128xf32>) outs(%90 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %188 : f32
+      %189 = arith.mulf %in, %cst_0 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x128xf32>
-    %94 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%93, %91 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%89 : tensor<8x16x128xf32>) {
+    %95 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%94, %92 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%90 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %in_49: f32, %out: f32):
-      %188 = arith.mulf %in, %in_49 : f32
-      linalg.yield %188 : f32
+      %189 = arith.mulf %in, %in_49 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x128xf32>
-    %95 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%94, %91 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%89 : tensor<8x16x128xf32>) {
+    %96 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%95, %92 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%90 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %in_49: f32, %out: f32):
-      %188 = arith.mulf %in, %in_49 : f32
-      linalg.yield %188 : f32
+      %189 = arith.mulf %in, %in_49 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x128xf32>
-    %96 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%91, %95 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%89 : tensor<8x16x128xf32>) {
+    %97 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%92, %96 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%90 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %in_49: f32, %out: f32):
-      %188 = arith.addf %in, %in_49 : f32
-      linalg.yield %188 : f32
+      %189 = arith.addf %in, %in_49 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x128xf32>
-    %97 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%96 : tensor<8x16x128xf32>) outs(%89 : tensor<8x16x128xf32>) {
+    %98 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%97 : tensor<8x16x128xf32>) outs(%90 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = arith.mulf %in, %cst_0 : f32
-      linalg.yield %188 : f32
+      %189 = arith.mulf %in, %cst : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x128xf32>
-    %98 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%97 : tensor<8x16x128xf32>) outs(%89 : tensor<8x16x128xf32>) {
+    %99 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%98 : tensor<8x16x128xf32>) outs(%90 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = math.tanh %in : f32
-      linalg.yield %188 : f32
+      %189 = math.tanh %in : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x128xf32>
-    %99 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%98 : tensor<8x16x128xf32>) outs(%89 : tensor<8x16x128xf32>) {
+    %100 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%99 : tensor<8x16x128xf32>) outs(%90 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = arith.addf %in, %cst : f32
-      linalg.yield %188 : f32
+      %189 = arith.addf %in, %cst_8 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x128xf32>
-    %100 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%92, %99 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%89 : tensor<8x16x128xf32>) {
+    %101 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%93, %100 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%90 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %in_49: f32, %out: f32):
-      %188 = arith.mulf %in, %in_49 : f32
-      linalg.yield %188 : f32
+      %189 = arith.mulf %in, %in_49 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x128xf32>
-    %collapsed_25 = tensor.collapse_shape %100 [[0, 1], [2]] : tensor<8x16x128xf32> into tensor<128x128xf32>
-    %101 = linalg.matmul ins(%collapsed_25, %arg8 : tensor<128x128xf32>, tensor<128x64xf32>) outs(%8 : tensor<128x64xf32>) -> tensor<128x64xf32>
-    %expanded_26 = tensor.expand_shape %101 [[0, 1], [2]] output_shape [8, 16, 64] : tensor<128x64xf32> into tensor<8x16x64xf32>
-    %102 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%70, %expanded_26 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %collapsed_25 = tensor.collapse_shape %101 [[0, 1], [2]] : tensor<8x16x128xf32> into tensor<128x128xf32>
+    %102 = linalg.matmul ins(%collapsed_25, %arg8 : tensor<128x128xf32>, tensor<128x64xf32>) outs(%10 : tensor<128x64xf32>) -> tensor<128x64xf32>
+    %expanded_26 = tensor.expand_shape %102 [[0, 1], [2]] output_shape [8, 16, 64] : tensor<128x64xf32> into tensor<8x16x64xf32>
+    %103 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%71, %expanded_26 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_49: f32, %out: f32):
-      %188 = arith.addf %in, %in_49 : f32
-      linalg.yield %188 : f32
+      %189 = arith.addf %in, %in_49 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x64xf32>
-    %103 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg2 : tensor<64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %104 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg2 : tensor<64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %104 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%102, %103 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %105 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%103, %104 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_49: f32, %out: f32):
-      %188 = arith.addf %in, %in_49 : f32
-      linalg.yield %188 : f32
+      %189 = arith.addf %in, %in_49 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x64xf32>
-    %105 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%104 : tensor<8x16x64xf32>) outs(%14 : tensor<8x16xf32>) {
+    %106 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%105 : tensor<8x16x64xf32>) outs(%15 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = arith.addf %out, %in : f32
-      linalg.yield %188 : f32
+      %189 = arith.addf %out, %in : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16xf32>
-    %expanded_27 = tensor.expand_shape %105 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
-    %106 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_27 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %expanded_27 = tensor.expand_shape %106 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
+    %107 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_27 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = arith.divf %in, %cst_7 : f32
-      linalg.yield %188 : f32
+      %189 = arith.divf %in, %cst_6 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x1xf32>
-    %107 = linalg.generic {indexing_maps = [#map5, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%106 : tensor<8x16x1xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %108 = linalg.generic {indexing_maps = [#map5, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%107 : tensor<8x16x1xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %108 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%104, %107 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %109 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%105, %108 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_49: f32, %out: f32):
-      %188 = arith.subf %in, %in_49 : f32
-      linalg.yield %188 : f32
+      %189 = arith.subf %in, %in_49 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x64xf32>
-    %109 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%108 : tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %110 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%109 : tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = arith.mulf %in, %in : f32
-      linalg.yield %188 : f32
+      %189 = arith.mulf %in, %in : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x64xf32>
-    %110 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%109 : tensor<8x16x64xf32>) outs(%14 : tensor<8x16xf32>) {
+    %111 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%110 : tensor<8x16x64xf32>) outs(%15 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = arith.addf %out, %in : f32
-      linalg.yield %188 : f32
+      %189 = arith.addf %out, %in : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16xf32>
-    %expanded_28 = tensor.expand_shape %110 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
-    %111 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_28 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %expanded_28 = tensor.expand_shape %111 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
+    %112 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_28 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = arith.divf %in, %cst_7 : f32
-      linalg.yield %188 : f32
+      %189 = arith.divf %in, %cst_6 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x1xf32>
-    %112 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%111 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %113 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%112 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = arith.addf %in, %cst_6 : f32
-      linalg.yield %188 : f32
+      %189 = arith.addf %in, %cst_5 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x1xf32>
-    %113 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%112 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %114 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%113 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = math.rsqrt %in : f32
-      linalg.yield %188 : f32
+      %189 = math.rsqrt %in : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x1xf32>
-    %114 = linalg.generic {indexing_maps = [#map5, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%113 : tensor<8x16x1xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %115 = linalg.generic {indexing_maps = [#map5, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%114 : tensor<8x16x1xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %115 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%108, %114 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %116 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%109, %115 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_49: f32, %out: f32):
-      %188 = arith.mulf %in, %in_49 : f32
-      linalg.yield %188 : f32
+      %189 = arith.mulf %in, %in_49 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x64xf32>
-    %116 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg16 : tensor<64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %117 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg16 : tensor<64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %117 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%115, %116 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %118 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%116, %117 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_49: f32, %out: f32):
-      %188 = arith.mulf %in, %in_49 : f32
-      linalg.yield %188 : f32
+      %189 = arith.mulf %in, %in_49 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x64xf32>
-    %118 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg15 : tensor<64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %119 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg15 : tensor<64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %119 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%117, %118 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %120 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%118, %119 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_49: f32, %out: f32):
-      %188 = arith.addf %in, %in_49 : f32
-      linalg.yield %188 : f32
+      %189 = arith.addf %in, %in_49 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x64xf32>
-    %collapsed_29 = tensor.collapse_shape %119 [[0, 1], [2]] : tensor<8x16x64xf32> into tensor<128x64xf32>
-    %120 = linalg.matmul ins(%collapsed_29, %arg23 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%8 : tensor<128x64xf32>) -> tensor<128x64xf32>
-    %expanded_30 = tensor.expand_shape %120 [[0, 1], [2, 3]] output_shape [8, 16, 4, 16] : tensor<128x64xf32> into tensor<8x16x4x16xf32>
-    %121 = linalg.matmul ins(%collapsed_29, %arg21 : tensor<128x64xf32>, tensor<64x16xf32>) outs(%33 : tensor<128x16xf32>) -> tensor<128x16xf32>
-    %expanded_31 = tensor.expand_shape %121 [[0, 1], [2]] output_shape [8, 16, 16] : tensor<128x16xf32> into tensor<8x16x16xf32>
-    %122 = linalg.matmul ins(%collapsed_29, %arg24 : tensor<128x64xf32>, tensor<64x16xf32>) outs(%33 : tensor<128x16xf32>) -> tensor<128x16xf32>
-    %expanded_32 = tensor.expand_shape %122 [[0, 1], [2]] output_shape [8, 16, 16] : tensor<128x16xf32> into tensor<8x16x16xf32>
-    %123 = linalg.generic {indexing_maps = [#map6, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_30 : tensor<8x16x4x16xf32>) outs(%36 : tensor<8x16x16x4xf32>) {
+    %collapsed_29 = tensor.collapse_shape %120 [[0, 1], [2]] : tensor<8x16x64xf32> into tensor<128x64xf32>
+    %121 = linalg.matmul ins(%collapsed_29, %arg23 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%10 : tensor<128x64xf32>) -> tensor<128x64xf32>
+    %expanded_30 = tensor.expand_shape %121 [[0, 1], [2, 3]] output_shape [8, 16, 4, 16] : tensor<128x64xf32> into tensor<8x16x4x16xf32>
+    %122 = linalg.matmul ins(%collapsed_29, %arg21 : tensor<128x64xf32>, tensor<64x16xf32>) outs(%34 : tensor<128x16xf32>) -> tensor<128x16xf32>
+    %expanded_31 = tensor.expand_shape %122 [[0, 1], [2]] output_shape [8, 16, 16] : tensor<128x16xf32> into tensor<8x16x16xf32>
+    %123 = linalg.matmul ins(%collapsed_29, %arg24 : tensor<128x64xf32>, tensor<64x16xf32>) outs(%34 : tensor<128x16xf32>) -> tensor<128x16xf32>
+    %expanded_32 = tensor.expand_shape %123 [[0, 1], [2]] output_shape [8, 16, 16] : tensor<128x16xf32> into tensor<8x16x16xf32>
+    %124 = linalg.generic {indexing_maps = [#map6, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_30 : tensor<8x16x4x16xf32>) outs(%37 : tensor<8x16x16x4xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x16x4xf32>
-    %collapsed_33 = tensor.collapse_shape %123 [[0], [1], [2, 3]] : tensor<8x16x16x4xf32> into tensor<8x16x64xf32>
-    %124 = linalg.batch_matmul ins(%expanded_31, %collapsed_33 : tensor<8x16x16xf32>, tensor<8x16x64xf32>) outs(%38 : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %expanded_34 = tensor.expand_shape %124 [[0], [1], [2, 3]] output_shape [8, 16, 16, 4] : tensor<8x16x64xf32> into tensor<8x16x16x4xf32>
-    %125 = linalg.generic {indexing_maps = [#map8, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_34 : tensor<8x16x16x4xf32>) outs(%40 : tensor<8x4x16x16xf32>) {
+    %collapsed_33 = tensor.collapse_shape %124 [[0], [1], [2, 3]] : tensor<8x16x16x4xf32> into tensor<8x16x64xf32>
+    %125 = linalg.batch_matmul ins(%expanded_31, %collapsed_33 : tensor<8x16x16xf32>, tensor<8x16x64xf32>) outs(%39 : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %expanded_34 = tensor.expand_shape %125 [[0], [1], [2, 3]] output_shape [8, 16, 16, 4] : tensor<8x16x64xf32> into tensor<8x16x16x4xf32>
+    %126 = linalg.generic {indexing_maps = [#map8, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_34 : tensor<8x16x16x4xf32>) outs(%41 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x4x16x16xf32>
-    %126 = linalg.generic {indexing_maps = [#map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%125 : tensor<8x4x16x16xf32>) outs(%40 : tensor<8x4x16x16xf32>) {
+    %127 = linalg.generic {indexing_maps = [#map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%126 : tensor<8x4x16x16xf32>) outs(%41 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = arith.mulf %in, %cst_5 : f32
-      linalg.yield %188 : f32
+      %189 = arith.mulf %in, %cst_4 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x4x16x16xf32>
-    %127 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%51, %126 : tensor<8x4x16x16xi1>, tensor<8x4x16x16xf32>) outs(%40 : tensor<8x4x16x16xf32>) {
+    %128 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%52, %127 : tensor<8x4x16x16xi1>, tensor<8x4x16x16xf32>) outs(%41 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: i1, %in_49: f32, %out: f32):
-      %188 = arith.select %in, %in_49, %cst_4 : f32
-      linalg.yield %188 : f32
+      %189 = arith.select %in, %in_49, %cst_3 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x4x16x16xf32>
-    %128 = linalg.generic {indexing_maps = [#map7, #map13], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%127 : tensor<8x4x16x16xf32>) outs(%54 : tensor<8x4x16xf32>) {
+    %129 = linalg.generic {indexing_maps = [#map7, #map13], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%128 : tensor<8x4x16x16xf32>) outs(%55 : tensor<8x4x16xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = arith.maximumf %out, %in : f32
-      linalg.yield %188 : f32
+      %189 = arith.maximumf %out, %in : f32
+      linalg.yield %189 : f32
     } -> tensor<8x4x16xf32>
-    %129 = linalg.generic {indexing_maps = [#map13, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%128 : tensor<8x4x16xf32>) outs(%40 : tensor<8x4x16x16xf32>) {
+    %130 = linalg.generic {indexing_maps = [#map13, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%129 : tensor<8x4x16xf32>) outs(%41 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x4x16x16xf32>
-    %130 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%127, %129 : tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) outs(%40 : tensor<8x4x16x16xf32>) {
+    %131 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%128, %130 : tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) outs(%41 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %in_49: f32, %out: f32):
-      %188 = arith.subf %in, %in_49 : f32
-      linalg.yield %188 : f32
+      %189 = arith.subf %in, %in_49 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x4x16x16xf32>
-    %131 = linalg.generic {indexing_maps = [#map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%130 : tensor<8x4x16x16xf32>) outs(%40 : tensor<8x4x16x16xf32>) {
+    %132 = linalg.generic {indexing_maps = [#map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%131 : tensor<8x4x16x16xf32>) outs(%41 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = math.exp %in : f32
-      linalg.yield %188 : f32
+      %189 = math.exp %in : f32
+      linalg.yield %189 : f32
     } -> tensor<8x4x16x16xf32>
-    %132 = linalg.generic {indexing_maps = [#map7, #map13], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%131 : tensor<8x4x16x16xf32>) outs(%59 : tensor<8x4x16xf32>) {
+    %133 = linalg.generic {indexing_maps = [#map7, #map13], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%132 : tensor<8x4x16x16xf32>) outs(%60 : tensor<8x4x16xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = arith.addf %out, %in : f32
-      linalg.yield %188 : f32
+      %189 = arith.addf %out, %in : f32
+      linalg.yield %189 : f32
     } -> tensor<8x4x16xf32>
-    %133 = linalg.generic {indexing_maps = [#map13, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%132 : tensor<8x4x16xf32>) outs(%40 : tensor<8x4x16x16xf32>) {
+    %134 = linalg.generic {indexing_maps = [#map13, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%133 : tensor<8x4x16xf32>) outs(%41 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x4x16x16xf32>
-    %134 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%131, %133 : tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) outs(%40 : tensor<8x4x16x16xf32>) {
+    %135 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%132, %134 : tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) outs(%41 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %in_49: f32, %out: f32):
-      %188 = arith.divf %in, %in_49 : f32
-      linalg.yield %188 : f32
+      %189 = arith.divf %in, %in_49 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x4x16x16xf32>
-    %135 = linalg.generic {indexing_maps = [#map14, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_32 : tensor<8x16x16xf32>) outs(%63 : tensor<8x16x16xf32>) {
+    %136 = linalg.generic {indexing_maps = [#map14, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_32 : tensor<8x16x16xf32>) outs(%64 : tensor<8x16x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x16xf32>
-    %136 = linalg.generic {indexing_maps = [#map6, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%134 : tensor<8x4x16x16xf32>) outs(%65 : tensor<8x16x4x16xf32>) {
+    %137 = linalg.generic {indexing_maps = [#map6, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%135 : tensor<8x4x16x16xf32>) outs(%66 : tensor<8x16x4x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x4x16xf32>
-    %collapsed_35 = tensor.collapse_shape %136 [[0], [1], [2, 3]] : tensor<8x16x4x16xf32> into tensor<8x16x64xf32>
-    %137 = linalg.batch_matmul ins(%135, %collapsed_35 : tensor<8x16x16xf32>, tensor<8x16x64xf32>) outs(%38 : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %expanded_36 = tensor.expand_shape %137 [[0], [1], [2, 3]] output_shape [8, 16, 4, 16] : tensor<8x16x64xf32> into tensor<8x16x4x16xf32>
-    %138 = linalg.generic {indexing_maps = [#map8, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_36 : tensor<8x16x4x16xf32>) outs(%65 : tensor<8x16x4x16xf32>) {
+    %collapsed_35 = tensor.collapse_shape %137 [[0], [1], [2, 3]] : tensor<8x16x4x16xf32> into tensor<8x16x64xf32>
+    %138 = linalg.batch_matmul ins(%136, %collapsed_35 : tensor<8x16x16xf32>, tensor<8x16x64xf32>) outs(%39 : tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %expanded_36 = tensor.expand_shape %138 [[0], [1], [2, 3]] output_shape [8, 16, 4, 16] : tensor<8x16x64xf32> into tensor<8x16x4x16xf32>
+    %139 = linalg.generic {indexing_maps = [#map8, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_36 : tensor<8x16x4x16xf32>) outs(%66 : tensor<8x16x4x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x4x16xf32>
-    %collapsed_37 = tensor.collapse_shape %138 [[0, 1], [2, 3]] : tensor<8x16x4x16xf32> into tensor<128x64xf32>
-    %139 = linalg.matmul ins(%collapsed_37, %arg22 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%8 : tensor<128x64xf32>) -> tensor<128x64xf32>
-    %expanded_38 = tensor.expand_shape %139 [[0, 1], [2]] output_shape [8, 16, 64] : tensor<128x64xf32> into tensor<8x16x64xf32>
-    %140 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%104, %expanded_38 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %collapsed_37 = tensor.collapse_shape %139 [[0, 1], [2, 3]] : tensor<8x16x4x16xf32> into tensor<128x64xf32>
+    %140 = linalg.matmul ins(%collapsed_37, %arg22 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%10 : tensor<128x64xf32>) -> tensor<128x64xf32>
+    %expanded_38 = tensor.expand_shape %140 [[0, 1], [2]] output_shape [8, 16, 64] : tensor<128x64xf32> into tensor<8x16x64xf32>
+    %141 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%105, %expanded_38 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_49: f32, %out: f32):
-      %188 = arith.addf %in, %in_49 : f32
-      linalg.yield %188 : f32
+      %189 = arith.addf %in, %in_49 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x64xf32>
-    %141 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%140 : tensor<8x16x64xf32>) outs(%14 : tensor<8x16xf32>) {
+    %142 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%141 : tensor<8x16x64xf32>) outs(%15 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = arith.addf %out, %in : f32
-      linalg.yield %188 : f32
+      %189 = arith.addf %out, %in : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16xf32>
-    %expanded_39 = tensor.expand_shape %141 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
-    %142 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_39 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %expanded_39 = tensor.expand_shape %142 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
+    %143 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_39 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = arith.divf %in, %cst_7 : f32
-      linalg.yield %188 : f32
+      %189 = arith.divf %in, %cst_6 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x1xf32>
-    %143 = linalg.generic {indexing_maps = [#map5, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%142 : tensor<8x16x1xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %144 = linalg.generic {indexing_maps = [#map5, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%143 : tensor<8x16x1xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %144 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%140, %143 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %145 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%141, %144 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_49: f32, %out: f32):
-      %188 = arith.subf %in, %in_49 : f32
-      linalg.yield %188 : f32
+      %189 = arith.subf %in, %in_49 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x64xf32>
-    %145 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%144 : tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %146 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%145 : tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = arith.mulf %in, %in : f32
-      linalg.yield %188 : f32
+      %189 = arith.mulf %in, %in : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x64xf32>
-    %146 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%145 : tensor<8x16x64xf32>) outs(%14 : tensor<8x16xf32>) {
+    %147 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%146 : tensor<8x16x64xf32>) outs(%15 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = arith.addf %out, %in : f32
-      linalg.yield %188 : f32
+      %189 = arith.addf %out, %in : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16xf32>
-    %expanded_40 = tensor.expand_shape %146 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
-    %147 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_40 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %expanded_40 = tensor.expand_shape %147 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
+    %148 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_40 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = arith.divf %in, %cst_7 : f32
-      linalg.yield %188 : f32
+      %189 = arith.divf %in, %cst_6 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x1xf32>
-    %148 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%147 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %149 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%148 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = arith.addf %in, %cst_6 : f32
-      linalg.yield %188 : f32
+      %189 = arith.addf %in, %cst_5 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x1xf32>
-    %149 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%148 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %150 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%149 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = math.rsqrt %in : f32
-      linalg.yield %188 : f32
+      %189 = math.rsqrt %in : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x1xf32>
-    %150 = linalg.generic {indexing_maps = [#map5, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%149 : tensor<8x16x1xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %151 = linalg.generic {indexing_maps = [#map5, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%150 : tensor<8x16x1xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %151 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%144, %150 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %152 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%145, %151 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_49: f32, %out: f32):
-      %188 = arith.mulf %in, %in_49 : f32
-      linalg.yield %188 : f32
+      %189 = arith.mulf %in, %in_49 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x64xf32>
-    %152 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg18 : tensor<64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %153 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg18 : tensor<64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %153 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%151, %152 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %154 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%152, %153 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_49: f32, %out: f32):
-      %188 = arith.mulf %in, %in_49 : f32
-      linalg.yield %188 : f32
+      %189 = arith.mulf %in, %in_49 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x64xf32>
-    %154 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg17 : tensor<64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %155 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg17 : tensor<64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %155 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%153, %154 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %156 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%154, %155 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_49: f32, %out: f32):
-      %188 = arith.addf %in, %in_49 : f32
-      linalg.yield %188 : f32
+      %189 = arith.addf %in, %in_49 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x64xf32>
-    %collapsed_41 = tensor.collapse_shape %155 [[0, 1], [2]] : tensor<8x16x64xf32> into tensor<128x64xf32>
-    %156 = linalg.matmul ins(%collapsed_41, %arg19 : tensor<128x64xf32>, tensor<64x128xf32>) outs(%87 : tensor<128x128xf32>) -> tensor<128x128xf32>
-    %expanded_42 = tensor.expand_shape %156 [[0, 1], [2]] output_shape [8, 16, 128] : tensor<128x128xf32> into tensor<8x16x128xf32>
-    %157 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg13 : tensor<128xf32>) outs(%89 : tensor<8x16x128xf32>) {
+    %collapsed_41 = tensor.collapse_shape %156 [[0, 1], [2]] : tensor<8x16x64xf32> into tensor<128x64xf32>
+    %157 = linalg.matmul ins(%collapsed_41, %arg19 : tensor<128x64xf32>, tensor<64x128xf32>) outs(%88 : tensor<128x128xf32>) -> tensor<128x128xf32>
+    %expanded_42 = tensor.expand_shape %157 [[0, 1], [2]] output_shape [8, 16, 128] : tensor<128x128xf32> into tensor<8x16x128xf32>
+    %158 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg13 : tensor<128xf32>) outs(%90 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x128xf32>
-    %158 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_42, %157 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%89 : tensor<8x16x128xf32>) {
+    %159 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_42, %158 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%90 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %in_49: f32, %out: f32):
-      %188 = arith.addf %in, %in_49 : f32
-      linalg.yield %188 : f32
+      %189 = arith.addf %in, %in_49 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x128xf32>
-    %159 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%158 : tensor<8x16x128xf32>) outs(%89 : tensor<8x16x128xf32>) {
+    %160 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%159 : tensor<8x16x128xf32>) outs(%90 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = arith.mulf %in, %cst_2 : f32
-      linalg.yield %188 : f32
+      %189 = arith.mulf %in, %cst_1 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x128xf32>
-    %160 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%158 : tensor<8x16x128xf32>) outs(%89 : tensor<8x16x128xf32>) {
+    %161 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%159 : tensor<8x16x128xf32>) outs(%90 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = arith.mulf %in, %cst_1 : f32
-      linalg.yield %188 : f32
+      %189 = arith.mulf %in, %cst_0 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x128xf32>
-    %161 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%160, %158 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%89 : tensor<8x16x128xf32>) {
+    %162 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%161, %159 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%90 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %in_49: f32, %out: f32):
-      %188 = arith.mulf %in, %in_49 : f32
-      linalg.yield %188 : f32
+      %189 = arith.mulf %in, %in_49 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x128xf32>
-    %162 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%161, %158 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%89 : tensor<8x16x128xf32>) {
+    %163 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%162, %159 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%90 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %in_49: f32, %out: f32):
-      %188 = arith.mulf %in, %in_49 : f32
-      linalg.yield %188 : f32
+      %189 = arith.mulf %in, %in_49 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x128xf32>
-    %163 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%158, %162 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%89 : tensor<8x16x128xf32>) {
+    %164 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%159, %163 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%90 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %in_49: f32, %out: f32):
-      %188 = arith.addf %in, %in_49 : f32
-      linalg.yield %188 : f32
+      %189 = arith.addf %in, %in_49 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x128xf32>
-    %164 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%163 : tensor<8x16x128xf32>) outs(%89 : tensor<8x16x128xf32>) {
+    %165 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%164 : tensor<8x16x128xf32>) outs(%90 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = arith.mulf %in, %cst_0 : f32
-      linalg.yield %188 : f32
+      %189 = arith.mulf %in, %cst : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x128xf32>
-    %165 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%164 : tensor<8x16x128xf32>) outs(%89 : tensor<8x16x128xf32>) {
+    %166 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%165 : tensor<8x16x128xf32>) outs(%90 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = math.tanh %in : f32
-      linalg.yield %188 : f32
+      %189 = math.tanh %in : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x128xf32>
-    %166 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%165 : tensor<8x16x128xf32>) outs(%89 : tensor<8x16x128xf32>) {
+    %167 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%166 : tensor<8x16x128xf32>) outs(%90 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = arith.addf %in, %cst : f32
-      linalg.yield %188 : f32
+      %189 = arith.addf %in, %cst_8 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x128xf32>
-    %167 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%159, %166 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%89 : tensor<8x16x128xf32>) {
+    %168 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%160, %167 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%90 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %in_49: f32, %out: f32):
-      %188 = arith.mulf %in, %in_49 : f32
-      linalg.yield %188 : f32
+      %189 = arith.mulf %in, %in_49 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x128xf32>
-    %collapsed_43 = tensor.collapse_shape %167 [[0, 1], [2]] : tensor<8x16x128xf32> into tensor<128x128xf32>
-    %168 = linalg.matmul ins(%collapsed_43, %arg20 : tensor<128x128xf32>, tensor<128x64xf32>) outs(%8 : tensor<128x64xf32>) -> tensor<128x64xf32>
-    %expanded_44 = tensor.expand_shape %168 [[0, 1], [2]] output_shape [8, 16, 64] : tensor<128x64xf32> into tensor<8x16x64xf32>
-    %169 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%140, %expanded_44 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %collapsed_43 = tensor.collapse_shape %168 [[0, 1], [2]] : tensor<8x16x128xf32> into tensor<128x128xf32>
+    %169 = linalg.matmul ins(%collapsed_43, %arg20 : tensor<128x128xf32>, tensor<128x64xf32>) outs(%10 : tensor<128x64xf32>) -> tensor<128x64xf32>
+    %expanded_44 = tensor.expand_shape %169 [[0, 1], [2]] output_shape [8, 16, 64] : tensor<128x64xf32> into tensor<8x16x64xf32>
+    %170 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%141, %expanded_44 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_49: f32, %out: f32):
-      %188 = arith.addf %in, %in_49 : f32
-      linalg.yield %188 : f32
+      %189 = arith.addf %in, %in_49 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x64xf32>
-    %170 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg14 : tensor<64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %171 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg14 : tensor<64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %171 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%169, %170 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %172 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%170, %171 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_49: f32, %out: f32):
-      %188 = arith.addf %in, %in_49 : f32
-      linalg.yield %188 : f32
+      %189 = arith.addf %in, %in_49 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x64xf32>
-    %172 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%171 : tensor<8x16x64xf32>) outs(%14 : tensor<8x16xf32>) {
+    %173 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%172 : tensor<8x16x64xf32>) outs(%15 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = arith.addf %out, %in : f32
-      linalg.yield %188 : f32
+      %189 = arith.addf %out, %in : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16xf32>
-    %expanded_45 = tensor.expand_shape %172 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
-    %173 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_45 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %expanded_45 = tensor.expand_shape %173 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
+    %174 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_45 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = arith.divf %in, %cst_7 : f32
-      linalg.yield %188 : f32
+      %189 = arith.divf %in, %cst_6 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x1xf32>
-    %174 = linalg.generic {indexing_maps = [#map5, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%173 : tensor<8x16x1xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %175 = linalg.generic {indexing_maps = [#map5, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%174 : tensor<8x16x1xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %175 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%171, %174 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %176 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%172, %175 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_49: f32, %out: f32):
-      %188 = arith.subf %in, %in_49 : f32
-      linalg.yield %188 : f32
+      %189 = arith.subf %in, %in_49 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x64xf32>
-    %176 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%175 : tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %177 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%176 : tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = arith.mulf %in, %in : f32
-      linalg.yield %188 : f32
+      %189 = arith.mulf %in, %in : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x64xf32>
-    %177 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%176 : tensor<8x16x64xf32>) outs(%14 : tensor<8x16xf32>) {
+    %178 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%177 : tensor<8x16x64xf32>) outs(%15 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = arith.addf %out, %in : f32
-      linalg.yield %188 : f32
+      %189 = arith.addf %out, %in : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16xf32>
-    %expanded_46 = tensor.expand_shape %177 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
-    %178 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_46 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %expanded_46 = tensor.expand_shape %178 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
+    %179 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_46 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = arith.divf %in, %cst_7 : f32
-      linalg.yield %188 : f32
+      %189 = arith.divf %in, %cst_6 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x1xf32>
-    %179 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%178 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %180 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%179 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = arith.addf %in, %cst_6 : f32
-      linalg.yield %188 : f32
+      %189 = arith.addf %in, %cst_5 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x1xf32>
-    %180 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%179 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %181 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%180 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %188 = math.rsqrt %in : f32
-      linalg.yield %188 : f32
+      %189 = math.rsqrt %in : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x1xf32>
-    %181 = linalg.generic {indexing_maps = [#map5, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%180 : tensor<8x16x1xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %182 = linalg.generic {indexing_maps = [#map5, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%181 : tensor<8x16x1xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %182 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%175, %181 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %183 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%176, %182 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_49: f32, %out: f32):
-      %188 = arith.mulf %in, %in_49 : f32
-      linalg.yield %188 : f32
+      %189 = arith.mulf %in, %in_49 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x64xf32>
-    %183 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg26 : tensor<64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %184 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg26 : tensor<64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %184 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%182, %183 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %185 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%183, %184 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_49: f32, %out: f32):
-      %188 = arith.mulf %in, %in_49 : f32
-      linalg.yield %188 : f32
+      %189 = arith.mulf %in, %in_49 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x64xf32>
-    %185 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg25 : tensor<64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %186 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg25 : tensor<64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %186 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%184, %185 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %187 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%185, %186 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_49: f32, %out: f32):
-      %188 = arith.addf %in, %in_49 : f32
-      linalg.yield %188 : f32
+      %189 = arith.addf %in, %in_49 : f32
+      linalg.yield %189 : f32
     } -> tensor<8x16x64xf32>
-    %collapsed_47 = tensor.collapse_shape %186 [[0, 1], [2]] : tensor<8x16x64xf32> into tensor<128x64xf32>
-    %187 = linalg.matmul ins(%collapsed_47, %arg28 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%8 : tensor<128x64xf32>) -> tensor<128x64xf32>
-    %expanded_48 = tensor.expand_shape %187 [[0, 1], [2]] output_shape [8, 16, 64] : tensor<128x64xf32> into tensor<8x16x64xf32>
+    %collapsed_47 = tensor.collapse_shape %187 [[0, 1], [2]] : tensor<8x16x64xf32> into tensor<128x64xf32>
+    %188 = linalg.matmul ins(%collapsed_47, %arg28 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%10 : tensor<128x64xf32>) -> tensor<128x64xf32>
+    %expanded_48 = tensor.expand_shape %188 [[0, 1], [2]] output_shape [8, 16, 64] : tensor<128x64xf32> into tensor<8x16x64xf32>
     return %expanded_48 : tensor<8x16x64xf32>
   }
 }

@@ -39,15 +39,15 @@ module @jit_step {
     %cst_6 = arith.constant 0.797884583 : f32
     %cst_7 = arith.constant 4.471500e-02 : f32
     %cst_8 = arith.constant 5.000000e-01 : f32
-    %cst_9 = arith.constant 1.000000e+00 : f32
-    %cst_10 = arith.constant 0xFF800000 : f32
-    %cst_11 = arith.constant -1.000000e+09 : f32
-    %cst_12 = arith.constant 2.500000e-01 : f32
-    %cst_13 = arith.constant -5.000000e-01 : f32
-    %cst_14 = arith.constant 9.99999974E-6 : f32
-    %cst_15 = arith.constant 2.000000e+00 : f32
-    %cst_16 = arith.constant 6.400000e+01 : f32
-    %cst_17 = arith.constant 0.000000e+00 : f32
+    %cst_9 = arith.constant 0xFF800000 : f32
+    %cst_10 = arith.constant -1.000000e+09 : f32
+    %cst_11 = arith.constant 2.500000e-01 : f32
+    %cst_12 = arith.constant -5.000000e-01 : f32
+    %cst_13 = arith.constant 9.99999974E-6 : f32
+    %cst_14 = arith.constant 2.000000e+00 : f32
+    %cst_15 = arith.constant 6.400000e+01 : f32
+    %cst_16 = arith.constant 0.000000e+00 : f32
+    %cst_17 = arith.constant 1.000000e+00 : f32
     %0 = tensor.empty() : tensor<64xi32>
     %1 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel"]} outs(%0 : tensor<64xi32>) {
     ^bb0(%out: i32):
@@ -70,928 +70,928 @@ module @jit_step {
       %959 = arith.cmpi eq, %in, %in_164 : i32
       linalg.yield %959 : i1
     } -> tensor<8x16x64xi1>
-    %collapsed = tensor.collapse_shape %6 [[0, 1], [2]] : tensor<8x16x64xi1> into tensor<128x64xi1>
-    %7 = tensor.empty() : tensor<128x64xf32>
-    %8 = linalg.fill ins(%cst_17 : f32) outs(%7 : tensor<128x64xf32>) -> tensor<128x64xf32>
-    %9 = linalg.matmul ins(%collapsed, %arg0 : tensor<128x64xi1>, tensor<64x64xf32>) outs(%8 : tensor<128x64xf32>) -> tensor<128x64xf32>
-    %expanded = tensor.expand_shape %9 [[0, 1], [2]] output_shape [8, 16, 64] : tensor<128x64xf32> into tensor<8x16x64xf32>
-    %10 = tensor.empty() : tensor<8x16x64xf32>
-    %11 = linalg.generic {indexing_maps = [#map4, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg27 : tensor<16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %7 = tensor.empty() : tensor<8x16x64xf32>
+    %8 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%6 : tensor<8x16x64xi1>) outs(%7 : tensor<8x16x64xf32>) {
+    ^bb0(%in: i1, %out: f32):
+      %959 = arith.select %in, %cst_17, %cst_16 : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x16x64xf32>
+    %collapsed = tensor.collapse_shape %8 [[0, 1], [2]] : tensor<8x16x64xf32> into tensor<128x64xf32>
+    %9 = tensor.empty() : tensor<128x64xf32>
+    %10 = linalg.fill ins(%cst_16 : f32) outs(%9 : tensor<128x64xf32>) -> tensor<128x64xf32>
+    %11 = linalg.matmul ins(%collapsed, %arg0 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%10 : tensor<128x64xf32>) -> tensor<128x64xf32>
+    %expanded = tensor.expand_shape %11 [[0, 1], [2]] output_shape [8, 16, 64] : tensor<128x64xf32> into tensor<8x16x64xf32>
+    %12 = linalg.generic {indexing_maps = [#map4, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg27 : tensor<16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %12 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded, %11 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %13 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded, %12 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %13 = tensor.empty() : tensor<8x16xf32>
-    %14 = linalg.fill ins(%cst_17 : f32) outs(%13 : tensor<8x16xf32>) -> tensor<8x16xf32>
-    %15 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%12 : tensor<8x16x64xf32>) outs(%14 : tensor<8x16xf32>) {
+    %14 = tensor.empty() : tensor<8x16xf32>
+    %15 = linalg.fill ins(%cst_16 : f32) outs(%14 : tensor<8x16xf32>) -> tensor<8x16xf32>
+    %16 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%13 : tensor<8x16x64xf32>) outs(%15 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16xf32>
-    %expanded_18 = tensor.expand_shape %15 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
-    %16 = tensor.empty() : tensor<8x16x1xf32>
-    %17 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_18 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %expanded_18 = tensor.expand_shape %16 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
+    %17 = tensor.empty() : tensor<8x16x1xf32>
+    %18 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_18 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %959 = arith.divf %in, %cst_16 : f32
+      %959 = arith.divf %in, %cst_15 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x1xf32>
-    %18 = linalg.generic {indexing_maps = [#map5, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%17 : tensor<8x16x1xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %19 = linalg.generic {indexing_maps = [#map5, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%18 : tensor<8x16x1xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %19 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%12, %18 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %20 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%13, %19 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.subf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %20 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%19 : tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %21 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%20 : tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.mulf %in, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %21 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%19 : tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %22 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%20 : tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %959 = arith.mulf %in, %cst_15 : f32
+      %959 = arith.mulf %in, %cst_14 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %22 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%20 : tensor<8x16x64xf32>) outs(%14 : tensor<8x16xf32>) {
+    %23 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%21 : tensor<8x16x64xf32>) outs(%15 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16xf32>
-    %expanded_19 = tensor.expand_shape %22 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
-    %23 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_19 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %expanded_19 = tensor.expand_shape %23 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
+    %24 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_19 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %959 = arith.divf %in, %cst_16 : f32
+      %959 = arith.divf %in, %cst_15 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x1xf32>
-    %24 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%23 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %25 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%24 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %959 = arith.addf %in, %cst_14 : f32
+      %959 = arith.addf %in, %cst_13 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x1xf32>
-    %25 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%24 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %26 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%25 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = math.rsqrt %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x1xf32>
-    %26 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%25, %24 : tensor<8x16x1xf32>, tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %27 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%26, %25 : tensor<8x16x1xf32>, tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.divf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x1xf32>
-    %27 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%26 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %28 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%27 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %959 = arith.mulf %in, %cst_13 : f32
+      %959 = arith.mulf %in, %cst_12 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x1xf32>
-    %28 = linalg.generic {indexing_maps = [#map5, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%25 : tensor<8x16x1xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %29 = linalg.generic {indexing_maps = [#map5, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%26 : tensor<8x16x1xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %29 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%19, %28 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %30 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%20, %29 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %30 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg4 : tensor<64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %31 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg4 : tensor<64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %31 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%29, %30 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %32 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%30, %31 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %32 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg3 : tensor<64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %33 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg3 : tensor<64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %33 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%31, %32 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %34 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%32, %33 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %collapsed_20 = tensor.collapse_shape %33 [[0, 1], [2]] : tensor<8x16x64xf32> into tensor<128x64xf32>
-    %34 = linalg.matmul ins(%collapsed_20, %arg11 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%8 : tensor<128x64xf32>) -> tensor<128x64xf32>
-    %expanded_21 = tensor.expand_shape %34 [[0, 1], [2, 3]] output_shape [8, 16, 4, 16] : tensor<128x64xf32> into tensor<8x16x4x16xf32>
-    %35 = linalg.matmul ins(%collapsed_20, %arg9 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%8 : tensor<128x64xf32>) -> tensor<128x64xf32>
-    %expanded_22 = tensor.expand_shape %35 [[0, 1], [2, 3]] output_shape [8, 16, 4, 16] : tensor<128x64xf32> into tensor<8x16x4x16xf32>
-    %36 = linalg.matmul ins(%collapsed_20, %arg12 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%8 : tensor<128x64xf32>) -> tensor<128x64xf32>
-    %expanded_23 = tensor.expand_shape %36 [[0, 1], [2, 3]] output_shape [8, 16, 4, 16] : tensor<128x64xf32> into tensor<8x16x4x16xf32>
-    %37 = tensor.empty() : tensor<8x4x16x16xf32>
-    %38 = linalg.generic {indexing_maps = [#map6, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_21 : tensor<8x16x4x16xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
+    %collapsed_20 = tensor.collapse_shape %34 [[0, 1], [2]] : tensor<8x16x64xf32> into tensor<128x64xf32>
+    %35 = linalg.matmul ins(%collapsed_20, %arg11 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%10 : tensor<128x64xf32>) -> tensor<128x64xf32>
+    %expanded_21 = tensor.expand_shape %35 [[0, 1], [2, 3]] output_shape [8, 16, 4, 16] : tensor<128x64xf32> into tensor<8x16x4x16xf32>
+    %36 = linalg.matmul ins(%collapsed_20, %arg9 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%10 : tensor<128x64xf32>) -> tensor<128x64xf32>
+    %expanded_22 = tensor.expand_shape %36 [[0, 1], [2, 3]] output_shape [8, 16, 4, 16] : tensor<128x64xf32> into tensor<8x16x4x16xf32>
+    %37 = linalg.matmul ins(%collapsed_20, %arg12 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%10 : tensor<128x64xf32>) -> tensor<128x64xf32>
+    %expanded_23 = tensor.expand_shape %37 [[0, 1], [2, 3]] output_shape [8, 16, 4, 16] : tensor<128x64xf32> into tensor<8x16x4x16xf32>
+    %38 = tensor.empty() : tensor<8x4x16x16xf32>
+    %39 = linalg.generic {indexing_maps = [#map6, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_21 : tensor<8x16x4x16xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x4x16x16xf32>
-    %39 = linalg.generic {indexing_maps = [#map8, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_22 : tensor<8x16x4x16xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
+    %40 = linalg.generic {indexing_maps = [#map8, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_22 : tensor<8x16x4x16xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x4x16x16xf32>
-    %collapsed_24 = tensor.collapse_shape %38 [[0, 1], [2], [3]] : tensor<8x4x16x16xf32> into tensor<32x16x16xf32>
-    %collapsed_25 = tensor.collapse_shape %39 [[0, 1], [2], [3]] : tensor<8x4x16x16xf32> into tensor<32x16x16xf32>
-    %40 = tensor.empty() : tensor<32x16x16xf32>
-    %41 = linalg.fill ins(%cst_17 : f32) outs(%40 : tensor<32x16x16xf32>) -> tensor<32x16x16xf32>
-    %42 = linalg.batch_matmul ins(%collapsed_24, %collapsed_25 : tensor<32x16x16xf32>, tensor<32x16x16xf32>) outs(%41 : tensor<32x16x16xf32>) -> tensor<32x16x16xf32>
-    %expanded_26 = tensor.expand_shape %42 [[0, 1], [2], [3]] output_shape [8, 4, 16, 16] : tensor<32x16x16xf32> into tensor<8x4x16x16xf32>
-    %43 = linalg.generic {indexing_maps = [#map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_26 : tensor<8x4x16x16xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
+    %collapsed_24 = tensor.collapse_shape %39 [[0, 1], [2], [3]] : tensor<8x4x16x16xf32> into tensor<32x16x16xf32>
+    %collapsed_25 = tensor.collapse_shape %40 [[0, 1], [2], [3]] : tensor<8x4x16x16xf32> into tensor<32x16x16xf32>
+    %41 = tensor.empty() : tensor<32x16x16xf32>
+    %42 = linalg.fill ins(%cst_16 : f32) outs(%41 : tensor<32x16x16xf32>) -> tensor<32x16x16xf32>
+    %43 = linalg.batch_matmul ins(%collapsed_24, %collapsed_25 : tensor<32x16x16xf32>, tensor<32x16x16xf32>) outs(%42 : tensor<32x16x16xf32>) -> tensor<32x16x16xf32>
+    %expanded_26 = tensor.expand_shape %43 [[0, 1], [2], [3]] output_shape [8, 4, 16, 16] : tensor<32x16x16xf32> into tensor<8x4x16x16xf32>
+    %44 = linalg.generic {indexing_maps = [#map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_26 : tensor<8x4x16x16xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %959 = arith.mulf %in, %cst_12 : f32
+      %959 = arith.mulf %in, %cst_11 : f32
       linalg.yield %959 : f32
     } -> tensor<8x4x16x16xf32>
-    %44 = tensor.empty() : tensor<16xi32>
-    %45 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel"]} outs(%44 : tensor<16xi32>) {
+    %45 = tensor.empty() : tensor<16xi32>
+    %46 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel"]} outs(%45 : tensor<16xi32>) {
     ^bb0(%out: i32):
       %959 = linalg.index 0 : index
       %960 = arith.index_cast %959 : index to i32
       linalg.yield %960 : i32
     } -> tensor<16xi32>
-    %46 = tensor.empty() : tensor<16x16xi32>
-    %47 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%45 : tensor<16xi32>) outs(%46 : tensor<16x16xi32>) {
+    %47 = tensor.empty() : tensor<16x16xi32>
+    %48 = linalg.generic {indexing_maps = [#map9, #map10], iterator_types = ["parallel", "parallel"]} ins(%46 : tensor<16xi32>) outs(%47 : tensor<16x16xi32>) {
     ^bb0(%in: i32, %out: i32):
       linalg.yield %in : i32
     } -> tensor<16x16xi32>
-    %48 = linalg.generic {indexing_maps = [#map11, #map10], iterator_types = ["parallel", "parallel"]} ins(%45 : tensor<16xi32>) outs(%46 : tensor<16x16xi32>) {
+    %49 = linalg.generic {indexing_maps = [#map11, #map10], iterator_types = ["parallel", "parallel"]} ins(%46 : tensor<16xi32>) outs(%47 : tensor<16x16xi32>) {
     ^bb0(%in: i32, %out: i32):
       linalg.yield %in : i32
     } -> tensor<16x16xi32>
-    %49 = tensor.empty() : tensor<16x16xi1>
-    %50 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%47, %48 : tensor<16x16xi32>, tensor<16x16xi32>) outs(%49 : tensor<16x16xi1>) {
+    %50 = tensor.empty() : tensor<16x16xi1>
+    %51 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%48, %49 : tensor<16x16xi32>, tensor<16x16xi32>) outs(%50 : tensor<16x16xi1>) {
     ^bb0(%in: i32, %in_164: i32, %out: i1):
       %959 = arith.cmpi sge, %in, %in_164 : i32
       linalg.yield %959 : i1
     } -> tensor<16x16xi1>
-    %51 = tensor.empty() : tensor<8x4x16x16xi1>
-    %52 = linalg.generic {indexing_maps = [#map12, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%50 : tensor<16x16xi1>) outs(%51 : tensor<8x4x16x16xi1>) {
+    %52 = tensor.empty() : tensor<8x4x16x16xi1>
+    %53 = linalg.generic {indexing_maps = [#map12, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%51 : tensor<16x16xi1>) outs(%52 : tensor<8x4x16x16xi1>) {
     ^bb0(%in: i1, %out: i1):
       linalg.yield %in : i1
     } -> tensor<8x4x16x16xi1>
-    %53 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%52, %43 : tensor<8x4x16x16xi1>, tensor<8x4x16x16xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
+    %54 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%53, %44 : tensor<8x4x16x16xi1>, tensor<8x4x16x16xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: i1, %in_164: f32, %out: f32):
-      %959 = arith.select %in, %in_164, %cst_11 : f32
+      %959 = arith.select %in, %in_164, %cst_10 : f32
       linalg.yield %959 : f32
     } -> tensor<8x4x16x16xf32>
-    %54 = tensor.empty() : tensor<8x4x16xf32>
-    %55 = linalg.fill ins(%cst_10 : f32) outs(%54 : tensor<8x4x16xf32>) -> tensor<8x4x16xf32>
-    %56 = linalg.generic {indexing_maps = [#map7, #map13], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%53 : tensor<8x4x16x16xf32>) outs(%55 : tensor<8x4x16xf32>) {
+    %55 = tensor.empty() : tensor<8x4x16xf32>
+    %56 = linalg.fill ins(%cst_9 : f32) outs(%55 : tensor<8x4x16xf32>) -> tensor<8x4x16xf32>
+    %57 = linalg.generic {indexing_maps = [#map7, #map13], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%54 : tensor<8x4x16x16xf32>) outs(%56 : tensor<8x4x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.maximumf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x4x16xf32>
-    %57 = linalg.generic {indexing_maps = [#map13, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%56 : tensor<8x4x16xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
+    %58 = linalg.generic {indexing_maps = [#map13, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%57 : tensor<8x4x16xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x4x16x16xf32>
-    %58 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%53, %57 : tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
+    %59 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%54, %58 : tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.subf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x4x16x16xf32>
-    %59 = linalg.generic {indexing_maps = [#map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%58 : tensor<8x4x16x16xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
+    %60 = linalg.generic {indexing_maps = [#map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%59 : tensor<8x4x16x16xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = math.exp %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x4x16x16xf32>
-    %60 = linalg.fill ins(%cst_17 : f32) outs(%54 : tensor<8x4x16xf32>) -> tensor<8x4x16xf32>
-    %61 = linalg.generic {indexing_maps = [#map7, #map13], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%59 : tensor<8x4x16x16xf32>) outs(%60 : tensor<8x4x16xf32>) {
+    %61 = linalg.fill ins(%cst_16 : f32) outs(%55 : tensor<8x4x16xf32>) -> tensor<8x4x16xf32>
+    %62 = linalg.generic {indexing_maps = [#map7, #map13], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%60 : tensor<8x4x16x16xf32>) outs(%61 : tensor<8x4x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x4x16xf32>
-    %expanded_27 = tensor.expand_shape %61 [[0], [1], [2, 3]] output_shape [8, 4, 16, 1] : tensor<8x4x16xf32> into tensor<8x4x16x1xf32>
-    %62 = linalg.generic {indexing_maps = [#map13, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%61 : tensor<8x4x16xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
+    %expanded_27 = tensor.expand_shape %62 [[0], [1], [2, 3]] output_shape [8, 4, 16, 1] : tensor<8x4x16xf32> into tensor<8x4x16x1xf32>
+    %63 = linalg.generic {indexing_maps = [#map13, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%62 : tensor<8x4x16xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x4x16x16xf32>
-    %63 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%59, %62 : tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
+    %64 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%60, %63 : tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.divf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x4x16x16xf32>
-    %64 = tensor.empty() : tensor<8x4x16x1xf32>
-    %65 = linalg.generic {indexing_maps = [#map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_27 : tensor<8x4x16x1xf32>) outs(%64 : tensor<8x4x16x1xf32>) {
+    %65 = tensor.empty() : tensor<8x4x16x1xf32>
+    %66 = linalg.generic {indexing_maps = [#map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_27 : tensor<8x4x16x1xf32>) outs(%65 : tensor<8x4x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.mulf %in, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x4x16x1xf32>
-    %66 = linalg.generic {indexing_maps = [#map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%65 : tensor<8x4x16x1xf32>) outs(%64 : tensor<8x4x16x1xf32>) {
+    %67 = linalg.generic {indexing_maps = [#map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%66 : tensor<8x4x16x1xf32>) outs(%65 : tensor<8x4x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %959 = arith.divf %cst_9, %in : f32
+      %959 = arith.divf %cst_17, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x4x16x1xf32>
-    %67 = linalg.generic {indexing_maps = [#map8, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_23 : tensor<8x16x4x16xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
+    %68 = linalg.generic {indexing_maps = [#map8, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_23 : tensor<8x16x4x16xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x4x16x16xf32>
-    %68 = linalg.generic {indexing_maps = [#map14, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%63 : tensor<8x4x16x16xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
+    %69 = linalg.generic {indexing_maps = [#map14, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%64 : tensor<8x4x16x16xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x4x16x16xf32>
-    %collapsed_28 = tensor.collapse_shape %67 [[0, 1], [2], [3]] : tensor<8x4x16x16xf32> into tensor<32x16x16xf32>
-    %collapsed_29 = tensor.collapse_shape %68 [[0, 1], [2], [3]] : tensor<8x4x16x16xf32> into tensor<32x16x16xf32>
-    %69 = linalg.batch_matmul ins(%collapsed_28, %collapsed_29 : tensor<32x16x16xf32>, tensor<32x16x16xf32>) outs(%41 : tensor<32x16x16xf32>) -> tensor<32x16x16xf32>
-    %expanded_30 = tensor.expand_shape %69 [[0, 1], [2], [3]] output_shape [8, 4, 16, 16] : tensor<32x16x16xf32> into tensor<8x4x16x16xf32>
-    %70 = tensor.empty() : tensor<8x16x4x16xf32>
-    %71 = linalg.generic {indexing_maps = [#map15, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_30 : tensor<8x4x16x16xf32>) outs(%70 : tensor<8x16x4x16xf32>) {
+    %collapsed_28 = tensor.collapse_shape %68 [[0, 1], [2], [3]] : tensor<8x4x16x16xf32> into tensor<32x16x16xf32>
+    %collapsed_29 = tensor.collapse_shape %69 [[0, 1], [2], [3]] : tensor<8x4x16x16xf32> into tensor<32x16x16xf32>
+    %70 = linalg.batch_matmul ins(%collapsed_28, %collapsed_29 : tensor<32x16x16xf32>, tensor<32x16x16xf32>) outs(%42 : tensor<32x16x16xf32>) -> tensor<32x16x16xf32>
+    %expanded_30 = tensor.expand_shape %70 [[0, 1], [2], [3]] output_shape [8, 4, 16, 16] : tensor<32x16x16xf32> into tensor<8x4x16x16xf32>
+    %71 = tensor.empty() : tensor<8x16x4x16xf32>
+    %72 = linalg.generic {indexing_maps = [#map15, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_30 : tensor<8x4x16x16xf32>) outs(%71 : tensor<8x16x4x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x4x16xf32>
-    %collapsed_31 = tensor.collapse_shape %71 [[0, 1], [2, 3]] : tensor<8x16x4x16xf32> into tensor<128x64xf32>
-    %72 = linalg.matmul ins(%collapsed_31, %arg10 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%8 : tensor<128x64xf32>) -> tensor<128x64xf32>
-    %expanded_32 = tensor.expand_shape %72 [[0, 1], [2]] output_shape [8, 16, 64] : tensor<128x64xf32> into tensor<8x16x64xf32>
-    %73 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%12, %expanded_32 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %collapsed_31 = tensor.collapse_shape %72 [[0, 1], [2, 3]] : tensor<8x16x4x16xf32> into tensor<128x64xf32>
+    %73 = linalg.matmul ins(%collapsed_31, %arg10 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%10 : tensor<128x64xf32>) -> tensor<128x64xf32>
+    %expanded_32 = tensor.expand_shape %73 [[0, 1], [2]] output_shape [8, 16, 64] : tensor<128x64xf32> into tensor<8x16x64xf32>
+    %74 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%13, %expanded_32 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %74 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%73 : tensor<8x16x64xf32>) outs(%14 : tensor<8x16xf32>) {
+    %75 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%74 : tensor<8x16x64xf32>) outs(%15 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16xf32>
-    %expanded_33 = tensor.expand_shape %74 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
-    %75 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_33 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %expanded_33 = tensor.expand_shape %75 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
+    %76 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_33 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %959 = arith.divf %in, %cst_16 : f32
+      %959 = arith.divf %in, %cst_15 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x1xf32>
-    %76 = linalg.generic {indexing_maps = [#map5, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%75 : tensor<8x16x1xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %77 = linalg.generic {indexing_maps = [#map5, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%76 : tensor<8x16x1xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %77 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%73, %76 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %78 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%74, %77 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.subf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %78 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%77 : tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %79 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%78 : tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.mulf %in, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %79 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%77 : tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %80 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%78 : tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %959 = arith.mulf %in, %cst_15 : f32
+      %959 = arith.mulf %in, %cst_14 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %80 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%78 : tensor<8x16x64xf32>) outs(%14 : tensor<8x16xf32>) {
+    %81 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%79 : tensor<8x16x64xf32>) outs(%15 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16xf32>
-    %expanded_34 = tensor.expand_shape %80 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
-    %81 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_34 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %expanded_34 = tensor.expand_shape %81 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
+    %82 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_34 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %959 = arith.divf %in, %cst_16 : f32
+      %959 = arith.divf %in, %cst_15 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x1xf32>
-    %82 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%81 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %83 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%82 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %959 = arith.addf %in, %cst_14 : f32
+      %959 = arith.addf %in, %cst_13 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x1xf32>
-    %83 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%82 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %84 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%83 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = math.rsqrt %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x1xf32>
-    %84 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%83, %82 : tensor<8x16x1xf32>, tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %85 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%84, %83 : tensor<8x16x1xf32>, tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.divf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x1xf32>
-    %85 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%84 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %959 = arith.mulf %in, %cst_13 : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x16x1xf32>
-    %86 = linalg.generic {indexing_maps = [#map5, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%83 : tensor<8x16x1xf32>) outs(%10 : tensor<8x16x64xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      linalg.yield %in : f32
-    } -> tensor<8x16x64xf32>
-    %87 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%77, %86 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
-    ^bb0(%in: f32, %in_164: f32, %out: f32):
-      %959 = arith.mulf %in, %in_164 : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x16x64xf32>
-    %88 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg6 : tensor<64xf32>) outs(%10 : tensor<8x16x64xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      linalg.yield %in : f32
-    } -> tensor<8x16x64xf32>
-    %89 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%87, %88 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
-    ^bb0(%in: f32, %in_164: f32, %out: f32):
-      %959 = arith.mulf %in, %in_164 : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x16x64xf32>
-    %90 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg5 : tensor<64xf32>) outs(%10 : tensor<8x16x64xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      linalg.yield %in : f32
-    } -> tensor<8x16x64xf32>
-    %91 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%89, %90 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
-    ^bb0(%in: f32, %in_164: f32, %out: f32):
-      %959 = arith.addf %in, %in_164 : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x16x64xf32>
-    %collapsed_35 = tensor.collapse_shape %91 [[0, 1], [2]] : tensor<8x16x64xf32> into tensor<128x64xf32>
-    %92 = tensor.empty() : tensor<128x128xf32>
-    %93 = linalg.fill ins(%cst_17 : f32) outs(%92 : tensor<128x128xf32>) -> tensor<128x128xf32>
-    %94 = linalg.matmul ins(%collapsed_35, %arg7 : tensor<128x64xf32>, tensor<64x128xf32>) outs(%93 : tensor<128x128xf32>) -> tensor<128x128xf32>
-    %expanded_36 = tensor.expand_shape %94 [[0, 1], [2]] output_shape [8, 16, 128] : tensor<128x128xf32> into tensor<8x16x128xf32>
-    %95 = tensor.empty() : tensor<8x16x128xf32>
-    %96 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg1 : tensor<128xf32>) outs(%95 : tensor<8x16x128xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      linalg.yield %in : f32
-    } -> tensor<8x16x128xf32>
-    %97 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_36, %96 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
-    ^bb0(%in: f32, %in_164: f32, %out: f32):
-      %959 = arith.addf %in, %in_164 : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x16x128xf32>
-    %98 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%97 : tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %959 = arith.mulf %in, %cst_8 : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x16x128xf32>
-    %99 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%97 : tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %959 = arith.mulf %in, %cst_7 : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x16x128xf32>
-    %100 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%99, %97 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
-    ^bb0(%in: f32, %in_164: f32, %out: f32):
-      %959 = arith.mulf %in, %in_164 : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x16x128xf32>
-    %101 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%100, %97 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
-    ^bb0(%in: f32, %in_164: f32, %out: f32):
-      %959 = arith.mulf %in, %in_164 : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x16x128xf32>
-    %102 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%97, %101 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
-    ^bb0(%in: f32, %in_164: f32, %out: f32):
-      %959 = arith.addf %in, %in_164 : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x16x128xf32>
-    %103 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%102 : tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %959 = arith.mulf %in, %cst_6 : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x16x128xf32>
-    %104 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%103 : tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %959 = math.tanh %in : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x16x128xf32>
-    %105 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%104 : tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %959 = arith.subf %cst_9, %in : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x16x128xf32>
-    %106 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%104 : tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %959 = arith.addf %in, %cst_9 : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x16x128xf32>
-    %107 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%98, %106 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
-    ^bb0(%in: f32, %in_164: f32, %out: f32):
-      %959 = arith.mulf %in, %in_164 : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x16x128xf32>
-    %collapsed_37 = tensor.collapse_shape %107 [[0, 1], [2]] : tensor<8x16x128xf32> into tensor<128x128xf32>
-    %108 = linalg.matmul ins(%collapsed_37, %arg8 : tensor<128x128xf32>, tensor<128x64xf32>) outs(%8 : tensor<128x64xf32>) -> tensor<128x64xf32>
-    %expanded_38 = tensor.expand_shape %108 [[0, 1], [2]] output_shape [8, 16, 64] : tensor<128x64xf32> into tensor<8x16x64xf32>
-    %109 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%73, %expanded_38 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
-    ^bb0(%in: f32, %in_164: f32, %out: f32):
-      %959 = arith.addf %in, %in_164 : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x16x64xf32>
-    %110 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg2 : tensor<64xf32>) outs(%10 : tensor<8x16x64xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      linalg.yield %in : f32
-    } -> tensor<8x16x64xf32>
-    %111 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%109, %110 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
-    ^bb0(%in: f32, %in_164: f32, %out: f32):
-      %959 = arith.addf %in, %in_164 : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x16x64xf32>
-    %112 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%111 : tensor<8x16x64xf32>) outs(%14 : tensor<8x16xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %959 = arith.addf %out, %in : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x16xf32>
-    %expanded_39 = tensor.expand_shape %112 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
-    %113 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_39 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %959 = arith.divf %in, %cst_16 : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x16x1xf32>
-    %114 = linalg.generic {indexing_maps = [#map5, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%113 : tensor<8x16x1xf32>) outs(%10 : tensor<8x16x64xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      linalg.yield %in : f32
-    } -> tensor<8x16x64xf32>
-    %115 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%111, %114 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
-    ^bb0(%in: f32, %in_164: f32, %out: f32):
-      %959 = arith.subf %in, %in_164 : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x16x64xf32>
-    %116 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%115 : tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %959 = arith.mulf %in, %in : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x16x64xf32>
-    %117 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%115 : tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %959 = arith.mulf %in, %cst_15 : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x16x64xf32>
-    %118 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%116 : tensor<8x16x64xf32>) outs(%14 : tensor<8x16xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %959 = arith.addf %out, %in : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x16xf32>
-    %expanded_40 = tensor.expand_shape %118 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
-    %119 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_40 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %959 = arith.divf %in, %cst_16 : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x16x1xf32>
-    %120 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%119 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %959 = arith.addf %in, %cst_14 : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x16x1xf32>
-    %121 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%120 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %959 = math.rsqrt %in : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x16x1xf32>
-    %122 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%121, %120 : tensor<8x16x1xf32>, tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
-    ^bb0(%in: f32, %in_164: f32, %out: f32):
-      %959 = arith.divf %in, %in_164 : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x16x1xf32>
-    %123 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%122 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %959 = arith.mulf %in, %cst_13 : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x16x1xf32>
-    %124 = linalg.generic {indexing_maps = [#map5, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%121 : tensor<8x16x1xf32>) outs(%10 : tensor<8x16x64xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      linalg.yield %in : f32
-    } -> tensor<8x16x64xf32>
-    %125 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%115, %124 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
-    ^bb0(%in: f32, %in_164: f32, %out: f32):
-      %959 = arith.mulf %in, %in_164 : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x16x64xf32>
-    %126 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg16 : tensor<64xf32>) outs(%10 : tensor<8x16x64xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      linalg.yield %in : f32
-    } -> tensor<8x16x64xf32>
-    %127 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%125, %126 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
-    ^bb0(%in: f32, %in_164: f32, %out: f32):
-      %959 = arith.mulf %in, %in_164 : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x16x64xf32>
-    %128 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg15 : tensor<64xf32>) outs(%10 : tensor<8x16x64xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      linalg.yield %in : f32
-    } -> tensor<8x16x64xf32>
-    %129 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%127, %128 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
-    ^bb0(%in: f32, %in_164: f32, %out: f32):
-      %959 = arith.addf %in, %in_164 : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x16x64xf32>
-    %collapsed_41 = tensor.collapse_shape %129 [[0, 1], [2]] : tensor<8x16x64xf32> into tensor<128x64xf32>
-    %130 = linalg.matmul ins(%collapsed_41, %arg23 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%8 : tensor<128x64xf32>) -> tensor<128x64xf32>
-    %expanded_42 = tensor.expand_shape %130 [[0, 1], [2, 3]] output_shape [8, 16, 4, 16] : tensor<128x64xf32> into tensor<8x16x4x16xf32>
-    %131 = linalg.matmul ins(%collapsed_41, %arg21 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%8 : tensor<128x64xf32>) -> tensor<128x64xf32>
-    %expanded_43 = tensor.expand_shape %131 [[0, 1], [2, 3]] output_shape [8, 16, 4, 16] : tensor<128x64xf32> into tensor<8x16x4x16xf32>
-    %132 = linalg.matmul ins(%collapsed_41, %arg24 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%8 : tensor<128x64xf32>) -> tensor<128x64xf32>
-    %expanded_44 = tensor.expand_shape %132 [[0, 1], [2, 3]] output_shape [8, 16, 4, 16] : tensor<128x64xf32> into tensor<8x16x4x16xf32>
-    %133 = linalg.generic {indexing_maps = [#map6, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_42 : tensor<8x16x4x16xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      linalg.yield %in : f32
-    } -> tensor<8x4x16x16xf32>
-    %134 = linalg.generic {indexing_maps = [#map8, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_43 : tensor<8x16x4x16xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      linalg.yield %in : f32
-    } -> tensor<8x4x16x16xf32>
-    %collapsed_45 = tensor.collapse_shape %133 [[0, 1], [2], [3]] : tensor<8x4x16x16xf32> into tensor<32x16x16xf32>
-    %collapsed_46 = tensor.collapse_shape %134 [[0, 1], [2], [3]] : tensor<8x4x16x16xf32> into tensor<32x16x16xf32>
-    %135 = linalg.batch_matmul ins(%collapsed_45, %collapsed_46 : tensor<32x16x16xf32>, tensor<32x16x16xf32>) outs(%41 : tensor<32x16x16xf32>) -> tensor<32x16x16xf32>
-    %expanded_47 = tensor.expand_shape %135 [[0, 1], [2], [3]] output_shape [8, 4, 16, 16] : tensor<32x16x16xf32> into tensor<8x4x16x16xf32>
-    %136 = linalg.generic {indexing_maps = [#map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_47 : tensor<8x4x16x16xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
+    %86 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%85 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.mulf %in, %cst_12 : f32
       linalg.yield %959 : f32
-    } -> tensor<8x4x16x16xf32>
-    %137 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%52, %136 : tensor<8x4x16x16xi1>, tensor<8x4x16x16xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
-    ^bb0(%in: i1, %in_164: f32, %out: f32):
-      %959 = arith.select %in, %in_164, %cst_11 : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x4x16x16xf32>
-    %138 = linalg.generic {indexing_maps = [#map7, #map13], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%137 : tensor<8x4x16x16xf32>) outs(%55 : tensor<8x4x16xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %959 = arith.maximumf %out, %in : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x4x16xf32>
-    %139 = linalg.generic {indexing_maps = [#map13, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%138 : tensor<8x4x16xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      linalg.yield %in : f32
-    } -> tensor<8x4x16x16xf32>
-    %140 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%137, %139 : tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
-    ^bb0(%in: f32, %in_164: f32, %out: f32):
-      %959 = arith.subf %in, %in_164 : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x4x16x16xf32>
-    %141 = linalg.generic {indexing_maps = [#map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%140 : tensor<8x4x16x16xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %959 = math.exp %in : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x4x16x16xf32>
-    %142 = linalg.generic {indexing_maps = [#map7, #map13], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%141 : tensor<8x4x16x16xf32>) outs(%60 : tensor<8x4x16xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %959 = arith.addf %out, %in : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x4x16xf32>
-    %expanded_48 = tensor.expand_shape %142 [[0], [1], [2, 3]] output_shape [8, 4, 16, 1] : tensor<8x4x16xf32> into tensor<8x4x16x1xf32>
-    %143 = linalg.generic {indexing_maps = [#map13, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%142 : tensor<8x4x16xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      linalg.yield %in : f32
-    } -> tensor<8x4x16x16xf32>
-    %144 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%141, %143 : tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
-    ^bb0(%in: f32, %in_164: f32, %out: f32):
-      %959 = arith.divf %in, %in_164 : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x4x16x16xf32>
-    %145 = linalg.generic {indexing_maps = [#map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_48 : tensor<8x4x16x1xf32>) outs(%64 : tensor<8x4x16x1xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %959 = arith.mulf %in, %in : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x4x16x1xf32>
-    %146 = linalg.generic {indexing_maps = [#map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%145 : tensor<8x4x16x1xf32>) outs(%64 : tensor<8x4x16x1xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %959 = arith.divf %cst_9, %in : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x4x16x1xf32>
-    %147 = linalg.generic {indexing_maps = [#map8, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_44 : tensor<8x16x4x16xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      linalg.yield %in : f32
-    } -> tensor<8x4x16x16xf32>
-    %148 = linalg.generic {indexing_maps = [#map14, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%144 : tensor<8x4x16x16xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      linalg.yield %in : f32
-    } -> tensor<8x4x16x16xf32>
-    %collapsed_49 = tensor.collapse_shape %147 [[0, 1], [2], [3]] : tensor<8x4x16x16xf32> into tensor<32x16x16xf32>
-    %collapsed_50 = tensor.collapse_shape %148 [[0, 1], [2], [3]] : tensor<8x4x16x16xf32> into tensor<32x16x16xf32>
-    %149 = linalg.batch_matmul ins(%collapsed_49, %collapsed_50 : tensor<32x16x16xf32>, tensor<32x16x16xf32>) outs(%41 : tensor<32x16x16xf32>) -> tensor<32x16x16xf32>
-    %expanded_51 = tensor.expand_shape %149 [[0, 1], [2], [3]] output_shape [8, 4, 16, 16] : tensor<32x16x16xf32> into tensor<8x4x16x16xf32>
-    %150 = linalg.generic {indexing_maps = [#map15, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_51 : tensor<8x4x16x16xf32>) outs(%70 : tensor<8x16x4x16xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      linalg.yield %in : f32
-    } -> tensor<8x16x4x16xf32>
-    %collapsed_52 = tensor.collapse_shape %150 [[0, 1], [2, 3]] : tensor<8x16x4x16xf32> into tensor<128x64xf32>
-    %151 = linalg.matmul ins(%collapsed_52, %arg22 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%8 : tensor<128x64xf32>) -> tensor<128x64xf32>
-    %expanded_53 = tensor.expand_shape %151 [[0, 1], [2]] output_shape [8, 16, 64] : tensor<128x64xf32> into tensor<8x16x64xf32>
-    %152 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%111, %expanded_53 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
-    ^bb0(%in: f32, %in_164: f32, %out: f32):
-      %959 = arith.addf %in, %in_164 : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x16x64xf32>
-    %153 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%152 : tensor<8x16x64xf32>) outs(%14 : tensor<8x16xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %959 = arith.addf %out, %in : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x16xf32>
-    %expanded_54 = tensor.expand_shape %153 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
-    %154 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_54 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %959 = arith.divf %in, %cst_16 : f32
-      linalg.yield %959 : f32
     } -> tensor<8x16x1xf32>
-    %155 = linalg.generic {indexing_maps = [#map5, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%154 : tensor<8x16x1xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %87 = linalg.generic {indexing_maps = [#map5, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%84 : tensor<8x16x1xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %156 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%152, %155 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
-    ^bb0(%in: f32, %in_164: f32, %out: f32):
-      %959 = arith.subf %in, %in_164 : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x16x64xf32>
-    %157 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%156 : tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %959 = arith.mulf %in, %in : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x16x64xf32>
-    %158 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%156 : tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %959 = arith.mulf %in, %cst_15 : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x16x64xf32>
-    %159 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%157 : tensor<8x16x64xf32>) outs(%14 : tensor<8x16xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %959 = arith.addf %out, %in : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x16xf32>
-    %expanded_55 = tensor.expand_shape %159 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
-    %160 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_55 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %959 = arith.divf %in, %cst_16 : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x16x1xf32>
-    %161 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%160 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %959 = arith.addf %in, %cst_14 : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x16x1xf32>
-    %162 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%161 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %959 = math.rsqrt %in : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x16x1xf32>
-    %163 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%162, %161 : tensor<8x16x1xf32>, tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
-    ^bb0(%in: f32, %in_164: f32, %out: f32):
-      %959 = arith.divf %in, %in_164 : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x16x1xf32>
-    %164 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%163 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %959 = arith.mulf %in, %cst_13 : f32
-      linalg.yield %959 : f32
-    } -> tensor<8x16x1xf32>
-    %165 = linalg.generic {indexing_maps = [#map5, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%162 : tensor<8x16x1xf32>) outs(%10 : tensor<8x16x64xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      linalg.yield %in : f32
-    } -> tensor<8x16x64xf32>
-    %166 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%156, %165 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %88 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%78, %87 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %167 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg18 : tensor<64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %89 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg6 : tensor<64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %168 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%166, %167 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %90 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%88, %89 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %169 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg17 : tensor<64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %91 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg5 : tensor<64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %170 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%168, %169 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %92 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%90, %91 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %collapsed_56 = tensor.collapse_shape %170 [[0, 1], [2]] : tensor<8x16x64xf32> into tensor<128x64xf32>
-    %171 = linalg.matmul ins(%collapsed_56, %arg19 : tensor<128x64xf32>, tensor<64x128xf32>) outs(%93 : tensor<128x128xf32>) -> tensor<128x128xf32>
-    %expanded_57 = tensor.expand_shape %171 [[0, 1], [2]] output_shape [8, 16, 128] : tensor<128x128xf32> into tensor<8x16x128xf32>
-    %172 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg13 : tensor<128xf32>) outs(%95 : tensor<8x16x128xf32>) {
+    %collapsed_35 = tensor.collapse_shape %92 [[0, 1], [2]] : tensor<8x16x64xf32> into tensor<128x64xf32>
+    %93 = tensor.empty() : tensor<128x128xf32>
+    %94 = linalg.fill ins(%cst_16 : f32) outs(%93 : tensor<128x128xf32>) -> tensor<128x128xf32>
+    %95 = linalg.matmul ins(%collapsed_35, %arg7 : tensor<128x64xf32>, tensor<64x128xf32>) outs(%94 : tensor<128x128xf32>) -> tensor<128x128xf32>
+    %expanded_36 = tensor.expand_shape %95 [[0, 1], [2]] output_shape [8, 16, 128] : tensor<128x128xf32> into tensor<8x16x128xf32>
+    %96 = tensor.empty() : tensor<8x16x128xf32>
+    %97 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg1 : tensor<128xf32>) outs(%96 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x128xf32>
-    %173 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_57, %172 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
+    %98 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_36, %97 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x128xf32>
-    %174 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%173 : tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
+    %99 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%98 : tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.mulf %in, %cst_8 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x128xf32>
-    %175 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%173 : tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
+    %100 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%98 : tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.mulf %in, %cst_7 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x128xf32>
-    %176 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%175, %173 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
+    %101 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%100, %98 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x128xf32>
-    %177 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%176, %173 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
+    %102 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%101, %98 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x128xf32>
-    %178 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%173, %177 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
+    %103 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%98, %102 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x128xf32>
-    %179 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%178 : tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
+    %104 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%103 : tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.mulf %in, %cst_6 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x128xf32>
-    %180 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%179 : tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
+    %105 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%104 : tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = math.tanh %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x128xf32>
-    %181 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%180 : tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
+    %106 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%105 : tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %959 = arith.subf %cst_9, %in : f32
+      %959 = arith.subf %cst_17, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x128xf32>
-    %182 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%180 : tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
+    %107 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%105 : tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %959 = arith.addf %in, %cst_9 : f32
+      %959 = arith.addf %in, %cst_17 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x128xf32>
-    %183 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%174, %182 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
+    %108 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%99, %107 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x128xf32>
-    %collapsed_58 = tensor.collapse_shape %183 [[0, 1], [2]] : tensor<8x16x128xf32> into tensor<128x128xf32>
-    %184 = linalg.matmul ins(%collapsed_58, %arg20 : tensor<128x128xf32>, tensor<128x64xf32>) outs(%8 : tensor<128x64xf32>) -> tensor<128x64xf32>
-    %expanded_59 = tensor.expand_shape %184 [[0, 1], [2]] output_shape [8, 16, 64] : tensor<128x64xf32> into tensor<8x16x64xf32>
-    %185 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%152, %expanded_59 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %collapsed_37 = tensor.collapse_shape %108 [[0, 1], [2]] : tensor<8x16x128xf32> into tensor<128x128xf32>
+    %109 = linalg.matmul ins(%collapsed_37, %arg8 : tensor<128x128xf32>, tensor<128x64xf32>) outs(%10 : tensor<128x64xf32>) -> tensor<128x64xf32>
+    %expanded_38 = tensor.expand_shape %109 [[0, 1], [2]] output_shape [8, 16, 64] : tensor<128x64xf32> into tensor<8x16x64xf32>
+    %110 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%74, %expanded_38 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %186 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg14 : tensor<64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %111 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg2 : tensor<64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %187 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%185, %186 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %112 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%110, %111 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %188 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%187 : tensor<8x16x64xf32>) outs(%14 : tensor<8x16xf32>) {
+    %113 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%112 : tensor<8x16x64xf32>) outs(%15 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16xf32>
-    %expanded_60 = tensor.expand_shape %188 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
-    %189 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_60 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %expanded_39 = tensor.expand_shape %113 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
+    %114 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_39 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %959 = arith.divf %in, %cst_16 : f32
+      %959 = arith.divf %in, %cst_15 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x1xf32>
-    %190 = linalg.generic {indexing_maps = [#map5, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%189 : tensor<8x16x1xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %115 = linalg.generic {indexing_maps = [#map5, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%114 : tensor<8x16x1xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %191 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%187, %190 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %116 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%112, %115 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.subf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %192 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%191 : tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %117 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%116 : tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.mulf %in, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %193 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%191 : tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %118 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%116 : tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %959 = arith.mulf %in, %cst_15 : f32
+      %959 = arith.mulf %in, %cst_14 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %194 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%192 : tensor<8x16x64xf32>) outs(%14 : tensor<8x16xf32>) {
+    %119 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%117 : tensor<8x16x64xf32>) outs(%15 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16xf32>
-    %expanded_61 = tensor.expand_shape %194 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
-    %195 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_61 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %expanded_40 = tensor.expand_shape %119 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
+    %120 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_40 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %959 = arith.divf %in, %cst_16 : f32
+      %959 = arith.divf %in, %cst_15 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x1xf32>
-    %196 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%195 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %121 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%120 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %959 = arith.addf %in, %cst_14 : f32
+      %959 = arith.addf %in, %cst_13 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x1xf32>
-    %197 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%196 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %122 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%121 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = math.rsqrt %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x1xf32>
-    %198 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%197, %196 : tensor<8x16x1xf32>, tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %123 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%122, %121 : tensor<8x16x1xf32>, tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.divf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x1xf32>
-    %199 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%198 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %124 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%123 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %959 = arith.mulf %in, %cst_13 : f32
+      %959 = arith.mulf %in, %cst_12 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x1xf32>
-    %200 = linalg.generic {indexing_maps = [#map5, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%197 : tensor<8x16x1xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %125 = linalg.generic {indexing_maps = [#map5, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%122 : tensor<8x16x1xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %201 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%191, %200 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %126 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%116, %125 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %202 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg26 : tensor<64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %127 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg16 : tensor<64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %203 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%201, %202 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %128 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%126, %127 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %204 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg25 : tensor<64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %129 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg15 : tensor<64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %205 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%203, %204 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %130 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%128, %129 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %collapsed_62 = tensor.collapse_shape %205 [[0, 1], [2]] : tensor<8x16x64xf32> into tensor<128x64xf32>
-    %206 = linalg.matmul ins(%collapsed_62, %arg28 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%8 : tensor<128x64xf32>) -> tensor<128x64xf32>
-    %expanded_63 = tensor.expand_shape %206 [[0, 1], [2]] output_shape [8, 16, 64] : tensor<128x64xf32> into tensor<8x16x64xf32>
-    %207 = linalg.fill ins(%cst_10 : f32) outs(%13 : tensor<8x16xf32>) -> tensor<8x16xf32>
-    %208 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%expanded_63 : tensor<8x16x64xf32>) outs(%207 : tensor<8x16xf32>) {
+    %collapsed_41 = tensor.collapse_shape %130 [[0, 1], [2]] : tensor<8x16x64xf32> into tensor<128x64xf32>
+    %131 = linalg.matmul ins(%collapsed_41, %arg23 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%10 : tensor<128x64xf32>) -> tensor<128x64xf32>
+    %expanded_42 = tensor.expand_shape %131 [[0, 1], [2, 3]] output_shape [8, 16, 4, 16] : tensor<128x64xf32> into tensor<8x16x4x16xf32>
+    %132 = linalg.matmul ins(%collapsed_41, %arg21 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%10 : tensor<128x64xf32>) -> tensor<128x64xf32>
+    %expanded_43 = tensor.expand_shape %132 [[0, 1], [2, 3]] output_shape [8, 16, 4, 16] : tensor<128x64xf32> into tensor<8x16x4x16xf32>
+    %133 = linalg.matmul ins(%collapsed_41, %arg24 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%10 : tensor<128x64xf32>) -> tensor<128x64xf32>
+    %expanded_44 = tensor.expand_shape %133 [[0, 1], [2, 3]] output_shape [8, 16, 4, 16] : tensor<128x64xf32> into tensor<8x16x4x16xf32>
+    %134 = linalg.generic {indexing_maps = [#map6, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_42 : tensor<8x16x4x16xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    } -> tensor<8x4x16x16xf32>
+    %135 = linalg.generic {indexing_maps = [#map8, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_43 : tensor<8x16x4x16xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    } -> tensor<8x4x16x16xf32>
+    %collapsed_45 = tensor.collapse_shape %134 [[0, 1], [2], [3]] : tensor<8x4x16x16xf32> into tensor<32x16x16xf32>
+    %collapsed_46 = tensor.collapse_shape %135 [[0, 1], [2], [3]] : tensor<8x4x16x16xf32> into tensor<32x16x16xf32>
+    %136 = linalg.batch_matmul ins(%collapsed_45, %collapsed_46 : tensor<32x16x16xf32>, tensor<32x16x16xf32>) outs(%42 : tensor<32x16x16xf32>) -> tensor<32x16x16xf32>
+    %expanded_47 = tensor.expand_shape %136 [[0, 1], [2], [3]] output_shape [8, 4, 16, 16] : tensor<32x16x16xf32> into tensor<8x4x16x16xf32>
+    %137 = linalg.generic {indexing_maps = [#map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_47 : tensor<8x4x16x16xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %959 = arith.mulf %in, %cst_11 : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x4x16x16xf32>
+    %138 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%53, %137 : tensor<8x4x16x16xi1>, tensor<8x4x16x16xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
+    ^bb0(%in: i1, %in_164: f32, %out: f32):
+      %959 = arith.select %in, %in_164, %cst_10 : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x4x16x16xf32>
+    %139 = linalg.generic {indexing_maps = [#map7, #map13], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%138 : tensor<8x4x16x16xf32>) outs(%56 : tensor<8x4x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.maximumf %out, %in : f32
       linalg.yield %959 : f32
-    } -> tensor<8x16xf32>
-    %209 = linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%208 : tensor<8x16xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    } -> tensor<8x4x16xf32>
+    %140 = linalg.generic {indexing_maps = [#map13, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%139 : tensor<8x4x16xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
-    } -> tensor<8x16x64xf32>
-    %210 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_63, %209 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    } -> tensor<8x4x16x16xf32>
+    %141 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%138, %140 : tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.subf %in, %in_164 : f32
       linalg.yield %959 : f32
-    } -> tensor<8x16x64xf32>
-    %211 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%210 : tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    } -> tensor<8x4x16x16xf32>
+    %142 = linalg.generic {indexing_maps = [#map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%141 : tensor<8x4x16x16xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = math.exp %in : f32
       linalg.yield %959 : f32
+    } -> tensor<8x4x16x16xf32>
+    %143 = linalg.generic {indexing_maps = [#map7, #map13], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%142 : tensor<8x4x16x16xf32>) outs(%61 : tensor<8x4x16xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %959 = arith.addf %out, %in : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x4x16xf32>
+    %expanded_48 = tensor.expand_shape %143 [[0], [1], [2, 3]] output_shape [8, 4, 16, 1] : tensor<8x4x16xf32> into tensor<8x4x16x1xf32>
+    %144 = linalg.generic {indexing_maps = [#map13, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%143 : tensor<8x4x16xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    } -> tensor<8x4x16x16xf32>
+    %145 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%142, %144 : tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
+    ^bb0(%in: f32, %in_164: f32, %out: f32):
+      %959 = arith.divf %in, %in_164 : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x4x16x16xf32>
+    %146 = linalg.generic {indexing_maps = [#map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_48 : tensor<8x4x16x1xf32>) outs(%65 : tensor<8x4x16x1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %959 = arith.mulf %in, %in : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x4x16x1xf32>
+    %147 = linalg.generic {indexing_maps = [#map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%146 : tensor<8x4x16x1xf32>) outs(%65 : tensor<8x4x16x1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %959 = arith.divf %cst_17, %in : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x4x16x1xf32>
+    %148 = linalg.generic {indexing_maps = [#map8, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_44 : tensor<8x16x4x16xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    } -> tensor<8x4x16x16xf32>
+    %149 = linalg.generic {indexing_maps = [#map14, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%145 : tensor<8x4x16x16xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    } -> tensor<8x4x16x16xf32>
+    %collapsed_49 = tensor.collapse_shape %148 [[0, 1], [2], [3]] : tensor<8x4x16x16xf32> into tensor<32x16x16xf32>
+    %collapsed_50 = tensor.collapse_shape %149 [[0, 1], [2], [3]] : tensor<8x4x16x16xf32> into tensor<32x16x16xf32>
+    %150 = linalg.batch_matmul ins(%collapsed_49, %collapsed_50 : tensor<32x16x16xf32>, tensor<32x16x16xf32>) outs(%42 : tensor<32x16x16xf32>) -> tensor<32x16x16xf32>
+    %expanded_51 = tensor.expand_shape %150 [[0, 1], [2], [3]] output_shape [8, 4, 16, 16] : tensor<32x16x16xf32> into tensor<8x4x16x16xf32>
+    %151 = linalg.generic {indexing_maps = [#map15, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_51 : tensor<8x4x16x16xf32>) outs(%71 : tensor<8x16x4x16xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    } -> tensor<8x16x4x16xf32>
+    %collapsed_52 = tensor.collapse_shape %151 [[0, 1], [2, 3]] : tensor<8x16x4x16xf32> into tensor<128x64xf32>
+    %152 = linalg.matmul ins(%collapsed_52, %arg22 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%10 : tensor<128x64xf32>) -> tensor<128x64xf32>
+    %expanded_53 = tensor.expand_shape %152 [[0, 1], [2]] output_shape [8, 16, 64] : tensor<128x64xf32> into tensor<8x16x64xf32>
+    %153 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%112, %expanded_53 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
+    ^bb0(%in: f32, %in_164: f32, %out: f32):
+      %959 = arith.addf %in, %in_164 : f32
+      linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %212 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%211 : tensor<8x16x64xf32>) outs(%14 : tensor<8x16xf32>) {
+    %154 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%153 : tensor<8x16x64xf32>) outs(%15 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16xf32>
-    %expanded_64 = tensor.expand_shape %212 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
-    %213 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_64 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %expanded_54 = tensor.expand_shape %154 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
+    %155 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_54 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %959 = arith.divf %in, %cst_15 : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x16x1xf32>
+    %156 = linalg.generic {indexing_maps = [#map5, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%155 : tensor<8x16x1xf32>) outs(%7 : tensor<8x16x64xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    } -> tensor<8x16x64xf32>
+    %157 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%153, %156 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
+    ^bb0(%in: f32, %in_164: f32, %out: f32):
+      %959 = arith.subf %in, %in_164 : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x16x64xf32>
+    %158 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%157 : tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %959 = arith.mulf %in, %in : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x16x64xf32>
+    %159 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%157 : tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %959 = arith.mulf %in, %cst_14 : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x16x64xf32>
+    %160 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%158 : tensor<8x16x64xf32>) outs(%15 : tensor<8x16xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %959 = arith.addf %out, %in : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x16xf32>
+    %expanded_55 = tensor.expand_shape %160 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
+    %161 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_55 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %959 = arith.divf %in, %cst_15 : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x16x1xf32>
+    %162 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%161 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %959 = arith.addf %in, %cst_13 : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x16x1xf32>
+    %163 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%162 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %959 = math.rsqrt %in : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x16x1xf32>
+    %164 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%163, %162 : tensor<8x16x1xf32>, tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
+    ^bb0(%in: f32, %in_164: f32, %out: f32):
+      %959 = arith.divf %in, %in_164 : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x16x1xf32>
+    %165 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%164 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %959 = arith.mulf %in, %cst_12 : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x16x1xf32>
+    %166 = linalg.generic {indexing_maps = [#map5, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%163 : tensor<8x16x1xf32>) outs(%7 : tensor<8x16x64xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    } -> tensor<8x16x64xf32>
+    %167 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%157, %166 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
+    ^bb0(%in: f32, %in_164: f32, %out: f32):
+      %959 = arith.mulf %in, %in_164 : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x16x64xf32>
+    %168 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg18 : tensor<64xf32>) outs(%7 : tensor<8x16x64xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    } -> tensor<8x16x64xf32>
+    %169 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%167, %168 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
+    ^bb0(%in: f32, %in_164: f32, %out: f32):
+      %959 = arith.mulf %in, %in_164 : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x16x64xf32>
+    %170 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg17 : tensor<64xf32>) outs(%7 : tensor<8x16x64xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    } -> tensor<8x16x64xf32>
+    %171 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%169, %170 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
+    ^bb0(%in: f32, %in_164: f32, %out: f32):
+      %959 = arith.addf %in, %in_164 : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x16x64xf32>
+    %collapsed_56 = tensor.collapse_shape %171 [[0, 1], [2]] : tensor<8x16x64xf32> into tensor<128x64xf32>
+    %172 = linalg.matmul ins(%collapsed_56, %arg19 : tensor<128x64xf32>, tensor<64x128xf32>) outs(%94 : tensor<128x128xf32>) -> tensor<128x128xf32>
+    %expanded_57 = tensor.expand_shape %172 [[0, 1], [2]] output_shape [8, 16, 128] : tensor<128x128xf32> into tensor<8x16x128xf32>
+    %173 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg13 : tensor<128xf32>) outs(%96 : tensor<8x16x128xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    } -> tensor<8x16x128xf32>
+    %174 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_57, %173 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
+    ^bb0(%in: f32, %in_164: f32, %out: f32):
+      %959 = arith.addf %in, %in_164 : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x16x128xf32>
+    %175 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%174 : tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %959 = arith.mulf %in, %cst_8 : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x16x128xf32>
+    %176 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%174 : tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %959 = arith.mulf %in, %cst_7 : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x16x128xf32>
+    %177 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%176, %174 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
+    ^bb0(%in: f32, %in_164: f32, %out: f32):
+      %959 = arith.mulf %in, %in_164 : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x16x128xf32>
+    %178 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%177, %174 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
+    ^bb0(%in: f32, %in_164: f32, %out: f32):
+      %959 = arith.mulf %in, %in_164 : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x16x128xf32>
+    %179 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%174, %178 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
+    ^bb0(%in: f32, %in_164: f32, %out: f32):
+      %959 = arith.addf %in, %in_164 : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x16x128xf32>
+    %180 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%179 : tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %959 = arith.mulf %in, %cst_6 : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x16x128xf32>
+    %181 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%180 : tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %959 = math.tanh %in : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x16x128xf32>
+    %182 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%181 : tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %959 = arith.subf %cst_17, %in : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x16x128xf32>
+    %183 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%181 : tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %959 = arith.addf %in, %cst_17 : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x16x128xf32>
+    %184 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%175, %183 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
+    ^bb0(%in: f32, %in_164: f32, %out: f32):
+      %959 = arith.mulf %in, %in_164 : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x16x128xf32>
+    %collapsed_58 = tensor.collapse_shape %184 [[0, 1], [2]] : tensor<8x16x128xf32> into tensor<128x128xf32>
+    %185 = linalg.matmul ins(%collapsed_58, %arg20 : tensor<128x128xf32>, tensor<128x64xf32>) outs(%10 : tensor<128x64xf32>) -> tensor<128x64xf32>
+    %expanded_59 = tensor.expand_shape %185 [[0, 1], [2]] output_shape [8, 16, 64] : tensor<128x64xf32> into tensor<8x16x64xf32>
+    %186 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%153, %expanded_59 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
+    ^bb0(%in: f32, %in_164: f32, %out: f32):
+      %959 = arith.addf %in, %in_164 : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x16x64xf32>
+    %187 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg14 : tensor<64xf32>) outs(%7 : tensor<8x16x64xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    } -> tensor<8x16x64xf32>
+    %188 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%186, %187 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
+    ^bb0(%in: f32, %in_164: f32, %out: f32):
+      %959 = arith.addf %in, %in_164 : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x16x64xf32>
+    %189 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%188 : tensor<8x16x64xf32>) outs(%15 : tensor<8x16xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %959 = arith.addf %out, %in : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x16xf32>
+    %expanded_60 = tensor.expand_shape %189 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
+    %190 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_60 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %959 = arith.divf %in, %cst_15 : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x16x1xf32>
+    %191 = linalg.generic {indexing_maps = [#map5, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%190 : tensor<8x16x1xf32>) outs(%7 : tensor<8x16x64xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    } -> tensor<8x16x64xf32>
+    %192 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%188, %191 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
+    ^bb0(%in: f32, %in_164: f32, %out: f32):
+      %959 = arith.subf %in, %in_164 : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x16x64xf32>
+    %193 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%192 : tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %959 = arith.mulf %in, %in : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x16x64xf32>
+    %194 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%192 : tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %959 = arith.mulf %in, %cst_14 : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x16x64xf32>
+    %195 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%193 : tensor<8x16x64xf32>) outs(%15 : tensor<8x16xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %959 = arith.addf %out, %in : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x16xf32>
+    %expanded_61 = tensor.expand_shape %195 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
+    %196 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_61 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %959 = arith.divf %in, %cst_15 : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x16x1xf32>
+    %197 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%196 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %959 = arith.addf %in, %cst_13 : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x16x1xf32>
+    %198 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%197 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %959 = math.rsqrt %in : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x16x1xf32>
+    %199 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%198, %197 : tensor<8x16x1xf32>, tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
+    ^bb0(%in: f32, %in_164: f32, %out: f32):
+      %959 = arith.divf %in, %in_164 : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x16x1xf32>
+    %200 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%199 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %959 = arith.mulf %in, %cst_12 : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x16x1xf32>
+    %201 = linalg.generic {indexing_maps = [#map5, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%198 : tensor<8x16x1xf32>) outs(%7 : tensor<8x16x64xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    } -> tensor<8x16x64xf32>
+    %202 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%192, %201 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
+    ^bb0(%in: f32, %in_164: f32, %out: f32):
+      %959 = arith.mulf %in, %in_164 : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x16x64xf32>
+    %203 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg26 : tensor<64xf32>) outs(%7 : tensor<8x16x64xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    } -> tensor<8x16x64xf32>
+    %204 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%202, %203 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
+    ^bb0(%in: f32, %in_164: f32, %out: f32):
+      %959 = arith.mulf %in, %in_164 : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x16x64xf32>
+    %205 = linalg.generic {indexing_maps = [#map3, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg25 : tensor<64xf32>) outs(%7 : tensor<8x16x64xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    } -> tensor<8x16x64xf32>
+    %206 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%204, %205 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
+    ^bb0(%in: f32, %in_164: f32, %out: f32):
+      %959 = arith.addf %in, %in_164 : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x16x64xf32>
+    %collapsed_62 = tensor.collapse_shape %206 [[0, 1], [2]] : tensor<8x16x64xf32> into tensor<128x64xf32>
+    %207 = linalg.matmul ins(%collapsed_62, %arg28 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%10 : tensor<128x64xf32>) -> tensor<128x64xf32>
+    %expanded_63 = tensor.expand_shape %207 [[0, 1], [2]] output_shape [8, 16, 64] : tensor<128x64xf32> into tensor<8x16x64xf32>
+    %208 = linalg.fill ins(%cst_9 : f32) outs(%14 : tensor<8x16xf32>) -> tensor<8x16xf32>
+    %209 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%expanded_63 : tensor<8x16x64xf32>) outs(%208 : tensor<8x16xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %959 = arith.maximumf %out, %in : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x16xf32>
+    %210 = linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%209 : tensor<8x16xf32>) outs(%7 : tensor<8x16x64xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    } -> tensor<8x16x64xf32>
+    %211 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_63, %210 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
+    ^bb0(%in: f32, %in_164: f32, %out: f32):
+      %959 = arith.subf %in, %in_164 : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x16x64xf32>
+    %212 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%211 : tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %959 = math.exp %in : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x16x64xf32>
+    %213 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%212 : tensor<8x16x64xf32>) outs(%15 : tensor<8x16xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %959 = arith.addf %out, %in : f32
+      linalg.yield %959 : f32
+    } -> tensor<8x16xf32>
+    %expanded_64 = tensor.expand_shape %213 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
+    %214 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_64 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = math.log %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x1xf32>
-    %214 = linalg.generic {indexing_maps = [#map5, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%213 : tensor<8x16x1xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %215 = linalg.generic {indexing_maps = [#map5, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%214 : tensor<8x16x1xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %215 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%210, %214 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %216 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%211, %215 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.subf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %216 = linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg89 : tensor<8x16xi32>) outs(%2 : tensor<8x16x64xi32>) {
+    %217 = linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg89 : tensor<8x16xi32>) outs(%2 : tensor<8x16x64xi32>) {
     ^bb0(%in: i32, %out: i32):
       linalg.yield %in : i32
     } -> tensor<8x16x64xi32>
-    %217 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%216, %4 : tensor<8x16x64xi32>, tensor<8x16x64xi32>) outs(%5 : tensor<8x16x64xi1>) {
+    %218 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%217, %4 : tensor<8x16x64xi32>, tensor<8x16x64xi32>) outs(%5 : tensor<8x16x64xi1>) {
     ^bb0(%in: i32, %in_164: i32, %out: i1):
       %959 = arith.cmpi eq, %in, %in_164 : i32
       linalg.yield %959 : i1
     } -> tensor<8x16x64xi1>
-    %218 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%217 : tensor<8x16x64xi1>) outs(%10 : tensor<8x16x64xf32>) {
+    %219 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%218 : tensor<8x16x64xi1>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: i1, %out: f32):
-      %959 = arith.uitofp %in : i1 to f32
+      %959 = arith.select %in, %cst_17, %cst_16 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %219 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%218 : tensor<8x16x64xf32>) outs(%5 : tensor<8x16x64xi1>) {
-    ^bb0(%in: f32, %out: i1):
-      %959 = arith.cmpf une, %in, %cst_17 : f32
-      linalg.yield %959 : i1
-    } -> tensor<8x16x64xi1>
-    %220 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%219, %215 : tensor<8x16x64xi1>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
-    ^bb0(%in: i1, %in_164: f32, %out: f32):
-      %959 = arith.select %in, %in_164, %cst_17 : f32
+    %220 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%219, %216 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
+    ^bb0(%in: f32, %in_164: f32, %out: f32):
+      %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %221 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%220 : tensor<8x16x64xf32>) outs(%14 : tensor<8x16xf32>) {
+    %221 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%220 : tensor<8x16x64xf32>) outs(%15 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16xf32>
     %222 = tensor.empty() : tensor<f32>
-    %223 = linalg.fill ins(%cst_17 : f32) outs(%222 : tensor<f32>) -> tensor<f32>
+    %223 = linalg.fill ins(%cst_16 : f32) outs(%222 : tensor<f32>) -> tensor<f32>
     %224 = linalg.generic {indexing_maps = [#map10, #map16], iterator_types = ["reduction", "reduction"]} ins(%221 : tensor<8x16xf32>) outs(%223 : tensor<f32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.addf %out, %in : f32
@@ -1016,46 +1016,46 @@ module @jit_step {
       %959 = arith.divf %in, %cst_5 : f32
       linalg.yield %959 : f32
     } -> tensor<f32>
-    %229 = linalg.generic {indexing_maps = [#map18, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%228 : tensor<f32>) outs(%10 : tensor<8x16x64xf32>) {
+    %229 = linalg.generic {indexing_maps = [#map18, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%228 : tensor<f32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %230 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%219, %229 : tensor<8x16x64xi1>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
-    ^bb0(%in: i1, %in_164: f32, %out: f32):
-      %959 = arith.select %in, %in_164, %cst_17 : f32
+    %230 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%219, %229 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
+    ^bb0(%in: f32, %in_164: f32, %out: f32):
+      %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %231 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%230 : tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %231 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%230 : tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.negf %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %232 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%231 : tensor<8x16x64xf32>) outs(%14 : tensor<8x16xf32>) {
+    %232 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%231 : tensor<8x16x64xf32>) outs(%15 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16xf32>
     %expanded_65 = tensor.expand_shape %232 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
-    %233 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_65, %expanded_64 : tensor<8x16x1xf32>, tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %233 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_65, %expanded_64 : tensor<8x16x1xf32>, tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.divf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x1xf32>
-    %234 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%233 : tensor<8x16x1xf32>) outs(%14 : tensor<8x16xf32>) {
+    %234 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%233 : tensor<8x16x1xf32>) outs(%15 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16xf32>
-    %235 = linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%234 : tensor<8x16xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %235 = linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%234 : tensor<8x16xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %236 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%235, %211 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %236 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%235, %212 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %237 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%230, %236 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %237 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%230, %236 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
@@ -1067,7 +1067,7 @@ module @jit_step {
     } -> tensor<64x8x16xf32>
     %collapsed_66 = tensor.collapse_shape %239 [[0], [1, 2]] : tensor<64x8x16xf32> into tensor<64x128xf32>
     %240 = tensor.empty() : tensor<64x64xf32>
-    %241 = linalg.fill ins(%cst_17 : f32) outs(%240 : tensor<64x64xf32>) -> tensor<64x64xf32>
+    %241 = linalg.fill ins(%cst_16 : f32) outs(%240 : tensor<64x64xf32>) -> tensor<64x64xf32>
     %242 = linalg.matmul ins(%collapsed_66, %collapsed_62 : tensor<64x128xf32>, tensor<128x64xf32>) outs(%241 : tensor<64x64xf32>) -> tensor<64x64xf32>
     %243 = linalg.generic {indexing_maps = [#map20, #map10], iterator_types = ["parallel", "parallel"]} ins(%242 : tensor<64x64xf32>) outs(%240 : tensor<64x64xf32>) {
     ^bb0(%in: f32, %out: f32):
@@ -1078,10 +1078,10 @@ module @jit_step {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<64x64xf32>
-    %245 = linalg.matmul ins(%collapsed_67, %244 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%8 : tensor<128x64xf32>) -> tensor<128x64xf32>
+    %245 = linalg.matmul ins(%collapsed_67, %244 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%10 : tensor<128x64xf32>) -> tensor<128x64xf32>
     %expanded_68 = tensor.expand_shape %245 [[0, 1], [2]] output_shape [8, 16, 64] : tensor<128x64xf32> into tensor<8x16x64xf32>
     %246 = tensor.empty() : tensor<64xf32>
-    %247 = linalg.fill ins(%cst_17 : f32) outs(%246 : tensor<64xf32>) -> tensor<64xf32>
+    %247 = linalg.fill ins(%cst_16 : f32) outs(%246 : tensor<64xf32>) -> tensor<64xf32>
     %248 = linalg.generic {indexing_maps = [#map19, #map21], iterator_types = ["parallel", "reduction", "reduction"]} ins(%expanded_68 : tensor<8x16x64xf32>) outs(%247 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.addf %out, %in : f32
@@ -1093,7 +1093,7 @@ module @jit_step {
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<64xf32>
-    %250 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%201, %expanded_68 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %250 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%202, %expanded_68 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
@@ -1104,7 +1104,7 @@ module @jit_step {
       linalg.yield %959 : f32
     } -> tensor<64xf32>
     %expanded_70 = tensor.expand_shape %251 [[0, 1, 2]] output_shape [1, 1, 64] : tensor<64xf32> into tensor<1x1x64xf32>
-    %252 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_68, %202 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %252 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_68, %203 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
@@ -1114,93 +1114,93 @@ module @jit_step {
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<64xf32>
-    %254 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%191, %252 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %254 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%192, %252 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %255 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%254 : tensor<8x16x64xf32>) outs(%14 : tensor<8x16xf32>) {
+    %255 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%254 : tensor<8x16x64xf32>) outs(%15 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16xf32>
     %expanded_71 = tensor.expand_shape %255 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
-    %256 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%252, %200 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %256 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%252, %201 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %257 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_71, %199 : tensor<8x16x1xf32>, tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %257 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_71, %200 : tensor<8x16x1xf32>, tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x1xf32>
-    %258 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%256 : tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %258 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%256 : tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.negf %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %259 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%258 : tensor<8x16x64xf32>) outs(%14 : tensor<8x16xf32>) {
+    %259 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%258 : tensor<8x16x64xf32>) outs(%15 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16xf32>
     %expanded_72 = tensor.expand_shape %259 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
-    %260 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%257 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %260 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%257 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %959 = arith.divf %in, %cst_16 : f32
+      %959 = arith.divf %in, %cst_15 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x1xf32>
-    %261 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%260 : tensor<8x16x1xf32>) outs(%14 : tensor<8x16xf32>) {
+    %261 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%260 : tensor<8x16x1xf32>) outs(%15 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16xf32>
-    %262 = linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%261 : tensor<8x16xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %262 = linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%261 : tensor<8x16xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %263 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%262, %193 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %263 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%262, %194 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %264 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%263 : tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %264 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%263 : tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.negf %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %265 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%264 : tensor<8x16x64xf32>) outs(%14 : tensor<8x16xf32>) {
+    %265 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%264 : tensor<8x16x64xf32>) outs(%15 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16xf32>
     %expanded_73 = tensor.expand_shape %265 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
-    %266 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%256, %263 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %266 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%256, %263 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %267 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_72, %expanded_73 : tensor<8x16x1xf32>, tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %267 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_72, %expanded_73 : tensor<8x16x1xf32>, tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x1xf32>
-    %268 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%267 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %268 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%267 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %959 = arith.divf %in, %cst_16 : f32
+      %959 = arith.divf %in, %cst_15 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x1xf32>
-    %269 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%268 : tensor<8x16x1xf32>) outs(%14 : tensor<8x16xf32>) {
+    %269 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%268 : tensor<8x16x1xf32>) outs(%15 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16xf32>
-    %270 = linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%269 : tensor<8x16xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %270 = linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%269 : tensor<8x16xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %271 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%266, %270 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %271 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%266, %270 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
@@ -1222,9 +1222,9 @@ module @jit_step {
     } -> tensor<64x8x16xf32>
     %collapsed_75 = tensor.collapse_shape %274 [[0], [1, 2]] : tensor<64x8x16xf32> into tensor<64x128xf32>
     %275 = tensor.empty() : tensor<64x128xf32>
-    %276 = linalg.fill ins(%cst_17 : f32) outs(%275 : tensor<64x128xf32>) -> tensor<64x128xf32>
+    %276 = linalg.fill ins(%cst_16 : f32) outs(%275 : tensor<64x128xf32>) -> tensor<64x128xf32>
     %277 = linalg.matmul ins(%collapsed_75, %collapsed_58 : tensor<64x128xf32>, tensor<128x128xf32>) outs(%276 : tensor<64x128xf32>) -> tensor<64x128xf32>
-    %278 = linalg.generic {indexing_maps = [#map20, #map10], iterator_types = ["parallel", "parallel"]} ins(%277 : tensor<64x128xf32>) outs(%7 : tensor<128x64xf32>) {
+    %278 = linalg.generic {indexing_maps = [#map20, #map10], iterator_types = ["parallel", "parallel"]} ins(%277 : tensor<64x128xf32>) outs(%9 : tensor<128x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<128x64xf32>
@@ -1233,90 +1233,90 @@ module @jit_step {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<64x128xf32>
-    %280 = linalg.matmul ins(%collapsed_76, %279 : tensor<128x64xf32>, tensor<64x128xf32>) outs(%93 : tensor<128x128xf32>) -> tensor<128x128xf32>
+    %280 = linalg.matmul ins(%collapsed_76, %279 : tensor<128x64xf32>, tensor<64x128xf32>) outs(%94 : tensor<128x128xf32>) -> tensor<128x128xf32>
     %expanded_77 = tensor.expand_shape %280 [[0, 1], [2]] output_shape [8, 16, 128] : tensor<128x128xf32> into tensor<8x16x128xf32>
-    %281 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%174, %expanded_77 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
+    %281 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%175, %expanded_77 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x128xf32>
-    %282 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_77, %182 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
+    %282 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_77, %183 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x128xf32>
-    %283 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%281, %181 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
+    %283 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%281, %182 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x128xf32>
-    %284 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%283, %180 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
+    %284 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%283, %181 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x128xf32>
-    %285 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%283, %284 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
+    %285 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%283, %284 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x128xf32>
-    %286 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%285 : tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
+    %286 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%285 : tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.mulf %in, %cst_6 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x128xf32>
-    %287 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%176, %286 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
+    %287 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%177, %286 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x128xf32>
-    %288 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%286, %287 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
+    %288 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%286, %287 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x128xf32>
-    %289 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%286, %173 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
+    %289 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%286, %174 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x128xf32>
-    %290 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%175, %289 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
+    %290 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%176, %289 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x128xf32>
-    %291 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%288, %290 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
+    %291 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%288, %290 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x128xf32>
-    %292 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%289, %173 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
+    %292 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%289, %174 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x128xf32>
-    %293 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%292 : tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
+    %293 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%292 : tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.mulf %in, %cst_7 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x128xf32>
-    %294 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%291, %293 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
+    %294 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%291, %293 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x128xf32>
-    %295 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%282 : tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
+    %295 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%282 : tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.mulf %in, %cst_8 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x128xf32>
-    %296 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%294, %295 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
+    %296 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%294, %295 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x128xf32>
     %297 = tensor.empty() : tensor<128xf32>
-    %298 = linalg.fill ins(%cst_17 : f32) outs(%297 : tensor<128xf32>) -> tensor<128xf32>
+    %298 = linalg.fill ins(%cst_16 : f32) outs(%297 : tensor<128xf32>) -> tensor<128xf32>
     %299 = linalg.generic {indexing_maps = [#map19, #map21], iterator_types = ["parallel", "reduction", "reduction"]} ins(%296 : tensor<8x16x128xf32>) outs(%298 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.addf %out, %in : f32
@@ -1334,17 +1334,17 @@ module @jit_step {
       linalg.yield %in : f32
     } -> tensor<128x8x16xf32>
     %collapsed_79 = tensor.collapse_shape %302 [[0], [1, 2]] : tensor<128x8x16xf32> into tensor<128x128xf32>
-    %303 = linalg.matmul ins(%collapsed_79, %collapsed_56 : tensor<128x128xf32>, tensor<128x64xf32>) outs(%8 : tensor<128x64xf32>) -> tensor<128x64xf32>
+    %303 = linalg.matmul ins(%collapsed_79, %collapsed_56 : tensor<128x128xf32>, tensor<128x64xf32>) outs(%10 : tensor<128x64xf32>) -> tensor<128x64xf32>
     %304 = linalg.generic {indexing_maps = [#map20, #map10], iterator_types = ["parallel", "parallel"]} ins(%303 : tensor<128x64xf32>) outs(%275 : tensor<64x128xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<64x128xf32>
     %collapsed_80 = tensor.collapse_shape %296 [[0, 1], [2]] : tensor<8x16x128xf32> into tensor<128x128xf32>
-    %305 = linalg.generic {indexing_maps = [#map20, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg19 : tensor<64x128xf32>) outs(%7 : tensor<128x64xf32>) {
+    %305 = linalg.generic {indexing_maps = [#map20, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg19 : tensor<64x128xf32>) outs(%9 : tensor<128x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<128x64xf32>
-    %306 = linalg.matmul ins(%collapsed_80, %305 : tensor<128x128xf32>, tensor<128x64xf32>) outs(%8 : tensor<128x64xf32>) -> tensor<128x64xf32>
+    %306 = linalg.matmul ins(%collapsed_80, %305 : tensor<128x128xf32>, tensor<128x64xf32>) outs(%10 : tensor<128x64xf32>) -> tensor<128x64xf32>
     %expanded_81 = tensor.expand_shape %306 [[0, 1], [2]] output_shape [8, 16, 64] : tensor<128x64xf32> into tensor<8x16x64xf32>
     %307 = linalg.generic {indexing_maps = [#map19, #map21], iterator_types = ["parallel", "reduction", "reduction"]} ins(%expanded_81 : tensor<8x16x64xf32>) outs(%247 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
@@ -1357,7 +1357,7 @@ module @jit_step {
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<64xf32>
-    %309 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%166, %expanded_81 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %309 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%167, %expanded_81 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
@@ -1368,7 +1368,7 @@ module @jit_step {
       linalg.yield %959 : f32
     } -> tensor<64xf32>
     %expanded_83 = tensor.expand_shape %310 [[0, 1, 2]] output_shape [1, 1, 64] : tensor<64xf32> into tensor<1x1x64xf32>
-    %311 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_81, %167 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %311 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_81, %168 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
@@ -1378,98 +1378,98 @@ module @jit_step {
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<64xf32>
-    %313 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%156, %311 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %313 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%157, %311 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %314 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%313 : tensor<8x16x64xf32>) outs(%14 : tensor<8x16xf32>) {
+    %314 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%313 : tensor<8x16x64xf32>) outs(%15 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16xf32>
     %expanded_84 = tensor.expand_shape %314 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
-    %315 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%311, %165 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %315 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%311, %166 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %316 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_84, %164 : tensor<8x16x1xf32>, tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %316 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_84, %165 : tensor<8x16x1xf32>, tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x1xf32>
-    %317 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%315 : tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %317 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%315 : tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.negf %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %318 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%317 : tensor<8x16x64xf32>) outs(%14 : tensor<8x16xf32>) {
+    %318 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%317 : tensor<8x16x64xf32>) outs(%15 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16xf32>
     %expanded_85 = tensor.expand_shape %318 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
-    %319 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%271, %315 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %319 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%271, %315 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %320 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%316 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %320 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%316 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %959 = arith.divf %in, %cst_16 : f32
+      %959 = arith.divf %in, %cst_15 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x1xf32>
-    %321 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%320 : tensor<8x16x1xf32>) outs(%14 : tensor<8x16xf32>) {
+    %321 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%320 : tensor<8x16x1xf32>) outs(%15 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16xf32>
-    %322 = linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%321 : tensor<8x16xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %322 = linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%321 : tensor<8x16xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %323 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%322, %158 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %323 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%322, %159 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %324 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%323 : tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %324 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%323 : tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.negf %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %325 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%324 : tensor<8x16x64xf32>) outs(%14 : tensor<8x16xf32>) {
+    %325 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%324 : tensor<8x16x64xf32>) outs(%15 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16xf32>
     %expanded_86 = tensor.expand_shape %325 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
-    %326 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%319, %323 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %326 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%319, %323 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %327 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_85, %expanded_86 : tensor<8x16x1xf32>, tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %327 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_85, %expanded_86 : tensor<8x16x1xf32>, tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x1xf32>
-    %328 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%327 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %328 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%327 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %959 = arith.divf %in, %cst_16 : f32
+      %959 = arith.divf %in, %cst_15 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x1xf32>
-    %329 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%328 : tensor<8x16x1xf32>) outs(%14 : tensor<8x16xf32>) {
+    %329 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%328 : tensor<8x16x1xf32>) outs(%15 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16xf32>
-    %330 = linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%329 : tensor<8x16xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %330 = linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%329 : tensor<8x16xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %331 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%326, %330 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %331 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%326, %330 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
@@ -1489,106 +1489,106 @@ module @jit_step {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<64x64xf32>
-    %336 = linalg.matmul ins(%collapsed_88, %335 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%8 : tensor<128x64xf32>) -> tensor<128x64xf32>
+    %336 = linalg.matmul ins(%collapsed_88, %335 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%10 : tensor<128x64xf32>) -> tensor<128x64xf32>
     %expanded_89 = tensor.expand_shape %336 [[0, 1], [2, 3]] output_shape [8, 16, 4, 16] : tensor<128x64xf32> into tensor<8x16x4x16xf32>
-    %337 = linalg.generic {indexing_maps = [#map8, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_89 : tensor<8x16x4x16xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
+    %337 = linalg.generic {indexing_maps = [#map8, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_89 : tensor<8x16x4x16xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x4x16x16xf32>
-    %338 = linalg.generic {indexing_maps = [#map14, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%337 : tensor<8x4x16x16xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
+    %338 = linalg.generic {indexing_maps = [#map14, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%337 : tensor<8x4x16x16xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x4x16x16xf32>
     %collapsed_90 = tensor.collapse_shape %338 [[0, 1], [2], [3]] : tensor<8x4x16x16xf32> into tensor<32x16x16xf32>
-    %339 = linalg.batch_matmul ins(%collapsed_90, %collapsed_49 : tensor<32x16x16xf32>, tensor<32x16x16xf32>) outs(%41 : tensor<32x16x16xf32>) -> tensor<32x16x16xf32>
+    %339 = linalg.batch_matmul ins(%collapsed_90, %collapsed_49 : tensor<32x16x16xf32>, tensor<32x16x16xf32>) outs(%42 : tensor<32x16x16xf32>) -> tensor<32x16x16xf32>
     %expanded_91 = tensor.expand_shape %339 [[0, 1], [2], [3]] output_shape [8, 4, 16, 16] : tensor<32x16x16xf32> into tensor<8x4x16x16xf32>
     %collapsed_92 = tensor.collapse_shape %337 [[0, 1], [2], [3]] : tensor<8x4x16x16xf32> into tensor<32x16x16xf32>
-    %collapsed_93 = tensor.collapse_shape %144 [[0, 1], [2], [3]] : tensor<8x4x16x16xf32> into tensor<32x16x16xf32>
-    %340 = linalg.batch_matmul ins(%collapsed_92, %collapsed_93 : tensor<32x16x16xf32>, tensor<32x16x16xf32>) outs(%41 : tensor<32x16x16xf32>) -> tensor<32x16x16xf32>
+    %collapsed_93 = tensor.collapse_shape %145 [[0, 1], [2], [3]] : tensor<8x4x16x16xf32> into tensor<32x16x16xf32>
+    %340 = linalg.batch_matmul ins(%collapsed_92, %collapsed_93 : tensor<32x16x16xf32>, tensor<32x16x16xf32>) outs(%42 : tensor<32x16x16xf32>) -> tensor<32x16x16xf32>
     %expanded_94 = tensor.expand_shape %340 [[0, 1], [2], [3]] output_shape [8, 4, 16, 16] : tensor<32x16x16xf32> into tensor<8x4x16x16xf32>
-    %341 = linalg.generic {indexing_maps = [#map15, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_94 : tensor<8x4x16x16xf32>) outs(%70 : tensor<8x16x4x16xf32>) {
+    %341 = linalg.generic {indexing_maps = [#map15, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_94 : tensor<8x4x16x16xf32>) outs(%71 : tensor<8x16x4x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x4x16xf32>
-    %342 = linalg.generic {indexing_maps = [#map22, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%146 : tensor<8x4x16x1xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
+    %342 = linalg.generic {indexing_maps = [#map22, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%147 : tensor<8x4x16x1xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x4x16x16xf32>
-    %343 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_91, %342 : tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
+    %343 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_91, %342 : tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x4x16x16xf32>
-    %344 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%343, %141 : tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
+    %344 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%343, %142 : tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x4x16x16xf32>
-    %345 = linalg.generic {indexing_maps = [#map7, #map13], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%344 : tensor<8x4x16x16xf32>) outs(%60 : tensor<8x4x16xf32>) {
+    %345 = linalg.generic {indexing_maps = [#map7, #map13], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%344 : tensor<8x4x16x16xf32>) outs(%61 : tensor<8x4x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x4x16xf32>
-    %346 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%345 : tensor<8x4x16xf32>) outs(%54 : tensor<8x4x16xf32>) {
+    %346 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%345 : tensor<8x4x16xf32>) outs(%55 : tensor<8x4x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.negf %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x4x16xf32>
     %expanded_95 = tensor.expand_shape %346 [[0], [1], [2, 3]] output_shape [8, 4, 16, 1] : tensor<8x4x16xf32> into tensor<8x4x16x1xf32>
-    %347 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_91, %143 : tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
+    %347 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_91, %144 : tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.divf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x4x16x16xf32>
-    %348 = linalg.generic {indexing_maps = [#map7, #map13], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%expanded_95 : tensor<8x4x16x1xf32>) outs(%60 : tensor<8x4x16xf32>) {
+    %348 = linalg.generic {indexing_maps = [#map7, #map13], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%expanded_95 : tensor<8x4x16x1xf32>) outs(%61 : tensor<8x4x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x4x16xf32>
-    %349 = linalg.generic {indexing_maps = [#map13, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%348 : tensor<8x4x16xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
+    %349 = linalg.generic {indexing_maps = [#map13, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%348 : tensor<8x4x16xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x4x16x16xf32>
-    %350 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%347, %349 : tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
+    %350 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%347, %349 : tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x4x16x16xf32>
-    %351 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%350, %141 : tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
+    %351 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%350, %142 : tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x4x16x16xf32>
-    %352 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%52, %351 : tensor<8x4x16x16xi1>, tensor<8x4x16x16xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
+    %352 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%53, %351 : tensor<8x4x16x16xi1>, tensor<8x4x16x16xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: i1, %in_164: f32, %out: f32):
-      %959 = arith.select %in, %in_164, %cst_17 : f32
+      %959 = arith.select %in, %in_164, %cst_16 : f32
       linalg.yield %959 : f32
     } -> tensor<8x4x16x16xf32>
-    %353 = linalg.generic {indexing_maps = [#map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%352 : tensor<8x4x16x16xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
+    %353 = linalg.generic {indexing_maps = [#map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%352 : tensor<8x4x16x16xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %959 = arith.mulf %in, %cst_12 : f32
+      %959 = arith.mulf %in, %cst_11 : f32
       linalg.yield %959 : f32
     } -> tensor<8x4x16x16xf32>
-    %354 = linalg.generic {indexing_maps = [#map14, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%353 : tensor<8x4x16x16xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
+    %354 = linalg.generic {indexing_maps = [#map14, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%353 : tensor<8x4x16x16xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x4x16x16xf32>
     %collapsed_96 = tensor.collapse_shape %354 [[0, 1], [2], [3]] : tensor<8x4x16x16xf32> into tensor<32x16x16xf32>
-    %355 = linalg.batch_matmul ins(%collapsed_96, %collapsed_45 : tensor<32x16x16xf32>, tensor<32x16x16xf32>) outs(%41 : tensor<32x16x16xf32>) -> tensor<32x16x16xf32>
+    %355 = linalg.batch_matmul ins(%collapsed_96, %collapsed_45 : tensor<32x16x16xf32>, tensor<32x16x16xf32>) outs(%42 : tensor<32x16x16xf32>) -> tensor<32x16x16xf32>
     %expanded_97 = tensor.expand_shape %355 [[0, 1], [2], [3]] output_shape [8, 4, 16, 16] : tensor<32x16x16xf32> into tensor<8x4x16x16xf32>
-    %356 = linalg.generic {indexing_maps = [#map6, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_97 : tensor<8x4x16x16xf32>) outs(%70 : tensor<8x16x4x16xf32>) {
+    %356 = linalg.generic {indexing_maps = [#map6, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_97 : tensor<8x4x16x16xf32>) outs(%71 : tensor<8x16x4x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x4x16xf32>
-    %357 = linalg.generic {indexing_maps = [#map6, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_43 : tensor<8x16x4x16xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
+    %357 = linalg.generic {indexing_maps = [#map6, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_43 : tensor<8x16x4x16xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x4x16x16xf32>
     %collapsed_98 = tensor.collapse_shape %353 [[0, 1], [2], [3]] : tensor<8x4x16x16xf32> into tensor<32x16x16xf32>
     %collapsed_99 = tensor.collapse_shape %357 [[0, 1], [2], [3]] : tensor<8x4x16x16xf32> into tensor<32x16x16xf32>
-    %358 = linalg.batch_matmul ins(%collapsed_98, %collapsed_99 : tensor<32x16x16xf32>, tensor<32x16x16xf32>) outs(%41 : tensor<32x16x16xf32>) -> tensor<32x16x16xf32>
+    %358 = linalg.batch_matmul ins(%collapsed_98, %collapsed_99 : tensor<32x16x16xf32>, tensor<32x16x16xf32>) outs(%42 : tensor<32x16x16xf32>) -> tensor<32x16x16xf32>
     %expanded_100 = tensor.expand_shape %358 [[0, 1], [2], [3]] output_shape [8, 4, 16, 16] : tensor<32x16x16xf32> into tensor<8x4x16x16xf32>
-    %359 = linalg.generic {indexing_maps = [#map6, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_100 : tensor<8x4x16x16xf32>) outs(%70 : tensor<8x16x4x16xf32>) {
+    %359 = linalg.generic {indexing_maps = [#map6, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_100 : tensor<8x4x16x16xf32>) outs(%71 : tensor<8x16x4x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x4x16xf32>
@@ -1608,7 +1608,7 @@ module @jit_step {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<64x64xf32>
-    %364 = linalg.matmul ins(%collapsed_103, %363 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%8 : tensor<128x64xf32>) -> tensor<128x64xf32>
+    %364 = linalg.matmul ins(%collapsed_103, %363 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%10 : tensor<128x64xf32>) -> tensor<128x64xf32>
     %expanded_104 = tensor.expand_shape %364 [[0, 1], [2]] output_shape [8, 16, 64] : tensor<128x64xf32> into tensor<8x16x64xf32>
     %collapsed_105 = tensor.collapse_shape %356 [[0], [1], [2, 3]] : tensor<8x16x4x16xf32> into tensor<8x16x64xf32>
     %365 = linalg.generic {indexing_maps = [#map19, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%collapsed_105 : tensor<8x16x64xf32>) outs(%238 : tensor<64x8x16xf32>) {
@@ -1626,9 +1626,9 @@ module @jit_step {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<64x64xf32>
-    %369 = linalg.matmul ins(%collapsed_107, %368 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%8 : tensor<128x64xf32>) -> tensor<128x64xf32>
+    %369 = linalg.matmul ins(%collapsed_107, %368 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%10 : tensor<128x64xf32>) -> tensor<128x64xf32>
     %expanded_108 = tensor.expand_shape %369 [[0, 1], [2]] output_shape [8, 16, 64] : tensor<128x64xf32> into tensor<8x16x64xf32>
-    %370 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_104, %expanded_108 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %370 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_104, %expanded_108 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
@@ -1649,9 +1649,9 @@ module @jit_step {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<64x64xf32>
-    %375 = linalg.matmul ins(%collapsed_111, %374 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%8 : tensor<128x64xf32>) -> tensor<128x64xf32>
+    %375 = linalg.matmul ins(%collapsed_111, %374 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%10 : tensor<128x64xf32>) -> tensor<128x64xf32>
     %expanded_112 = tensor.expand_shape %375 [[0, 1], [2]] output_shape [8, 16, 64] : tensor<128x64xf32> into tensor<8x16x64xf32>
-    %376 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%370, %expanded_112 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %376 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%370, %expanded_112 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
@@ -1667,7 +1667,7 @@ module @jit_step {
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<64xf32>
-    %379 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%125, %376 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %379 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%126, %376 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
@@ -1678,7 +1678,7 @@ module @jit_step {
       linalg.yield %959 : f32
     } -> tensor<64xf32>
     %expanded_114 = tensor.expand_shape %380 [[0, 1, 2]] output_shape [1, 1, 64] : tensor<64xf32> into tensor<1x1x64xf32>
-    %381 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%376, %126 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %381 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%376, %127 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
@@ -1688,98 +1688,98 @@ module @jit_step {
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<64xf32>
-    %383 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%115, %381 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %383 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%116, %381 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %384 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%383 : tensor<8x16x64xf32>) outs(%14 : tensor<8x16xf32>) {
+    %384 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%383 : tensor<8x16x64xf32>) outs(%15 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16xf32>
     %expanded_115 = tensor.expand_shape %384 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
-    %385 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%381, %124 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %385 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%381, %125 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %386 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_115, %123 : tensor<8x16x1xf32>, tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %386 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_115, %124 : tensor<8x16x1xf32>, tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x1xf32>
-    %387 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%385 : tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %387 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%385 : tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.negf %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %388 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%387 : tensor<8x16x64xf32>) outs(%14 : tensor<8x16xf32>) {
+    %388 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%387 : tensor<8x16x64xf32>) outs(%15 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16xf32>
     %expanded_116 = tensor.expand_shape %388 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
-    %389 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%331, %385 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %389 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%331, %385 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %390 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%386 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %390 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%386 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %959 = arith.divf %in, %cst_16 : f32
+      %959 = arith.divf %in, %cst_15 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x1xf32>
-    %391 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%390 : tensor<8x16x1xf32>) outs(%14 : tensor<8x16xf32>) {
+    %391 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%390 : tensor<8x16x1xf32>) outs(%15 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16xf32>
-    %392 = linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%391 : tensor<8x16xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %392 = linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%391 : tensor<8x16xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %393 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%392, %117 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %393 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%392, %118 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %394 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%393 : tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %394 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%393 : tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.negf %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %395 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%394 : tensor<8x16x64xf32>) outs(%14 : tensor<8x16xf32>) {
+    %395 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%394 : tensor<8x16x64xf32>) outs(%15 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16xf32>
     %expanded_117 = tensor.expand_shape %395 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
-    %396 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%389, %393 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %396 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%389, %393 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %397 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_116, %expanded_117 : tensor<8x16x1xf32>, tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %397 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_116, %expanded_117 : tensor<8x16x1xf32>, tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x1xf32>
-    %398 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%397 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %398 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%397 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %959 = arith.divf %in, %cst_16 : f32
+      %959 = arith.divf %in, %cst_15 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x1xf32>
-    %399 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%398 : tensor<8x16x1xf32>) outs(%14 : tensor<8x16xf32>) {
+    %399 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%398 : tensor<8x16x1xf32>) outs(%15 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16xf32>
-    %400 = linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%399 : tensor<8x16xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %400 = linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%399 : tensor<8x16xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %401 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%396, %400 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %401 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%396, %400 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
@@ -1801,7 +1801,7 @@ module @jit_step {
     } -> tensor<64x8x16xf32>
     %collapsed_119 = tensor.collapse_shape %404 [[0], [1, 2]] : tensor<64x8x16xf32> into tensor<64x128xf32>
     %405 = linalg.matmul ins(%collapsed_119, %collapsed_37 : tensor<64x128xf32>, tensor<128x128xf32>) outs(%276 : tensor<64x128xf32>) -> tensor<64x128xf32>
-    %406 = linalg.generic {indexing_maps = [#map20, #map10], iterator_types = ["parallel", "parallel"]} ins(%405 : tensor<64x128xf32>) outs(%7 : tensor<128x64xf32>) {
+    %406 = linalg.generic {indexing_maps = [#map20, #map10], iterator_types = ["parallel", "parallel"]} ins(%405 : tensor<64x128xf32>) outs(%9 : tensor<128x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<128x64xf32>
@@ -1810,84 +1810,84 @@ module @jit_step {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<64x128xf32>
-    %408 = linalg.matmul ins(%collapsed_120, %407 : tensor<128x64xf32>, tensor<64x128xf32>) outs(%93 : tensor<128x128xf32>) -> tensor<128x128xf32>
+    %408 = linalg.matmul ins(%collapsed_120, %407 : tensor<128x64xf32>, tensor<64x128xf32>) outs(%94 : tensor<128x128xf32>) -> tensor<128x128xf32>
     %expanded_121 = tensor.expand_shape %408 [[0, 1], [2]] output_shape [8, 16, 128] : tensor<128x128xf32> into tensor<8x16x128xf32>
-    %409 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%98, %expanded_121 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
+    %409 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%99, %expanded_121 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x128xf32>
-    %410 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_121, %106 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
+    %410 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_121, %107 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x128xf32>
-    %411 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%409, %105 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
+    %411 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%409, %106 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x128xf32>
-    %412 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%411, %104 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
+    %412 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%411, %105 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x128xf32>
-    %413 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%411, %412 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
+    %413 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%411, %412 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x128xf32>
-    %414 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%413 : tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
+    %414 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%413 : tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.mulf %in, %cst_6 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x128xf32>
-    %415 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%100, %414 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
+    %415 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%101, %414 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x128xf32>
-    %416 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%414, %415 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
+    %416 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%414, %415 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x128xf32>
-    %417 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%414, %97 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
+    %417 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%414, %98 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x128xf32>
-    %418 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%99, %417 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
+    %418 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%100, %417 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x128xf32>
-    %419 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%416, %418 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
+    %419 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%416, %418 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x128xf32>
-    %420 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%417, %97 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
+    %420 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%417, %98 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x128xf32>
-    %421 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%420 : tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
+    %421 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%420 : tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.mulf %in, %cst_7 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x128xf32>
-    %422 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%419, %421 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
+    %422 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%419, %421 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x128xf32>
-    %423 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%410 : tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
+    %423 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%410 : tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.mulf %in, %cst_8 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x128xf32>
-    %424 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%422, %423 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%95 : tensor<8x16x128xf32>) {
+    %424 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%422, %423 : tensor<8x16x128xf32>, tensor<8x16x128xf32>) outs(%96 : tensor<8x16x128xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
@@ -1908,17 +1908,17 @@ module @jit_step {
       linalg.yield %in : f32
     } -> tensor<128x8x16xf32>
     %collapsed_123 = tensor.collapse_shape %427 [[0], [1, 2]] : tensor<128x8x16xf32> into tensor<128x128xf32>
-    %428 = linalg.matmul ins(%collapsed_123, %collapsed_35 : tensor<128x128xf32>, tensor<128x64xf32>) outs(%8 : tensor<128x64xf32>) -> tensor<128x64xf32>
+    %428 = linalg.matmul ins(%collapsed_123, %collapsed_35 : tensor<128x128xf32>, tensor<128x64xf32>) outs(%10 : tensor<128x64xf32>) -> tensor<128x64xf32>
     %429 = linalg.generic {indexing_maps = [#map20, #map10], iterator_types = ["parallel", "parallel"]} ins(%428 : tensor<128x64xf32>) outs(%275 : tensor<64x128xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<64x128xf32>
     %collapsed_124 = tensor.collapse_shape %424 [[0, 1], [2]] : tensor<8x16x128xf32> into tensor<128x128xf32>
-    %430 = linalg.generic {indexing_maps = [#map20, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg7 : tensor<64x128xf32>) outs(%7 : tensor<128x64xf32>) {
+    %430 = linalg.generic {indexing_maps = [#map20, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg7 : tensor<64x128xf32>) outs(%9 : tensor<128x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<128x64xf32>
-    %431 = linalg.matmul ins(%collapsed_124, %430 : tensor<128x128xf32>, tensor<128x64xf32>) outs(%8 : tensor<128x64xf32>) -> tensor<128x64xf32>
+    %431 = linalg.matmul ins(%collapsed_124, %430 : tensor<128x128xf32>, tensor<128x64xf32>) outs(%10 : tensor<128x64xf32>) -> tensor<128x64xf32>
     %expanded_125 = tensor.expand_shape %431 [[0, 1], [2]] output_shape [8, 16, 64] : tensor<128x64xf32> into tensor<8x16x64xf32>
     %432 = linalg.generic {indexing_maps = [#map19, #map21], iterator_types = ["parallel", "reduction", "reduction"]} ins(%expanded_125 : tensor<8x16x64xf32>) outs(%247 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
@@ -1931,7 +1931,7 @@ module @jit_step {
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<64xf32>
-    %434 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%87, %expanded_125 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %434 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%88, %expanded_125 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
@@ -1942,7 +1942,7 @@ module @jit_step {
       linalg.yield %959 : f32
     } -> tensor<64xf32>
     %expanded_127 = tensor.expand_shape %435 [[0, 1, 2]] output_shape [1, 1, 64] : tensor<64xf32> into tensor<1x1x64xf32>
-    %436 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_125, %88 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %436 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_125, %89 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
@@ -1952,98 +1952,98 @@ module @jit_step {
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<64xf32>
-    %438 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%77, %436 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %438 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%78, %436 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %439 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%438 : tensor<8x16x64xf32>) outs(%14 : tensor<8x16xf32>) {
+    %439 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%438 : tensor<8x16x64xf32>) outs(%15 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16xf32>
     %expanded_128 = tensor.expand_shape %439 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
-    %440 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%436, %86 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %440 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%436, %87 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %441 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_128, %85 : tensor<8x16x1xf32>, tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %441 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_128, %86 : tensor<8x16x1xf32>, tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x1xf32>
-    %442 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%440 : tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %442 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%440 : tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.negf %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %443 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%442 : tensor<8x16x64xf32>) outs(%14 : tensor<8x16xf32>) {
+    %443 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%442 : tensor<8x16x64xf32>) outs(%15 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16xf32>
     %expanded_129 = tensor.expand_shape %443 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
-    %444 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%401, %440 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %444 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%401, %440 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %445 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%441 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %445 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%441 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %959 = arith.divf %in, %cst_16 : f32
+      %959 = arith.divf %in, %cst_15 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x1xf32>
-    %446 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%445 : tensor<8x16x1xf32>) outs(%14 : tensor<8x16xf32>) {
+    %446 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%445 : tensor<8x16x1xf32>) outs(%15 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16xf32>
-    %447 = linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%446 : tensor<8x16xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %447 = linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%446 : tensor<8x16xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %448 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%447, %79 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %448 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%447, %80 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %449 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%448 : tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %449 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%448 : tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.negf %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %450 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%449 : tensor<8x16x64xf32>) outs(%14 : tensor<8x16xf32>) {
+    %450 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%449 : tensor<8x16x64xf32>) outs(%15 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16xf32>
     %expanded_130 = tensor.expand_shape %450 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
-    %451 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%444, %448 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %451 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%444, %448 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %452 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_129, %expanded_130 : tensor<8x16x1xf32>, tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %452 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_129, %expanded_130 : tensor<8x16x1xf32>, tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x1xf32>
-    %453 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%452 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %453 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%452 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %959 = arith.divf %in, %cst_16 : f32
+      %959 = arith.divf %in, %cst_15 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x1xf32>
-    %454 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%453 : tensor<8x16x1xf32>) outs(%14 : tensor<8x16xf32>) {
+    %454 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%453 : tensor<8x16x1xf32>) outs(%15 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16xf32>
-    %455 = linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%454 : tensor<8x16xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %455 = linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%454 : tensor<8x16xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %456 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%451, %455 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %456 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%451, %455 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
@@ -2063,106 +2063,106 @@ module @jit_step {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<64x64xf32>
-    %461 = linalg.matmul ins(%collapsed_132, %460 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%8 : tensor<128x64xf32>) -> tensor<128x64xf32>
+    %461 = linalg.matmul ins(%collapsed_132, %460 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%10 : tensor<128x64xf32>) -> tensor<128x64xf32>
     %expanded_133 = tensor.expand_shape %461 [[0, 1], [2, 3]] output_shape [8, 16, 4, 16] : tensor<128x64xf32> into tensor<8x16x4x16xf32>
-    %462 = linalg.generic {indexing_maps = [#map8, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_133 : tensor<8x16x4x16xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
+    %462 = linalg.generic {indexing_maps = [#map8, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_133 : tensor<8x16x4x16xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x4x16x16xf32>
-    %463 = linalg.generic {indexing_maps = [#map14, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%462 : tensor<8x4x16x16xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
+    %463 = linalg.generic {indexing_maps = [#map14, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%462 : tensor<8x4x16x16xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x4x16x16xf32>
     %collapsed_134 = tensor.collapse_shape %463 [[0, 1], [2], [3]] : tensor<8x4x16x16xf32> into tensor<32x16x16xf32>
-    %464 = linalg.batch_matmul ins(%collapsed_134, %collapsed_28 : tensor<32x16x16xf32>, tensor<32x16x16xf32>) outs(%41 : tensor<32x16x16xf32>) -> tensor<32x16x16xf32>
+    %464 = linalg.batch_matmul ins(%collapsed_134, %collapsed_28 : tensor<32x16x16xf32>, tensor<32x16x16xf32>) outs(%42 : tensor<32x16x16xf32>) -> tensor<32x16x16xf32>
     %expanded_135 = tensor.expand_shape %464 [[0, 1], [2], [3]] output_shape [8, 4, 16, 16] : tensor<32x16x16xf32> into tensor<8x4x16x16xf32>
     %collapsed_136 = tensor.collapse_shape %462 [[0, 1], [2], [3]] : tensor<8x4x16x16xf32> into tensor<32x16x16xf32>
-    %collapsed_137 = tensor.collapse_shape %63 [[0, 1], [2], [3]] : tensor<8x4x16x16xf32> into tensor<32x16x16xf32>
-    %465 = linalg.batch_matmul ins(%collapsed_136, %collapsed_137 : tensor<32x16x16xf32>, tensor<32x16x16xf32>) outs(%41 : tensor<32x16x16xf32>) -> tensor<32x16x16xf32>
+    %collapsed_137 = tensor.collapse_shape %64 [[0, 1], [2], [3]] : tensor<8x4x16x16xf32> into tensor<32x16x16xf32>
+    %465 = linalg.batch_matmul ins(%collapsed_136, %collapsed_137 : tensor<32x16x16xf32>, tensor<32x16x16xf32>) outs(%42 : tensor<32x16x16xf32>) -> tensor<32x16x16xf32>
     %expanded_138 = tensor.expand_shape %465 [[0, 1], [2], [3]] output_shape [8, 4, 16, 16] : tensor<32x16x16xf32> into tensor<8x4x16x16xf32>
-    %466 = linalg.generic {indexing_maps = [#map15, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_138 : tensor<8x4x16x16xf32>) outs(%70 : tensor<8x16x4x16xf32>) {
+    %466 = linalg.generic {indexing_maps = [#map15, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_138 : tensor<8x4x16x16xf32>) outs(%71 : tensor<8x16x4x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x4x16xf32>
-    %467 = linalg.generic {indexing_maps = [#map22, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%66 : tensor<8x4x16x1xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
+    %467 = linalg.generic {indexing_maps = [#map22, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%67 : tensor<8x4x16x1xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x4x16x16xf32>
-    %468 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_135, %467 : tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
+    %468 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_135, %467 : tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x4x16x16xf32>
-    %469 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%468, %59 : tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
+    %469 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%468, %60 : tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x4x16x16xf32>
-    %470 = linalg.generic {indexing_maps = [#map7, #map13], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%469 : tensor<8x4x16x16xf32>) outs(%60 : tensor<8x4x16xf32>) {
+    %470 = linalg.generic {indexing_maps = [#map7, #map13], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%469 : tensor<8x4x16x16xf32>) outs(%61 : tensor<8x4x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x4x16xf32>
-    %471 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%470 : tensor<8x4x16xf32>) outs(%54 : tensor<8x4x16xf32>) {
+    %471 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%470 : tensor<8x4x16xf32>) outs(%55 : tensor<8x4x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.negf %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x4x16xf32>
     %expanded_139 = tensor.expand_shape %471 [[0], [1], [2, 3]] output_shape [8, 4, 16, 1] : tensor<8x4x16xf32> into tensor<8x4x16x1xf32>
-    %472 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_135, %62 : tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
+    %472 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_135, %63 : tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.divf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x4x16x16xf32>
-    %473 = linalg.generic {indexing_maps = [#map7, #map13], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%expanded_139 : tensor<8x4x16x1xf32>) outs(%60 : tensor<8x4x16xf32>) {
+    %473 = linalg.generic {indexing_maps = [#map7, #map13], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%expanded_139 : tensor<8x4x16x1xf32>) outs(%61 : tensor<8x4x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x4x16xf32>
-    %474 = linalg.generic {indexing_maps = [#map13, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%473 : tensor<8x4x16xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
+    %474 = linalg.generic {indexing_maps = [#map13, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%473 : tensor<8x4x16xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x4x16x16xf32>
-    %475 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%472, %474 : tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
+    %475 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%472, %474 : tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x4x16x16xf32>
-    %476 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%475, %59 : tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
+    %476 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%475, %60 : tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x4x16x16xf32>
-    %477 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%52, %476 : tensor<8x4x16x16xi1>, tensor<8x4x16x16xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
+    %477 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%53, %476 : tensor<8x4x16x16xi1>, tensor<8x4x16x16xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: i1, %in_164: f32, %out: f32):
-      %959 = arith.select %in, %in_164, %cst_17 : f32
+      %959 = arith.select %in, %in_164, %cst_16 : f32
       linalg.yield %959 : f32
     } -> tensor<8x4x16x16xf32>
-    %478 = linalg.generic {indexing_maps = [#map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%477 : tensor<8x4x16x16xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
+    %478 = linalg.generic {indexing_maps = [#map7, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%477 : tensor<8x4x16x16xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %959 = arith.mulf %in, %cst_12 : f32
+      %959 = arith.mulf %in, %cst_11 : f32
       linalg.yield %959 : f32
     } -> tensor<8x4x16x16xf32>
-    %479 = linalg.generic {indexing_maps = [#map14, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%478 : tensor<8x4x16x16xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
+    %479 = linalg.generic {indexing_maps = [#map14, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%478 : tensor<8x4x16x16xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x4x16x16xf32>
     %collapsed_140 = tensor.collapse_shape %479 [[0, 1], [2], [3]] : tensor<8x4x16x16xf32> into tensor<32x16x16xf32>
-    %480 = linalg.batch_matmul ins(%collapsed_140, %collapsed_24 : tensor<32x16x16xf32>, tensor<32x16x16xf32>) outs(%41 : tensor<32x16x16xf32>) -> tensor<32x16x16xf32>
+    %480 = linalg.batch_matmul ins(%collapsed_140, %collapsed_24 : tensor<32x16x16xf32>, tensor<32x16x16xf32>) outs(%42 : tensor<32x16x16xf32>) -> tensor<32x16x16xf32>
     %expanded_141 = tensor.expand_shape %480 [[0, 1], [2], [3]] output_shape [8, 4, 16, 16] : tensor<32x16x16xf32> into tensor<8x4x16x16xf32>
-    %481 = linalg.generic {indexing_maps = [#map6, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_141 : tensor<8x4x16x16xf32>) outs(%70 : tensor<8x16x4x16xf32>) {
+    %481 = linalg.generic {indexing_maps = [#map6, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_141 : tensor<8x4x16x16xf32>) outs(%71 : tensor<8x16x4x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x4x16xf32>
-    %482 = linalg.generic {indexing_maps = [#map6, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_22 : tensor<8x16x4x16xf32>) outs(%37 : tensor<8x4x16x16xf32>) {
+    %482 = linalg.generic {indexing_maps = [#map6, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_22 : tensor<8x16x4x16xf32>) outs(%38 : tensor<8x4x16x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x4x16x16xf32>
     %collapsed_142 = tensor.collapse_shape %478 [[0, 1], [2], [3]] : tensor<8x4x16x16xf32> into tensor<32x16x16xf32>
     %collapsed_143 = tensor.collapse_shape %482 [[0, 1], [2], [3]] : tensor<8x4x16x16xf32> into tensor<32x16x16xf32>
-    %483 = linalg.batch_matmul ins(%collapsed_142, %collapsed_143 : tensor<32x16x16xf32>, tensor<32x16x16xf32>) outs(%41 : tensor<32x16x16xf32>) -> tensor<32x16x16xf32>
+    %483 = linalg.batch_matmul ins(%collapsed_142, %collapsed_143 : tensor<32x16x16xf32>, tensor<32x16x16xf32>) outs(%42 : tensor<32x16x16xf32>) -> tensor<32x16x16xf32>
     %expanded_144 = tensor.expand_shape %483 [[0, 1], [2], [3]] output_shape [8, 4, 16, 16] : tensor<32x16x16xf32> into tensor<8x4x16x16xf32>
-    %484 = linalg.generic {indexing_maps = [#map6, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_144 : tensor<8x4x16x16xf32>) outs(%70 : tensor<8x16x4x16xf32>) {
+    %484 = linalg.generic {indexing_maps = [#map6, #map7], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_144 : tensor<8x4x16x16xf32>) outs(%71 : tensor<8x16x4x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x4x16xf32>
@@ -2182,7 +2182,7 @@ module @jit_step {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<64x64xf32>
-    %489 = linalg.matmul ins(%collapsed_147, %488 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%8 : tensor<128x64xf32>) -> tensor<128x64xf32>
+    %489 = linalg.matmul ins(%collapsed_147, %488 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%10 : tensor<128x64xf32>) -> tensor<128x64xf32>
     %expanded_148 = tensor.expand_shape %489 [[0, 1], [2]] output_shape [8, 16, 64] : tensor<128x64xf32> into tensor<8x16x64xf32>
     %collapsed_149 = tensor.collapse_shape %481 [[0], [1], [2, 3]] : tensor<8x16x4x16xf32> into tensor<8x16x64xf32>
     %490 = linalg.generic {indexing_maps = [#map19, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%collapsed_149 : tensor<8x16x64xf32>) outs(%238 : tensor<64x8x16xf32>) {
@@ -2200,9 +2200,9 @@ module @jit_step {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<64x64xf32>
-    %494 = linalg.matmul ins(%collapsed_151, %493 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%8 : tensor<128x64xf32>) -> tensor<128x64xf32>
+    %494 = linalg.matmul ins(%collapsed_151, %493 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%10 : tensor<128x64xf32>) -> tensor<128x64xf32>
     %expanded_152 = tensor.expand_shape %494 [[0, 1], [2]] output_shape [8, 16, 64] : tensor<128x64xf32> into tensor<8x16x64xf32>
-    %495 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_148, %expanded_152 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %495 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_148, %expanded_152 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
@@ -2223,9 +2223,9 @@ module @jit_step {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<64x64xf32>
-    %500 = linalg.matmul ins(%collapsed_155, %499 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%8 : tensor<128x64xf32>) -> tensor<128x64xf32>
+    %500 = linalg.matmul ins(%collapsed_155, %499 : tensor<128x64xf32>, tensor<64x64xf32>) outs(%10 : tensor<128x64xf32>) -> tensor<128x64xf32>
     %expanded_156 = tensor.expand_shape %500 [[0, 1], [2]] output_shape [8, 16, 64] : tensor<128x64xf32> into tensor<8x16x64xf32>
-    %501 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%495, %expanded_156 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %501 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%495, %expanded_156 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
@@ -2241,7 +2241,7 @@ module @jit_step {
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<64xf32>
-    %504 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%29, %501 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %504 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%30, %501 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
@@ -2252,7 +2252,7 @@ module @jit_step {
       linalg.yield %959 : f32
     } -> tensor<64xf32>
     %expanded_158 = tensor.expand_shape %505 [[0, 1, 2]] output_shape [1, 1, 64] : tensor<64xf32> into tensor<1x1x64xf32>
-    %506 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%501, %30 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %506 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%501, %31 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
@@ -2262,104 +2262,104 @@ module @jit_step {
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<64xf32>
-    %508 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%19, %506 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %508 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%20, %506 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %509 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%508 : tensor<8x16x64xf32>) outs(%14 : tensor<8x16xf32>) {
+    %509 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%508 : tensor<8x16x64xf32>) outs(%15 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16xf32>
     %expanded_159 = tensor.expand_shape %509 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
-    %510 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%506, %28 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %510 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%506, %29 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %511 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_159, %27 : tensor<8x16x1xf32>, tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %511 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_159, %28 : tensor<8x16x1xf32>, tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x1xf32>
-    %512 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%510 : tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %512 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%510 : tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.negf %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %513 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%512 : tensor<8x16x64xf32>) outs(%14 : tensor<8x16xf32>) {
+    %513 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%512 : tensor<8x16x64xf32>) outs(%15 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16xf32>
     %expanded_160 = tensor.expand_shape %513 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
-    %514 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%456, %510 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %514 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%456, %510 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %515 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%511 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %515 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%511 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %959 = arith.divf %in, %cst_16 : f32
+      %959 = arith.divf %in, %cst_15 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x1xf32>
-    %516 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%515 : tensor<8x16x1xf32>) outs(%14 : tensor<8x16xf32>) {
+    %516 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%515 : tensor<8x16x1xf32>) outs(%15 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16xf32>
-    %517 = linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%516 : tensor<8x16xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %517 = linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%516 : tensor<8x16xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %518 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%517, %21 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %518 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%517, %22 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %519 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%518 : tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %519 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%518 : tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.negf %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %520 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%519 : tensor<8x16x64xf32>) outs(%14 : tensor<8x16xf32>) {
+    %520 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%519 : tensor<8x16x64xf32>) outs(%15 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16xf32>
     %expanded_161 = tensor.expand_shape %520 [[0], [1, 2]] output_shape [8, 16, 1] : tensor<8x16xf32> into tensor<8x16x1xf32>
-    %521 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%514, %518 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %521 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%514, %518 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
-    %522 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_160, %expanded_161 : tensor<8x16x1xf32>, tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %522 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_160, %expanded_161 : tensor<8x16x1xf32>, tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x1xf32>
-    %523 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%522 : tensor<8x16x1xf32>) outs(%16 : tensor<8x16x1xf32>) {
+    %523 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%522 : tensor<8x16x1xf32>) outs(%17 : tensor<8x16x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %959 = arith.divf %in, %cst_16 : f32
+      %959 = arith.divf %in, %cst_15 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x1xf32>
-    %524 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%523 : tensor<8x16x1xf32>) outs(%14 : tensor<8x16xf32>) {
+    %524 = linalg.generic {indexing_maps = [#map2, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%523 : tensor<8x16x1xf32>) outs(%15 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.addf %out, %in : f32
       linalg.yield %959 : f32
     } -> tensor<8x16xf32>
-    %525 = linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%524 : tensor<8x16xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %525 = linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%524 : tensor<8x16xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<8x16x64xf32>
-    %526 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%521, %525 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%10 : tensor<8x16x64xf32>) {
+    %526 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%521, %525 : tensor<8x16x64xf32>, tensor<8x16x64xf32>) outs(%7 : tensor<8x16x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<8x16x64xf32>
     %527 = tensor.empty() : tensor<16x64xf32>
-    %528 = linalg.fill ins(%cst_17 : f32) outs(%527 : tensor<16x64xf32>) -> tensor<16x64xf32>
+    %528 = linalg.fill ins(%cst_16 : f32) outs(%527 : tensor<16x64xf32>) -> tensor<16x64xf32>
     %529 = linalg.generic {indexing_maps = [#map23, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%526 : tensor<8x16x64xf32>) outs(%528 : tensor<16x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.addf %out, %in : f32
@@ -2376,7 +2376,7 @@ module @jit_step {
       linalg.yield %in : f32
     } -> tensor<64x8x16xf32>
     %collapsed_163 = tensor.collapse_shape %531 [[0], [1, 2]] : tensor<64x8x16xf32> into tensor<64x128xf32>
-    %532 = linalg.matmul ins(%collapsed_163, %collapsed : tensor<64x128xf32>, tensor<128x64xi1>) outs(%241 : tensor<64x64xf32>) -> tensor<64x64xf32>
+    %532 = linalg.matmul ins(%collapsed_163, %collapsed : tensor<64x128xf32>, tensor<128x64xf32>) outs(%241 : tensor<64x64xf32>) -> tensor<64x64xf32>
     %533 = linalg.generic {indexing_maps = [#map20, #map10], iterator_types = ["parallel", "parallel"]} ins(%532 : tensor<64x64xf32>) outs(%240 : tensor<64x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
@@ -2512,17 +2512,17 @@ module @jit_step {
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<64x128xf32>
-    %561 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg38 : tensor<128x64xf32>) outs(%7 : tensor<128x64xf32>) {
+    %561 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg38 : tensor<128x64xf32>) outs(%9 : tensor<128x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.mulf %in, %cst_4 : f32
       linalg.yield %959 : f32
     } -> tensor<128x64xf32>
-    %562 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%406 : tensor<128x64xf32>) outs(%7 : tensor<128x64xf32>) {
+    %562 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%406 : tensor<128x64xf32>) outs(%9 : tensor<128x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.mulf %in, %cst_3 : f32
       linalg.yield %959 : f32
     } -> tensor<128x64xf32>
-    %563 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%561, %562 : tensor<128x64xf32>, tensor<128x64xf32>) outs(%7 : tensor<128x64xf32>) {
+    %563 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%561, %562 : tensor<128x64xf32>, tensor<128x64xf32>) outs(%9 : tensor<128x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
@@ -2692,17 +2692,17 @@ module @jit_step {
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<64x128xf32>
-    %597 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg50 : tensor<128x64xf32>) outs(%7 : tensor<128x64xf32>) {
+    %597 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg50 : tensor<128x64xf32>) outs(%9 : tensor<128x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.mulf %in, %cst_4 : f32
       linalg.yield %959 : f32
     } -> tensor<128x64xf32>
-    %598 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%278 : tensor<128x64xf32>) outs(%7 : tensor<128x64xf32>) {
+    %598 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%278 : tensor<128x64xf32>) outs(%9 : tensor<128x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.mulf %in, %cst_3 : f32
       linalg.yield %959 : f32
     } -> tensor<128x64xf32>
-    %599 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%597, %598 : tensor<128x64xf32>, tensor<128x64xf32>) outs(%7 : tensor<128x64xf32>) {
+    %599 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%597, %598 : tensor<128x64xf32>, tensor<128x64xf32>) outs(%9 : tensor<128x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
@@ -2987,22 +2987,22 @@ module @jit_step {
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<64x128xf32>
-    %656 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg67 : tensor<128x64xf32>) outs(%7 : tensor<128x64xf32>) {
+    %656 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg67 : tensor<128x64xf32>) outs(%9 : tensor<128x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.mulf %in, %cst_2 : f32
       linalg.yield %959 : f32
     } -> tensor<128x64xf32>
-    %657 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%406 : tensor<128x64xf32>) outs(%7 : tensor<128x64xf32>) {
+    %657 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%406 : tensor<128x64xf32>) outs(%9 : tensor<128x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.mulf %in, %cst_1 : f32
       linalg.yield %959 : f32
     } -> tensor<128x64xf32>
-    %658 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%657, %406 : tensor<128x64xf32>, tensor<128x64xf32>) outs(%7 : tensor<128x64xf32>) {
+    %658 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%657, %406 : tensor<128x64xf32>, tensor<128x64xf32>) outs(%9 : tensor<128x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<128x64xf32>
-    %659 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%656, %658 : tensor<128x64xf32>, tensor<128x64xf32>) outs(%7 : tensor<128x64xf32>) {
+    %659 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%656, %658 : tensor<128x64xf32>, tensor<128x64xf32>) outs(%9 : tensor<128x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
@@ -3227,22 +3227,22 @@ module @jit_step {
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<64x128xf32>
-    %704 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg79 : tensor<128x64xf32>) outs(%7 : tensor<128x64xf32>) {
+    %704 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg79 : tensor<128x64xf32>) outs(%9 : tensor<128x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.mulf %in, %cst_2 : f32
       linalg.yield %959 : f32
     } -> tensor<128x64xf32>
-    %705 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%278 : tensor<128x64xf32>) outs(%7 : tensor<128x64xf32>) {
+    %705 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%278 : tensor<128x64xf32>) outs(%9 : tensor<128x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.mulf %in, %cst_1 : f32
       linalg.yield %959 : f32
     } -> tensor<128x64xf32>
-    %706 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%705, %278 : tensor<128x64xf32>, tensor<128x64xf32>) outs(%7 : tensor<128x64xf32>) {
+    %706 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%705, %278 : tensor<128x64xf32>, tensor<128x64xf32>) outs(%9 : tensor<128x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.mulf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<128x64xf32>
-    %707 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%704, %706 : tensor<128x64xf32>, tensor<128x64xf32>) outs(%7 : tensor<128x64xf32>) {
+    %707 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%704, %706 : tensor<128x64xf32>, tensor<128x64xf32>) outs(%9 : tensor<128x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.addf %in, %in_164 : f32
       linalg.yield %959 : f32
@@ -3414,7 +3414,7 @@ module @jit_step {
     } -> tensor<f32>
     %741 = linalg.generic {indexing_maps = [#map17, #map17], iterator_types = []} ins(%740 : tensor<f32>) outs(%222 : tensor<f32>) {
     ^bb0(%in: f32, %out: f32):
-      %959 = arith.subf %cst_9, %in : f32
+      %959 = arith.subf %cst_17, %in : f32
       linalg.yield %959 : f32
     } -> tensor<f32>
     %742 = linalg.generic {indexing_maps = [#map17, #map17], iterator_types = []} ins(%536 : tensor<f32>) outs(%222 : tensor<f32>) {
@@ -3424,7 +3424,7 @@ module @jit_step {
     } -> tensor<f32>
     %743 = linalg.generic {indexing_maps = [#map17, #map17], iterator_types = []} ins(%742 : tensor<f32>) outs(%222 : tensor<f32>) {
     ^bb0(%in: f32, %out: f32):
-      %959 = arith.subf %cst_9, %in : f32
+      %959 = arith.subf %cst_17, %in : f32
       linalg.yield %959 : f32
     } -> tensor<f32>
     %744 = linalg.generic {indexing_maps = [#map16, #map10], iterator_types = ["parallel", "parallel"]} ins(%741 : tensor<f32>) outs(%240 : tensor<64x64xf32>) {
@@ -3739,45 +3739,45 @@ module @jit_step {
       %959 = arith.subf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<64x128xf32>
-    %808 = linalg.generic {indexing_maps = [#map16, #map10], iterator_types = ["parallel", "parallel"]} ins(%741 : tensor<f32>) outs(%7 : tensor<128x64xf32>) {
+    %808 = linalg.generic {indexing_maps = [#map16, #map10], iterator_types = ["parallel", "parallel"]} ins(%741 : tensor<f32>) outs(%9 : tensor<128x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<128x64xf32>
-    %809 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%563, %808 : tensor<128x64xf32>, tensor<128x64xf32>) outs(%7 : tensor<128x64xf32>) {
+    %809 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%563, %808 : tensor<128x64xf32>, tensor<128x64xf32>) outs(%9 : tensor<128x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.divf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<128x64xf32>
-    %810 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%809 : tensor<128x64xf32>) outs(%7 : tensor<128x64xf32>) {
+    %810 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%809 : tensor<128x64xf32>) outs(%9 : tensor<128x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.mulf %in, %cst_1 : f32
       linalg.yield %959 : f32
     } -> tensor<128x64xf32>
-    %811 = linalg.generic {indexing_maps = [#map16, #map10], iterator_types = ["parallel", "parallel"]} ins(%743 : tensor<f32>) outs(%7 : tensor<128x64xf32>) {
+    %811 = linalg.generic {indexing_maps = [#map16, #map10], iterator_types = ["parallel", "parallel"]} ins(%743 : tensor<f32>) outs(%9 : tensor<128x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<128x64xf32>
-    %812 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%659, %811 : tensor<128x64xf32>, tensor<128x64xf32>) outs(%7 : tensor<128x64xf32>) {
+    %812 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%659, %811 : tensor<128x64xf32>, tensor<128x64xf32>) outs(%9 : tensor<128x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.divf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<128x64xf32>
-    %813 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%812 : tensor<128x64xf32>) outs(%7 : tensor<128x64xf32>) {
+    %813 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%812 : tensor<128x64xf32>) outs(%9 : tensor<128x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = math.sqrt %in : f32
       linalg.yield %959 : f32
     } -> tensor<128x64xf32>
-    %814 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%813 : tensor<128x64xf32>) outs(%7 : tensor<128x64xf32>) {
+    %814 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%813 : tensor<128x64xf32>) outs(%9 : tensor<128x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.addf %in, %cst_0 : f32
       linalg.yield %959 : f32
     } -> tensor<128x64xf32>
-    %815 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%810, %814 : tensor<128x64xf32>, tensor<128x64xf32>) outs(%7 : tensor<128x64xf32>) {
+    %815 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%810, %814 : tensor<128x64xf32>, tensor<128x64xf32>) outs(%9 : tensor<128x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.divf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<128x64xf32>
-    %816 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg8, %815 : tensor<128x64xf32>, tensor<128x64xf32>) outs(%7 : tensor<128x64xf32>) {
+    %816 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg8, %815 : tensor<128x64xf32>, tensor<128x64xf32>) outs(%9 : tensor<128x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.subf %in, %in_164 : f32
       linalg.yield %959 : f32
@@ -4167,37 +4167,37 @@ module @jit_step {
       %959 = arith.subf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<64x128xf32>
-    %894 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%599, %808 : tensor<128x64xf32>, tensor<128x64xf32>) outs(%7 : tensor<128x64xf32>) {
+    %894 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%599, %808 : tensor<128x64xf32>, tensor<128x64xf32>) outs(%9 : tensor<128x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.divf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<128x64xf32>
-    %895 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%894 : tensor<128x64xf32>) outs(%7 : tensor<128x64xf32>) {
+    %895 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%894 : tensor<128x64xf32>) outs(%9 : tensor<128x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.mulf %in, %cst_1 : f32
       linalg.yield %959 : f32
     } -> tensor<128x64xf32>
-    %896 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%707, %811 : tensor<128x64xf32>, tensor<128x64xf32>) outs(%7 : tensor<128x64xf32>) {
+    %896 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%707, %811 : tensor<128x64xf32>, tensor<128x64xf32>) outs(%9 : tensor<128x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.divf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<128x64xf32>
-    %897 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%896 : tensor<128x64xf32>) outs(%7 : tensor<128x64xf32>) {
+    %897 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%896 : tensor<128x64xf32>) outs(%9 : tensor<128x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = math.sqrt %in : f32
       linalg.yield %959 : f32
     } -> tensor<128x64xf32>
-    %898 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%897 : tensor<128x64xf32>) outs(%7 : tensor<128x64xf32>) {
+    %898 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%897 : tensor<128x64xf32>) outs(%9 : tensor<128x64xf32>) {
     ^bb0(%in: f32, %out: f32):
       %959 = arith.addf %in, %cst_0 : f32
       linalg.yield %959 : f32
     } -> tensor<128x64xf32>
-    %899 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%895, %898 : tensor<128x64xf32>, tensor<128x64xf32>) outs(%7 : tensor<128x64xf32>) {
+    %899 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%895, %898 : tensor<128x64xf32>, tensor<128x64xf32>) outs(%9 : tensor<128x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.divf %in, %in_164 : f32
       linalg.yield %959 : f32
     } -> tensor<128x64xf32>
-    %900 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg20, %899 : tensor<128x64xf32>, tensor<128x64xf32>) outs(%7 : tensor<128x64xf32>) {
+    %900 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel", "parallel"]} ins(%arg20, %899 : tensor<128x64xf32>, tensor<128x64xf32>) outs(%9 : tensor<128x64xf32>) {
     ^bb0(%in: f32, %in_164: f32, %out: f32):
       %959 = arith.subf %in, %in_164 : f32
       linalg.yield %959 : f32

@@ -166,6 +166,21 @@ def check_upstream(generic_text: str) -> None:
         raise ImportError_(f"non-upstream attribute after IREE's pipeline: {m.group(0)}")
 
 
+_MIXED_RE = re.compile(r"linalg\.(?:\w*matmul\w*|\w*matvec\w*|\w*vecmat\w*|dot|conv\w*|depthwise\w*|pooling\w*|"
+                       r"contract)\b[^\n]*?ins\(([^)]*)\)\s*outs\(([^)]*)\)")
+
+
+def check_no_mixed_contractions(text: str) -> None:
+    """Reject named linalg ops whose inputs' element type differs from the output's: their implicit
+    cast is interpreted differently by IREE's and MLIR 22's linalg (e.g. i1 -> f32 becomes -1.0)."""
+    for m in _MIXED_RE.finditer(text):
+        ins = re.findall(r"x?(i\d+|f\d+|bf16)>", m.group(1).split(":", 1)[-1])
+        outs = re.findall(r"x?(i\d+|f\d+|bf16)>", m.group(2).split(":", 1)[-1])
+        if outs and any(t != outs[0] for t in ins):
+            raise ImportError_("mixed-type linalg contraction (implicit cast differs between IREE and "
+                               f"MLIR 22; cast explicitly in the model): {m.group(0)[:300]}")
+
+
 def reprint_mlir22(text: str, extra_passes: Sequence[str] = ()) -> str:
     cmd = [MLIR_OPT_22, "--mlir-print-debuginfo=false"]
     if extra_passes:
@@ -229,6 +244,7 @@ def to_mlir(spec: ModelSpec) -> tuple[str, list[str], list[str]]:
     # MLIR 22 re-prints the module; CSE merges the many identical `tensor.empty` ops that IREE's
     # pipeline creates (one per op), roughly halving the op count without changing the computation.
     text = reprint_mlir22(generic, ["func.func(cse)"])
+    check_no_mixed_contractions(text)
     if "f64" in text or "bf16" in text or "f16" in text:
         raise ImportError_("module has a non-f32 floating-point type")
     return text, in_names, out_names

@@ -27,8 +27,13 @@ def normal(kg, shape, scale=1.0):
 
 
 def one_hot(idx, n):
-    """One-hot as an iota comparison (lowers to a linalg.generic, not a gather)."""
-    return (idx[..., None] == jnp.arange(n, dtype=idx.dtype)).astype(jnp.float32)
+    """One-hot as an iota comparison (lowers to a linalg.generic, not a gather).
+
+    A select, not `.astype(f32)`: IREE folds an i1->f32 convert into a following matmul
+    (`linalg.matmul ins(tensor<..xi1>, tensor<..xf32>)`), and MLIR 22 reads that implicit cast as
+    signed (true -> -1.0), unlike IREE. The importer rejects such mixed-type contractions."""
+    hit = idx[..., None] == jnp.arange(n, dtype=idx.dtype)
+    return jnp.where(hit, jnp.float32(1.0), jnp.float32(0.0))
 
 
 def layer_norm(x, scale, bias, eps=1e-5):
