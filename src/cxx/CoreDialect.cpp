@@ -68,7 +68,13 @@ static ParseResult parseMeshAxes(OpAsmParser &parser, ArrayAttr &names,
   auto parseAxis = [&]() -> ParseResult {
     std::string name;
     int64_t size;
-    if (parser.parseString(&name) || parser.parseEqual() || parser.parseInteger(size))
+    if (parser.parseString(&name))
+      return failure();
+    if (failed(parser.parseOptionalEqual()))
+      return parser.emitError(parser.getCurrentLocation())
+             << "expected '=' and a size after mesh axis \"" << name << "\", as in [\""
+             << name << "\"=4]";
+    if (parser.parseInteger(size))
       return failure();
     nameAttrs.push_back(parser.getBuilder().getStringAttr(name));
     sizeValues.push_back(size);

@@ -10,6 +10,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -43,14 +44,21 @@ Attribute ShardingAttr::parse(AsmParser &parser, Type) {
   SmallVector<ArrayAttr> dims;
   auto parseDim = [&]() -> ParseResult {
     SmallVector<Attribute> axes;
-    if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Braces, [&]() -> ParseResult {
-          std::string axis;
-          if (parser.parseString(&axis))
-            return failure();
-          axes.push_back(StringAttr::get(context, axis));
-          return success();
-        }))
-      return failure();
+    if (failed(parser.parseOptionalLBrace()))
+      return parser.emitError(parser.getCurrentLocation())
+             << "expected '{' to open the axes of dim " << dims.size()
+             << " of a sharding, e.g. {\"batch\"}, or {} for a replicated dim";
+    if (failed(parser.parseOptionalRBrace())) {
+      if (parser.parseCommaSeparatedList([&]() -> ParseResult {
+            std::string axis;
+            if (parser.parseString(&axis))
+              return failure();
+            axes.push_back(StringAttr::get(context, axis));
+            return success();
+          }) ||
+          parser.parseRBrace())
+        return failure();
+    }
     dims.push_back(ArrayAttr::get(context, axes));
     return success();
   };
@@ -87,6 +95,63 @@ LogicalResult ShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     }
   }
   return success();
+}
+
+/// Checks a `partir_hlo.sharding` attribute on argument or result #`index` (of type `type`)
+/// of `op`: it is a #partir_hlo.sharding with one entry per dim, naming axes of the mesh.
+static LogicalResult verifyShardingOf(Operation *op, StringRef role, unsigned index, Type type,
+                                      NamedAttribute attribute) {
+  if (attribute.getName().getValue() != "partir_hlo.sharding")
+    return op->emitOpError() << role << " #" << index << " has unknown attribute "
+                             << attribute.getName()
+                             << "; the only partir_hlo attribute there is partir_hlo.sharding";
+  auto sharding = dyn_cast<ShardingAttr>(attribute.getValue());
+  if (!sharding)
+    return op->emitOpError() << role << " #" << index << ": partir_hlo.sharding must be a "
+                             << "#partir_hlo.sharding<[...]>, got " << attribute.getValue();
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return op->emitOpError() << role << " #" << index << " has type " << type
+                             << ", but a partir_hlo.sharding needs a ranked tensor";
+  if (static_cast<int64_t>(sharding.getDims().size()) != tensor.getRank())
+    return op->emitOpError() << role << " #" << index << " of type " << type << " has rank "
+                             << tensor.getRank() << " but its sharding " << sharding
+                             << " has " << sharding.getDims().size()
+                             << " entries; it needs one per dim";
+  mlir::partir::MeshOp mesh = mlir::partir::getMesh(op);
+  if (!mesh)
+    return op->emitOpError() << role << " #" << index << " has sharding " << sharding
+                             << " but the module declares no partir.mesh";
+  for (ArrayAttr axes : sharding.getDims())
+    for (StringRef axis : axes.getAsValueRange<StringAttr>())
+      if (!mesh.getAxisSize(axis))
+        return op->emitOpError() << role << " #" << index << " has sharding " << sharding
+                                 << ", which names axis \"" << axis << "\", not in mesh @"
+                                 << mesh.getSymName() << " [" << mesh.describeAxes() << "]";
+  return success();
+}
+
+LogicalResult PartirHloDialect::verifyRegionArgAttribute(Operation *op, unsigned regionIndex,
+                                                         unsigned argIndex,
+                                                         NamedAttribute attribute) {
+  Type type;
+  if (auto function = dyn_cast<FunctionOpInterface>(op))
+    type = function.getArgumentTypes()[argIndex];
+  else if (!op->getRegion(regionIndex).empty())
+    type = op->getRegion(regionIndex).getArgument(argIndex).getType();
+  else
+    return success();
+  return verifyShardingOf(op, "argument", argIndex, type, attribute);
+}
+
+LogicalResult PartirHloDialect::verifyRegionResultAttribute(Operation *op, unsigned regionIndex,
+                                                            unsigned resultIndex,
+                                                            NamedAttribute attribute) {
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  if (!function)
+    return success();
+  return verifyShardingOf(op, "result", resultIndex, function.getResultTypes()[resultIndex],
+                          attribute);
 }
 
 //===----------------------------------------------------------------------===//

@@ -16,6 +16,9 @@ def PartirHlo_Dialect : Dialect {
   }];
   let dependentDialects = ["::mlir::partir::PartirDialect"];
   let useDefaultAttributePrinterParser = 1;
+  // `partir_hlo.sharding` on a function argument or result: checked against its type and mesh.
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
 }
 
 def PartirHlo_ShardingAttr : AttrDef<PartirHlo_Dialect, "Sharding"> {
