@@ -24,6 +24,8 @@ config.excludes = ["Inputs", "examples", "target", "tools", "benches", "include"
 root = config.test_source_root
 llvm = os.environ.get("MLIR_SYS_220_PREFIX", "/usr/lib/llvm-22")
 build = os.environ.get("PARTIR_BUILD_DIR", os.path.join(root, "target", "debug"))
+# Test outputs (%t files) go under target/, never into the source tree.
+config.test_exec_root = os.path.join(root, "target", "lit")
 lib = os.path.join(build, "libpartir.so")
 if not os.path.exists(lib):
     lit_config.fatal(f"{lib} not found: run `cargo build` first (or set PARTIR_BUILD_DIR)")
