@@ -51,6 +51,14 @@ MlirType partir_cxx_range_type_get(MlirContext context, int64_t size);
 bool partir_cxx_type_is_range(MlirType type);
 int64_t partir_cxx_range_type_size(MlirType type);
 
+/// For an op implementing linalg's LinalgOp interface: its indexing maps (an ArrayAttr of
+/// AffineMapAttr, inputs then inits), and through the out-params the number of inputs, the
+/// iterator types ('p' parallel, 'r' reduction, anything else 'o'; NUL-terminated into a
+/// buffer of `capacity` bytes) and the combiner of its first result: 0 sum, 1 max, 2 min,
+/// 3 mul, -1 unknown (as ReductionKind). Returns a null attribute for any other op.
+MlirAttribute partir_cxx_linalg_info(MlirOperation op, int64_t *numInputs, char *iterators,
+                                     size_t capacity, int32_t *combiner);
+
 #ifdef __cplusplus
 }
 #endif

@@ -6,6 +6,7 @@ pub mod capi;
 mod plugin;
 
 use crate::passes::{self, PassOptions};
+use crate::tmr::{AffineExprLite, AffineMapLite, IteratorType, ReductionKind};
 use melior::{
     ir::{
         Attribute, AttributeLike, BlockRef, Location, OperationRef, Type, TypeLike, Value,
@@ -41,6 +42,13 @@ extern "C" {
     fn partir_cxx_range_type_get(context: MlirContext, size: i64) -> MlirType;
     fn partir_cxx_type_is_range(ty: MlirType) -> bool;
     fn partir_cxx_range_type_size(ty: MlirType) -> i64;
+    fn partir_cxx_linalg_info(
+        op: MlirOperation,
+        num_inputs: *mut i64,
+        iterators: *mut c_char,
+        capacity: usize,
+        combiner: *mut i32,
+    ) -> MlirAttribute;
 }
 
 /// Naming a pass in this variable makes it panic on entry, to test the guard below.
@@ -233,25 +241,79 @@ pub fn anchor<'c, 'a>(op: OperationRef<'c, '_>) -> OperationRef<'c, 'a> {
     unsafe { OperationRef::from_raw(op.to_raw()) }
 }
 
+/// A block reference re-anchored to the IR's lifetime; see [`anchor`].
+pub fn anchor_block<'c, 'a>(block: BlockRef<'c, '_>) -> BlockRef<'c, 'a> {
+    // SAFETY: a block stays alive while it is in the IR the pass is working on.
+    unsafe { BlockRef::from_raw(block.to_raw()) }
+}
+
 /// A value re-anchored to the IR's lifetime; see [`anchor`].
 pub fn anchor_value<'c, 'a>(value: impl ValueLike<'c>) -> Value<'c, 'a> {
     // SAFETY: as for `anchor`.
     unsafe { Value::from_raw(value.to_raw()) }
 }
 
-/// Calls `visit` with the owner of every use of `value` (melior has no use iteration).
-pub fn for_each_user<'c: 'a, 'a>(
-    value: Value<'c, 'a>,
-    mut visit: impl FnMut(OperationRef<'c, 'a>),
-) {
+/// Every use of `value`: the using operation and the operand number (melior has no use
+/// iteration).
+pub fn uses<'c: 'a, 'a>(value: Value<'c, 'a>) -> Vec<(OperationRef<'c, 'a>, usize)> {
+    let mut found = Vec::new();
     // SAFETY: walking the use list of a live value; owners are live operations.
     unsafe {
         let mut operand = mlir_sys::mlirValueGetFirstUse(value.to_raw());
         while !mlir_sys::mlirOpOperandIsNull(operand) {
-            visit(OperationRef::from_raw(mlir_sys::mlirOpOperandGetOwner(
-                operand,
-            )));
+            let owner = OperationRef::from_raw(mlir_sys::mlirOpOperandGetOwner(operand));
+            found.push((
+                owner,
+                mlir_sys::mlirOpOperandGetOperandNumber(operand) as usize,
+            ));
             operand = mlir_sys::mlirOpOperandGetNextUse(operand);
+        }
+    }
+    found
+}
+
+/// Sets (or replaces) attribute `name` of `op`, inherent or discardable.
+pub fn set_attribute(op: OperationRef, name: &str, attr: Attribute) {
+    // SAFETY: live handles; MLIR copies the name.
+    unsafe {
+        mlir_sys::mlirOperationSetAttributeByName(op.to_raw(), to_string_ref(name), attr.to_raw())
+    }
+}
+
+/// For a splat dense elements attribute, the same splat with type `ty`; None otherwise.
+pub fn resplat<'c>(attr: Attribute<'c>, ty: Type<'c>) -> Option<Attribute<'c>> {
+    // SAFETY: type-checked accessors on a live attribute.
+    unsafe {
+        let raw = attr.to_raw();
+        if !mlir_sys::mlirAttributeIsADenseElements(raw)
+            || !mlir_sys::mlirDenseElementsAttrIsSplat(raw)
+        {
+            return None;
+        }
+        let element = mlir_sys::mlirDenseElementsAttrGetSplatValue(raw);
+        Some(Attribute::from_raw(
+            mlir_sys::mlirDenseElementsAttrSplatGet(ty.to_raw(), element),
+        ))
+    }
+}
+
+/// The value of a scalar (or splat) float or integer attribute; None otherwise.
+pub fn scalar_value(attr: Attribute) -> Option<f64> {
+    // SAFETY: type-checked accessors on a live attribute.
+    unsafe {
+        let raw = attr.to_raw();
+        if mlir_sys::mlirAttributeIsAFloat(raw) {
+            Some(mlir_sys::mlirFloatAttrGetValueDouble(raw))
+        } else if mlir_sys::mlirAttributeIsAInteger(raw) {
+            Some(mlir_sys::mlirIntegerAttrGetValueInt(raw) as f64)
+        } else if mlir_sys::mlirAttributeIsADenseElements(raw)
+            && mlir_sys::mlirDenseElementsAttrIsSplat(raw)
+        {
+            scalar_value(Attribute::from_raw(
+                mlir_sys::mlirDenseElementsAttrGetSplatValue(raw),
+            ))
+        } else {
+            None
         }
     }
 }
@@ -279,6 +341,175 @@ pub fn walk<'c: 'a, 'a>(root: OperationRef<'c, 'a>, mut visit: impl FnMut(Operat
             mlir_sys::MlirWalkOrder_MlirWalkPreOrder,
         )
     }
+}
+
+/// What the TMR needs from an op implementing linalg's `LinalgOp` interface.
+#[derive(Clone, Debug)]
+pub struct LinalgInfo {
+    pub indexing_maps: Vec<AffineMapLite>,
+    pub num_inputs: usize,
+    pub iterator_types: Vec<IteratorType>,
+    /// The combiner of the first result's reduction, when recognised.
+    pub combiner: Option<ReductionKind>,
+}
+
+/// Indexing maps, iterator types and combiner of a linalg structured op (None otherwise).
+pub fn linalg_info(op: OperationRef) -> Option<LinalgInfo> {
+    let mut num_inputs = 0i64;
+    let mut iterators = [0 as c_char; 64];
+    let mut combiner = -1i32;
+    // SAFETY: the buffer is `iterators.len()` bytes; the C++ side NUL-terminates within it.
+    let maps = unsafe {
+        partir_cxx_linalg_info(
+            op.to_raw(),
+            &mut num_inputs,
+            iterators.as_mut_ptr(),
+            iterators.len(),
+            &mut combiner,
+        )
+    };
+    if maps.ptr.is_null() {
+        return None;
+    }
+    let iterator_types = iterators
+        .iter()
+        .take_while(|&&byte| byte != 0)
+        .map(|&byte| {
+            if byte as u8 == b'r' {
+                IteratorType::Reduction
+            } else {
+                IteratorType::Parallel
+            }
+        })
+        .collect();
+    // SAFETY: `maps` is an ArrayAttr of AffineMapAttr (LinalgOp::getIndexingMaps).
+    let indexing_maps = unsafe {
+        (0..mlir_sys::mlirArrayAttrGetNumElements(maps))
+            .map(|index| {
+                affine_map_lite(mlir_sys::mlirAffineMapAttrGetValue(
+                    mlir_sys::mlirArrayAttrGetElement(maps, index),
+                ))
+            })
+            .collect()
+    };
+    let combiner = match combiner {
+        0 => Some(ReductionKind::Sum),
+        1 => Some(ReductionKind::Max),
+        2 => Some(ReductionKind::Min),
+        3 => Some(ReductionKind::Mul),
+        _ => None,
+    };
+    Some(LinalgInfo {
+        indexing_maps,
+        num_inputs: num_inputs as usize,
+        iterator_types,
+        combiner,
+    })
+}
+
+/// # Safety
+/// `map` must be a valid affine map.
+unsafe fn affine_map_lite(map: mlir_sys::MlirAffineMap) -> AffineMapLite {
+    unsafe {
+        AffineMapLite {
+            num_dims: mlir_sys::mlirAffineMapGetNumDims(map) as usize,
+            results: (0..mlir_sys::mlirAffineMapGetNumResults(map))
+                .map(|index| affine_expr_lite(mlir_sys::mlirAffineMapGetResult(map, index)))
+                .collect(),
+        }
+    }
+}
+
+/// # Safety
+/// `expr` must be a valid affine expression.
+unsafe fn affine_expr_lite(expr: mlir_sys::MlirAffineExpr) -> AffineExprLite {
+    unsafe {
+        if mlir_sys::mlirAffineExprIsADim(expr) {
+            AffineExprLite::Dim(mlir_sys::mlirAffineDimExprGetPosition(expr) as usize)
+        } else if mlir_sys::mlirAffineExprIsAConstant(expr) {
+            AffineExprLite::Constant(mlir_sys::mlirAffineConstantExprGetValue(expr))
+        } else if mlir_sys::mlirAffineExprIsAAdd(expr) {
+            AffineExprLite::Add(vec![
+                affine_expr_lite(mlir_sys::mlirAffineBinaryOpExprGetLHS(expr)),
+                affine_expr_lite(mlir_sys::mlirAffineBinaryOpExprGetRHS(expr)),
+            ])
+        } else if mlir_sys::mlirAffineExprIsAMul(expr)
+            && mlir_sys::mlirAffineExprIsAConstant(mlir_sys::mlirAffineBinaryOpExprGetLHS(expr))
+        {
+            let factor = mlir_sys::mlirAffineConstantExprGetValue(
+                mlir_sys::mlirAffineBinaryOpExprGetLHS(expr),
+            );
+            AffineExprLite::Mul(
+                factor,
+                Box::new(affine_expr_lite(mlir_sys::mlirAffineBinaryOpExprGetRHS(
+                    expr,
+                ))),
+            )
+        } else if mlir_sys::mlirAffineExprIsAMul(expr)
+            && mlir_sys::mlirAffineExprIsAConstant(mlir_sys::mlirAffineBinaryOpExprGetRHS(expr))
+        {
+            let factor = mlir_sys::mlirAffineConstantExprGetValue(
+                mlir_sys::mlirAffineBinaryOpExprGetRHS(expr),
+            );
+            AffineExprLite::Mul(
+                factor,
+                Box::new(affine_expr_lite(mlir_sys::mlirAffineBinaryOpExprGetLHS(
+                    expr,
+                ))),
+            )
+        } else {
+            let dims = (0..64)
+                .filter(|&dim| mlir_sys::mlirAffineExprIsFunctionOfDim(expr, dim))
+                .map(|dim| dim as usize)
+                .collect();
+            AffineExprLite::Other(dims)
+        }
+    }
+}
+
+/// A copy of `op` (with its regions), not yet in any block.
+pub fn clone_operation<'c>(op: OperationRef<'c, '_>) -> melior::ir::Operation<'c> {
+    // SAFETY: cloning a live operation gives a new owned operation.
+    unsafe { melior::ir::Operation::from_raw(mlir_sys::mlirOperationClone(op.to_raw())) }
+}
+
+/// Sets the type of an op result or block argument in place.
+pub fn set_value_type(value: Value, ty: Type) {
+    // SAFETY: both handles are live; callers keep the IR type-consistent.
+    unsafe { mlir_sys::mlirValueSetType(value.to_raw(), ty.to_raw()) }
+}
+
+/// Erases `op` (which must have no remaining uses) from its block.
+pub fn erase(op: OperationRef) {
+    // SAFETY: the op is live and unused; nothing refers to it afterwards.
+    unsafe { mlir_sys::mlirOperationDestroy(op.to_raw()) }
+}
+
+/// Replaces every use of `of` by `with`.
+pub fn replace_all_uses(of: Value, with: Value) {
+    // SAFETY: both values are live.
+    unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(of.to_raw(), with.to_raw()) }
+}
+
+/// Sets operand `index` of `op` to `value`.
+pub fn set_operand(op: OperationRef, index: usize, value: Value) {
+    // SAFETY: both handles are live and the index is in range (checked by the caller).
+    unsafe { mlir_sys::mlirOperationSetOperand(op.to_raw(), index as isize, value.to_raw()) }
+}
+
+/// True when the two handles are the same operation.
+pub fn same_operation(a: OperationRef, b: OperationRef) -> bool {
+    a.to_raw().ptr == b.to_raw().ptr
+}
+
+/// A stable identity for an operation while it is alive (its address).
+pub fn operation_id(op: OperationRef) -> usize {
+    op.to_raw().ptr as usize
+}
+
+/// A stable identity for a value while it is alive (its address).
+pub fn value_id(value: Value) -> usize {
+    value.to_raw().ptr as usize
 }
 
 /// Registers the partir dialects into a registry (C API and plugins).

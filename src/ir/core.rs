@@ -194,7 +194,5 @@ pub fn inside_loop_over(mut op: Option<OperationRef>, axis: &str) -> bool {
 
 /// The operations that use `value` (once per use).
 pub fn users<'c, 'a>(value: Value<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
-    let mut found = Vec::new();
-    ffi::for_each_user(value, |user| found.push(user));
-    found
+    ffi::uses(value).into_iter().map(|(user, _)| user).collect()
 }

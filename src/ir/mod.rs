@@ -3,6 +3,7 @@
 pub mod core;
 pub mod mesh;
 pub mod names;
+pub mod op_info;
 
 pub use mesh::{Mesh, MeshAxis};
 pub use names::{NamedValue, Selector};

@@ -2,6 +2,7 @@
 //! user errors as diagnostics with a location and returns failure, never panics on bad input.
 
 mod mesh;
+mod propagate;
 mod replicate;
 mod tile;
 
@@ -68,6 +69,7 @@ pub fn run<'c>(
         "partir-mesh" => mesh::run(context, module, options),
         "partir-tile" => tile::run(context, module, options),
         "partir-replicate" => replicate::run(context, module, options),
+        "partir-propagate" => propagate::run(context, module, options),
         other => Err(PassError::new(
             program_location(module),
             format!("{other}: not implemented yet in this version of partir"),

@@ -1,0 +1,209 @@
+//! The rewrites of propagation: wrap a payload in a loop over an axis, and cancel slices of
+//! tile-action views.
+
+use super::view::{self, name_of};
+use crate::{
+    ffi,
+    ir::core::{self, static_shape, with_dim},
+    tmr::{ReductionKind, ResultTiling, TileEffect},
+};
+use melior::{
+    ir::{
+        attribute::DenseI64ArrayAttribute, block::BlockLike, operation::OperationLike, Attribute,
+        Block, Location, OperationRef, Region, RegionLike, Type, Value, ValueLike,
+    },
+    Context,
+};
+
+/// `#partir.sum` kinds in `mlir::partir::ReductionKind` order.
+fn sum_kind_code(kind: ReductionKind) -> i32 {
+    match kind {
+        ReductionKind::Sum | ReductionKind::Other => 0,
+        ReductionKind::Max => 1,
+        ReductionKind::Min => 2,
+        ReductionKind::Mul => 3,
+    }
+}
+
+/// Wraps payload `op` in `partir.loop axis` per `effect`, right where it is:
+/// ```mlir
+/// %y = linalg.matmul ins(%x, %w) outs(%f)          // effect: x, f sliced on 0; y tiled on 0
+/// ==>
+/// %y = partir.loop "batch" [#partir.tile<0>] (%r: !partir.range<4>) {
+///   %xs = partir.slice 0 %x[%r] ...   %fs = partir.slice 0 %f[%r] ...
+///   %ys = linalg.matmul ins(%xs, %w) outs(%fs)
+///   partir.yield %ys
+/// }
+/// ```
+/// Slices of a tile-action view on the same axis and dim read the view's source directly.
+pub fn wrap<'c>(
+    context: &'c Context,
+    op: OperationRef<'c, '_>,
+    axis: &str,
+    axis_size: i64,
+    effect: &TileEffect,
+) {
+    let location = op.location();
+    let body = Block::new(&[(ffi::range_type(context, axis_size), location)]);
+    let range: Value = body.argument(0).expect("one argument").into();
+    let mut operands = Vec::new();
+    for index in 0..op.operand_count() {
+        let operand = ffi::anchor_value(op.operand(index).expect("in range"));
+        operands.push(match effect.operands.get(index).copied().flatten() {
+            Some(dim) => {
+                let source = cancel_view(operand, dim, axis);
+                let whole =
+                    static_shape(source.r#type()).expect("tiled operands are static tensors");
+                let chunk = with_dim(source.r#type(), dim, whole[dim] / axis_size);
+                let slice = body
+                    .append_operation(core::slice(context, source, range, dim, chunk, location));
+                ffi::anchor_value(slice.result(0).expect("one result"))
+            }
+            None => operand,
+        });
+    }
+    let clone = body.append_operation(ffi::clone_operation(op));
+    let clone = ffi::anchor(clone);
+    for (index, operand) in operands.iter().enumerate() {
+        ffi::set_operand(clone, index, *operand);
+    }
+    let mut actions = Vec::new();
+    let mut results = Vec::new();
+    for (index, tiling) in effect.results.iter().enumerate() {
+        let result = ffi::anchor_value(clone.result(index).expect("in range"));
+        let whole = result.r#type();
+        match *tiling {
+            ResultTiling::Tile(dim) => {
+                let size = static_shape(whole).expect("tiled results are static tensors")[dim];
+                ffi::set_value_type(result, with_dim(whole, dim, size / axis_size));
+                actions.push(ffi::tile_attr(context, dim as i64));
+            }
+            ResultTiling::Sum(kind) => actions.push(ffi::sum_attr(context, sum_kind_code(kind))),
+        }
+        results.push(whole);
+        let _ = result;
+    }
+    retype_attributes(context, clone);
+    let yielded: Vec<Value> = clone.results().map(ffi::anchor_value).collect();
+    body.append_operation(core::yield_(context, &yielded, location));
+    let region = Region::new();
+    region.append_block(body);
+    let new_loop = core::loop_(context, axis, &actions, &results, region, location);
+    let block = op.block().expect("payloads live in blocks");
+    let new_loop = ffi::anchor(block.insert_operation_before(op, new_loop));
+    for index in 0..op.result_count() {
+        ffi::replace_all_uses(
+            ffi::anchor_value(op.result(index).expect("in range")),
+            ffi::anchor_value(new_loop.result(index).expect("in range")),
+        );
+    }
+    ffi::erase(op);
+}
+
+/// `slice d (view over x on axis, dim d)` is `slice d x`: read the view's source.
+fn cancel_view<'c: 'a, 'a>(value: Value<'c, 'a>, dim: usize, axis: &str) -> Value<'c, 'a> {
+    match ffi::result_owner(value).and_then(view::identity_view) {
+        Some((source, view_dim, view_axis)) if view_dim == dim && view_axis == axis => source,
+        _ => value,
+    }
+}
+
+/// Ops whose attributes spell out their result shape get them updated after re-typing.
+fn retype_attributes<'c>(context: &'c Context, op: OperationRef<'c, '_>) {
+    let result_shape = |index: usize| {
+        op.result(index)
+            .ok()
+            .and_then(|result| static_shape(result.r#type()))
+    };
+    match name_of(op).as_str() {
+        "tensor.expand_shape" => {
+            if let Some(shape) = result_shape(0) {
+                ffi::set_attribute(
+                    op,
+                    "static_output_shape",
+                    DenseI64ArrayAttribute::new(context, &shape).into(),
+                );
+            }
+        }
+        "tensor.extract_slice" => {
+            if let Some(shape) = result_shape(0) {
+                retype_sizes(context, op, &shape);
+            }
+        }
+        "tensor.insert_slice" => {
+            if let Some(shape) = op
+                .operand(0)
+                .ok()
+                .and_then(|source| static_shape(source.r#type()))
+            {
+                retype_sizes(context, op, &shape);
+            }
+        }
+        "arith.constant" => {
+            let value = op.attribute("value").ok();
+            let ty: Option<Type> = op.result(0).ok().map(|result| result.r#type());
+            if let Some(resplat) = value
+                .zip(ty)
+                .and_then(|(value, ty)| ffi::resplat(value, ty))
+            {
+                ffi::set_attribute(op, "value", resplat);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// extract/insert_slice sizes: whole (tiled) dims follow the new shape; sliced dims with a
+/// rank-reducing result are untouched (the rule never tiles them).
+fn retype_sizes<'c>(context: &'c Context, op: OperationRef<'c, '_>, shape: &[i64]) {
+    let Some(sizes) = op
+        .attribute("static_sizes")
+        .ok()
+        .and_then(|attr| DenseI64ArrayAttribute::try_from(attr).ok())
+    else {
+        return;
+    };
+    if sizes.len() != shape.len() {
+        return;
+    }
+    let sizes: Attribute = DenseI64ArrayAttribute::new(context, shape).into();
+    ffi::set_attribute(op, "static_sizes", sizes);
+}
+
+/// After propagation along `axis`: slices of tile-action views on the same axis and dim read
+/// the view's source, and views nobody uses any more are erased.
+pub fn cancel_views(func: OperationRef, axis: &str) {
+    let mut views = Vec::new();
+    ffi::walk(func, |op| {
+        if view::identity_view(op).is_some_and(|(_, _, view_axis)| view_axis == axis) {
+            views.push(op);
+        }
+    });
+    for view_op in views {
+        let (source, dim, _) = view::identity_view(view_op).expect("collected above");
+        let result = ffi::anchor_value(view_op.result(0).expect("one result"));
+        for (user, index) in ffi::uses(result) {
+            let same_slice = name_of(user) == core::SLICE_OP
+                && view::slice_dim(user) == Some(dim)
+                && core::inside_loop_over(Some(user), axis)
+                && slice_range_axis(user).as_deref() == Some(axis);
+            if same_slice && index == 0 {
+                ffi::set_operand(user, 0, source);
+            }
+        }
+        if ffi::uses(result).is_empty() {
+            ffi::erase(view_op);
+        }
+    }
+}
+
+fn slice_range_axis(slice: OperationRef) -> Option<String> {
+    let range = ffi::anchor_value(slice.operand(1).ok()?);
+    let block = ffi::argument_owner(range)?;
+    core::axis_of(ffi::anchor(block.parent_operation()?))
+}
+
+/// Where diagnostics about `op` point.
+pub fn location_of<'c>(op: OperationRef<'c, '_>) -> Location<'c> {
+    op.location()
+}

@@ -1,0 +1,275 @@
+//! How propagation reads Core IR. Propagation keeps every partitioned op in its own *nest*:
+//!
+//! ```mlir
+//! %h = partir.loop "batch" [#partir.tile<0>] (%rb: !partir.range<4>) {   // nest over batch
+//!   %h2 = partir.loop "model" [#partir.tile<1>] (%rm: !partir.range<2>) { // ... and model
+//!     %x0 = partir.slice 0 %x[%rb]           // slice chain of operand 0: (batch, 0)
+//!     %w0 = partir.slice 1 %w[%rm]           // slice chain of operand 1: (model, 1)
+//!     %m = linalg.matmul ins(%x0, %w0 ...)   // the payload
+//!     partir.yield %m
+//!   } : tensor<8x256xf32>
+//!   partir.yield %h2
+//! } : tensor<32x256xf32>
+//! ```
+//! The *logical* operands of the payload are `%x` and `%w` (the sources of its slice chains),
+//! its logical result is `%h` (what the rest of the program uses), and `%h` is tiled on dim 0
+//! along batch and dim 1 along model. An identity loop `loop A [tile<d>] { yield slice d %x }`
+//! (the tile action) is a *view*: `%x` seen tiled on dim d along A.
+
+use crate::{
+    ffi,
+    ir::core::{axis_of, LOOP_OP, REPLICATE_OP, SLICE_OP, YIELD_OP},
+};
+use melior::ir::{
+    attribute::{ArrayAttribute, IntegerAttribute},
+    block::BlockLike,
+    operation::OperationLike,
+    OperationRef, RegionLike, Value, ValueLike,
+};
+
+pub fn name_of(op: OperationRef) -> String {
+    op.name().as_string_ref().as_str().unwrap_or("").to_string()
+}
+
+fn is(op: OperationRef, name: &str) -> bool {
+    op.name().as_string_ref().as_str() == Ok(name)
+}
+
+/// The ops that compute something (not loops, slices or yields), in program order, looking
+/// into partir.loop bodies but not into other ops' regions.
+pub fn payloads<'c, 'a>(func: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
+    let mut found = Vec::new();
+    let body = func.region(0).ok().and_then(|region| region.first_block());
+    if let Some(body) = body {
+        collect_payloads(ffi::anchor_block(body), &mut found);
+    }
+    found
+}
+
+fn collect_payloads<'c, 'a>(
+    block: melior::ir::BlockRef<'c, 'a>,
+    found: &mut Vec<OperationRef<'c, 'a>>,
+) {
+    let mut next = block.first_operation();
+    while let Some(op) = next {
+        let op = ffi::anchor(op);
+        if is(op, LOOP_OP) {
+            if identity_view(op).is_none() {
+                if let Some(inner) = op.region(0).ok().and_then(|region| region.first_block()) {
+                    collect_payloads(ffi::anchor_block(inner), found);
+                }
+            }
+        } else if !is(op, SLICE_OP) && !is(op, YIELD_OP) {
+            found.push(op);
+        }
+        next = op.next_in_block();
+    }
+}
+
+/// The partir.loop ops around `op`, innermost first.
+pub fn nest<'c, 'a>(op: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
+    let mut loops = Vec::new();
+    let mut parent = op.parent_operation().map(ffi::anchor);
+    while let Some(candidate) = parent {
+        if !is(candidate, LOOP_OP) {
+            break;
+        }
+        loops.push(candidate);
+        parent = candidate.parent_operation().map(ffi::anchor);
+    }
+    loops
+}
+
+/// True when `op` is partitioned along `axis` (it sits in a loop over it).
+pub fn nested_over(op: OperationRef, axis: &str) -> bool {
+    nest(op)
+        .into_iter()
+        .any(|outer| axis_of(outer).as_deref() == Some(axis))
+}
+
+/// The action of result `index` of a partir.loop: Some(dim) for `#tile<dim>`, None for sum.
+fn tile_action(loop_op: OperationRef, index: usize) -> Option<usize> {
+    let actions = ArrayAttribute::try_from(loop_op.attribute("actions").ok()?).ok()?;
+    ffi::tile_dim(actions.element(index).ok()?).map(|dim| dim as usize)
+}
+
+/// The value the body of `loop_op` yields for its result `index`.
+fn yielded<'c, 'a>(loop_op: OperationRef<'c, 'a>, index: usize) -> Option<Value<'c, 'a>> {
+    let body = loop_op.region(0).ok()?.first_block()?;
+    let terminator = body.terminator()?;
+    terminator.operand(index).ok().map(ffi::anchor_value)
+}
+
+/// For an identity loop `loop A [tile<d>] (%r) { %s = slice d %x[%r]; yield %s }`: (x, d, A).
+pub fn identity_view<'c, 'a>(
+    loop_op: OperationRef<'c, 'a>,
+) -> Option<(Value<'c, 'a>, usize, String)> {
+    let body = loop_op.region(0).ok()?.first_block()?;
+    let slice = ffi::anchor(body.first_operation()?);
+    let terminator = body.terminator()?;
+    if !is(slice, SLICE_OP) || loop_op.result_count() != 1 || terminator.operand_count() != 1 {
+        return None;
+    }
+    let yields_slice = ffi::anchor_value(terminator.operand(0).ok()?).to_raw().ptr
+        == slice.result(0).ok()?.to_raw().ptr;
+    let next_is_yield = slice.next_in_block().is_some_and(|next| is(next, YIELD_OP));
+    let dim = slice_dim(slice)?;
+    if !(yields_slice && next_is_yield && tile_action(loop_op, 0) == Some(dim)) {
+        return None;
+    }
+    Some((
+        ffi::anchor_value(slice.operand(0).ok()?),
+        dim,
+        axis_of(loop_op)?,
+    ))
+}
+
+pub fn slice_dim(slice: OperationRef) -> Option<usize> {
+    IntegerAttribute::try_from(slice.attribute("dim").ok()?)
+        .ok()
+        .map(|dim| dim.value() as usize)
+}
+
+/// The axis of the loop whose range a partir.slice uses.
+fn slice_axis(slice: OperationRef) -> Option<String> {
+    let range = slice.operand(1).ok()?;
+    let block = ffi::argument_owner(ffi::anchor_value(range))?;
+    axis_of(ffi::anchor(block.parent_operation()?))
+}
+
+/// Operand `index` of a payload, seen through its slice chain inside the payload's nest.
+#[derive(Clone, Debug)]
+pub struct OperandSource<'c, 'a> {
+    /// The value outside the nest that the chain starts from.
+    pub source: Value<'c, 'a>,
+    /// (axis, dim) of each slice, innermost first.
+    pub slices: Vec<(String, usize)>,
+}
+
+impl OperandSource<'_, '_> {
+    /// The dim sliced along `axis`, if the chain slices along it.
+    pub fn sliced_dim(&self, axis: &str) -> Option<usize> {
+        self.slices
+            .iter()
+            .find(|(slice_axis, _)| slice_axis == axis)
+            .map(|(_, dim)| *dim)
+    }
+}
+
+pub fn operand_source<'c, 'a>(op: OperationRef<'c, 'a>, index: usize) -> OperandSource<'c, 'a> {
+    let mut value = ffi::anchor_value(op.operand(index).expect("operand index in range"));
+    let mut slices = Vec::new();
+    while let Some(producer) = ffi::result_owner(value) {
+        if !is(producer, SLICE_OP) {
+            break;
+        }
+        let (Some(axis), Some(dim)) = (slice_axis(producer), slice_dim(producer)) else {
+            break;
+        };
+        slices.push((axis, dim));
+        value = ffi::anchor_value(producer.operand(0).expect("a slice has a source"));
+    }
+    OperandSource {
+        source: value,
+        slices,
+    }
+}
+
+/// The value the rest of the program uses for result `index` of a payload: the result
+/// itself, or the result of the outermost loop of its nest that yields it.
+pub fn logical_result<'c, 'a>(op: OperationRef<'c, 'a>, index: usize) -> Value<'c, 'a> {
+    let mut value = ffi::anchor_value(op.result(index).expect("result index in range"));
+    loop {
+        let uses = ffi::uses(value);
+        let [(user, position)] = uses[..] else {
+            return value;
+        };
+        if !is(user, YIELD_OP) {
+            return value;
+        }
+        let Some(loop_op) = user.parent_operation().map(ffi::anchor) else {
+            return value;
+        };
+        if !is(loop_op, LOOP_OP) {
+            return value;
+        }
+        value = ffi::anchor_value(
+            loop_op
+                .result(position)
+                .expect("one result per yielded value"),
+        );
+    }
+}
+
+/// The dim along which `value` is tiled on `axis`: for a loop result, its `#tile<d>` action
+/// (or that of the loop nested inside it); None when it is whole along `axis`.
+pub fn tiling(value: Value, axis: &str) -> Option<usize> {
+    let producer = ffi::result_owner(value)?;
+    if !is(producer, LOOP_OP) {
+        return None;
+    }
+    let index = result_number(producer, value)?;
+    if axis_of(producer).as_deref() == Some(axis) {
+        return tile_action(producer, index);
+    }
+    if identity_view(producer).is_some() {
+        return None;
+    }
+    tiling(yielded(producer, index)?, axis)
+}
+
+fn result_number(op: OperationRef, value: Value) -> Option<usize> {
+    (0..op.result_count()).find(|&index| {
+        op.result(index)
+            .is_ok_and(|result| result.to_raw().ptr == value.to_raw().ptr)
+    })
+}
+
+/// Who consumes a logical value.
+#[derive(Clone, Copy, Debug)]
+pub enum Consumer<'c, 'a> {
+    /// Operand `index` of a payload op (possibly through a slice chain).
+    Payload(OperationRef<'c, 'a>, usize),
+    /// A tile-action view over it.
+    View(OperationRef<'c, 'a>),
+    /// Anything propagation does not understand (a loop body yielding it directly, ...).
+    Opaque(OperationRef<'c, 'a>),
+}
+
+pub fn consumers<'c, 'a>(value: Value<'c, 'a>) -> Vec<Consumer<'c, 'a>> {
+    let mut found = Vec::new();
+    for (user, index) in ffi::uses(value) {
+        if is(user, SLICE_OP) {
+            let inner = ffi::anchor_value(user.result(0).expect("a slice has a result"));
+            let parent = user.parent_operation().map(ffi::anchor);
+            if let Some(view) = parent.filter(|loop_op| identity_view(*loop_op).is_some()) {
+                found.push(Consumer::View(view));
+            } else {
+                found.extend(consumers(inner));
+            }
+        } else if is(user, YIELD_OP) || is(user, LOOP_OP) {
+            found.push(Consumer::Opaque(user));
+        } else {
+            found.push(Consumer::Payload(user, index));
+        }
+    }
+    found
+}
+
+/// The payload that computes a logical value, and which of its results it is.
+pub fn producer<'c, 'a>(value: Value<'c, 'a>) -> Option<(OperationRef<'c, 'a>, usize)> {
+    let op = ffi::result_owner(value)?;
+    let index = result_number(op, value)?;
+    if !is(op, LOOP_OP) {
+        return Some((op, index));
+    }
+    if identity_view(op).is_some() {
+        return None;
+    }
+    producer(yielded(op, index)?)
+}
+
+/// True for a `partir.replicate` pin along `axis`.
+pub fn pins(op: OperationRef, axis: &str) -> bool {
+    is(op, REPLICATE_OP) && axis_of(op).as_deref() == Some(axis)
+}
