@@ -64,6 +64,19 @@ def PartirSchedule : Pass<"partir-schedule", "::mlir::ModuleOp"> {
   ];
 }
 
+def PartirSequential : Pass<"partir-sequential", "::mlir::ModuleOp"> {
+  let summary = "Lower PartIR:Core loops to scf.for: the sequential reading of a Core program";
+  let description = [{
+    Each `partir.loop "a" [...] (%r: !partir.range<N>)` becomes an `scf.for` over 0..N whose
+    iterations write chunk r of a `#partir.tile<d>` result with `tensor.insert_slice`, or
+    combine into a `#partir.sum` accumulator (started at the reduction's identity);
+    `partir.slice d %x[%r]` becomes `tensor.extract_slice`. The mesh is removed, so the result
+    runs on one process with upstream passes only (e.g. under mlir-runner).
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect"];
+}
+
 def PartirLowerToHlo : Pass<"partir-lower-to-hlo", "::mlir::ModuleOp"> {
   let summary = "Lower PartIR:Core to device-local PartIR:HLO with optimised collectives";
 }

@@ -11,6 +11,10 @@
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
 #include "partir/Hlo/HloDialect.h"
 #include "llvm/ADT/StringExtras.h"
@@ -22,6 +26,7 @@ namespace mlir::partir {
 #define GEN_PASS_DEF_PARTIRREPLICATE
 #define GEN_PASS_DEF_PARTIRPROPAGATE
 #define GEN_PASS_DEF_PARTIRSCHEDULE
+#define GEN_PASS_DEF_PARTIRSEQUENTIAL
 #define GEN_PASS_DEF_PARTIRLOWERTOHLO
 #define GEN_PASS_DEF_PARTIRSIMULATE
 #define GEN_PASS_DEF_PARTIREXPORTSHARD
@@ -48,6 +53,7 @@ std::string joined(const ArrayRef<std::string> list) { return llvm::join(list, "
   struct CLASS : impl::CLASS##Base<CLASS> {                                                  \
     using CLASS##Base::CLASS##Base;                                                          \
     void getDependentDialects(DialectRegistry &registry) const override {                   \
+      CLASS##Base::getDependentDialects(registry);                                          \
       registry.insert<PartirDialect, partir_hlo::PartirHloDialect>();                        \
     }                                                                                        \
     void runOnOperation() override {                                                         \
@@ -63,6 +69,7 @@ PARTIR_RUST_PASS(PartirTile, "partir-tile", {"value", value}, {"dim", std::to_st
 PARTIR_RUST_PASS(PartirReplicate, "partir-replicate", {"value", value}, {"axis", axis})
 PARTIR_RUST_PASS(PartirPropagate, "partir-propagate", {"axis", axis})
 PARTIR_RUST_PASS(PartirSchedule, "partir-schedule", {"file", file})
+PARTIR_RUST_PASS(PartirSequential, "partir-sequential")
 PARTIR_RUST_PASS(PartirLowerToHlo, "partir-lower-to-hlo")
 PARTIR_RUST_PASS(PartirSimulate, "partir-simulate", {"device", device}, {"report", report})
 PARTIR_RUST_PASS(PartirExportShard, "partir-export-shard")

@@ -9,8 +9,8 @@ use crate::passes::{self, PassOptions};
 use crate::tmr::{AffineExprLite, AffineMapLite, IteratorType, ReductionKind};
 use melior::{
     ir::{
-        Attribute, AttributeLike, BlockRef, Location, OperationRef, Type, TypeLike, Value,
-        ValueLike,
+        Attribute, AttributeLike, BlockRef, Location, OperationRef, RegionLike, Type, TypeLike,
+        Value, ValueLike,
     },
     Context, ContextRef,
 };
@@ -471,6 +471,19 @@ unsafe fn affine_expr_lite(expr: mlir_sys::MlirAffineExpr) -> AffineExprLite {
 pub fn clone_operation<'c>(op: OperationRef<'c, '_>) -> melior::ir::Operation<'c> {
     // SAFETY: cloning a live operation gives a new owned operation.
     unsafe { melior::ir::Operation::from_raw(mlir_sys::mlirOperationClone(op.to_raw())) }
+}
+
+/// Moves the blocks of `source` into the (empty) region `target`.
+pub fn take_body(target: &melior::ir::Region, source: melior::ir::RegionRef) {
+    // SAFETY: both regions are live; MLIR moves the block list.
+    unsafe { mlir_sys::mlirRegionTakeBody(target.to_raw(), source.to_raw()) }
+}
+
+/// Fills the body of a freshly built named linalg op (e.g. `linalg.add`) with its builtin
+/// region.
+pub fn fill_linalg_named_region(op: OperationRef) {
+    // SAFETY: `op` is a live named linalg op with one empty region.
+    unsafe { mlir_sys::mlirLinalgFillBuiltinNamedOpRegion(op.to_raw()) }
 }
 
 /// Sets the type of an op result or block argument in place.

@@ -4,6 +4,7 @@
 mod mesh;
 mod propagate;
 mod replicate;
+mod sequential;
 mod tile;
 
 use crate::ffi::{self, Severity};
@@ -70,6 +71,7 @@ pub fn run<'c>(
         "partir-tile" => tile::run(context, module, options),
         "partir-replicate" => replicate::run(context, module, options),
         "partir-propagate" => propagate::run(context, module, options),
+        "partir-sequential" => sequential::run(context, module),
         other => Err(PassError::new(
             program_location(module),
             format!("{other}: not implemented yet in this version of partir"),
