@@ -11,4 +11,5 @@
 pub mod ffi;
 pub mod ir;
 pub mod passes;
+pub mod schedule;
 pub mod tmr;

@@ -196,3 +196,10 @@ pub fn inside_loop_over(mut op: Option<OperationRef>, axis: &str) -> bool {
 pub fn users<'c, 'a>(value: Value<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
     ffi::uses(value).into_iter().map(|(user, _)| user).collect()
 }
+
+/// The axis of the loop whose range a `partir.slice` uses.
+pub fn slice_axis(slice: OperationRef) -> Option<String> {
+    let range = ffi::anchor_value(slice.operand(1).ok()?);
+    let block = ffi::argument_owner(range)?;
+    axis_of(ffi::anchor(block.parent_operation()?))
+}

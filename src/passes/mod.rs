@@ -4,6 +4,7 @@
 mod mesh;
 mod propagate;
 mod replicate;
+mod schedule;
 mod sequential;
 mod tile;
 
@@ -72,6 +73,7 @@ pub fn run<'c>(
         "partir-replicate" => replicate::run(context, module, options),
         "partir-propagate" => propagate::run(context, module, options),
         "partir-sequential" => sequential::run(context, module),
+        "partir-schedule" => schedule::run(context, module, options),
         other => Err(PassError::new(
             program_location(module),
             format!("{other}: not implemented yet in this version of partir"),
@@ -150,7 +152,7 @@ fn sliced_along(value: melior::ir::Value, axis: &str) -> bool {
     use crate::ir::core;
     core::users(value).into_iter().any(|user| {
         user.name().as_string_ref().as_str() == Ok(core::SLICE_OP)
-            && core::inside_loop_over(Some(user), axis)
+            && core::slice_axis(user).as_deref() == Some(axis)
     })
 }
 

@@ -17,16 +17,29 @@ pub fn run<'c>(
     options: &PassOptions,
 ) -> PassResult<'c> {
     let axis = options.text("axis");
-    mesh_axis_size(module, PASS, axis)?;
-    let targets = select_values(module, PASS, options.text("value"))?;
+    replicate(context, module, PASS, options.text("value"), axis).map(|_| ())
+}
+
+/// Pins every value `selector` names along `axis`; returns how many. `who` prefixes the
+/// diagnostics.
+pub fn replicate<'c>(
+    context: &'c Context,
+    module: OperationRef<'c, '_>,
+    who: &str,
+    selector: &str,
+    axis: &str,
+) -> Result<usize, PassError<'c>> {
+    mesh_axis_size(module, who, axis)?;
+    let targets = select_values(module, who, selector)?;
     for (name, target) in &targets {
         if sliced_along(target.value, axis) {
             return Err(PassError::new(
                 target.location(),
-                format!("{PASS}: '{name}' is already tiled along axis '{axis}'; it cannot also stay whole there"),
+                format!("{who}: '{name}' is already tiled along axis '{axis}'; it cannot also stay whole there"),
             ));
         }
     }
+    let count = targets.len();
     for (_, target) in targets {
         if pinned_along(target.value, axis) {
             continue;
@@ -35,5 +48,5 @@ pub fn run<'c>(
         let pin = core::insert_after_definition(target.value, pin);
         ffi::replace_all_uses_except(target.value, pin.result(0).expect("one result").into(), pin);
     }
-    Ok(())
+    Ok(count)
 }

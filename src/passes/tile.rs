@@ -35,14 +35,34 @@ pub fn run<'c>(
             format!("{PASS}: no dim given (dim=N, N >= 0)"),
         ));
     }
-    let dim = dim as usize;
-    let axis_size = mesh_axis_size(module, PASS, axis)?;
-    let targets = select_values(module, PASS, options.text("value"))?;
+    tile(
+        context,
+        module,
+        PASS,
+        options.text("value"),
+        dim as usize,
+        axis,
+    )
+    .map(|_| ())
+}
+
+/// Tiles every value `selector` names on `dim` along `axis`; returns how many. `who` prefixes
+/// the diagnostics (the pass, or a schedule's tactic).
+pub fn tile<'c>(
+    context: &'c Context,
+    module: OperationRef<'c, '_>,
+    who: &str,
+    selector: &str,
+    dim: usize,
+    axis: &str,
+) -> Result<usize, PassError<'c>> {
+    let axis_size = mesh_axis_size(module, who, axis)?;
+    let targets = select_values(module, who, selector)?;
 
     for (name, target) in &targets {
         let ty = target.value.r#type();
         let error =
-            |message: String| PassError::new(target.location(), format!("{PASS}: {message}"));
+            |message: String| PassError::new(target.location(), format!("{who}: {message}"));
         let shape = static_shape(ty).ok_or_else(|| {
             error(format!(
                 "'{name}' has type {ty}; only statically shaped tensors can be tiled"
@@ -73,6 +93,7 @@ pub fn run<'c>(
         }
     }
 
+    let count = targets.len();
     for (_, target) in targets {
         let identity = core::tile_identity(
             context,
@@ -90,7 +111,7 @@ pub fn run<'c>(
             slice,
         );
     }
-    Ok(())
+    Ok(count)
 }
 
 /// The `partir.slice` at the top of a freshly built tile identity.

@@ -72,7 +72,7 @@ pub struct Propagation<'c> {
     warned_ops: HashSet<String>,
     reported: HashSet<(usize, String)>,
     /// Per run, how many ops each axis wrapped (for the schedule's summaries).
-    pub wrapped: HashMap<String, usize>,
+    wrapped: HashMap<String, usize>,
 }
 
 /// Why an op is not partitioned along an axis.
@@ -84,6 +84,16 @@ enum Stop {
 }
 
 impl<'c> Propagation<'c> {
+    /// How many ops this run has partitioned along `axis` so far.
+    pub fn wrapped_along(&self, axis: &str) -> usize {
+        self.wrapped.get(axis).copied().unwrap_or(0)
+    }
+
+    /// How many conflicts this run has reported so far.
+    pub fn conflicts(&self) -> usize {
+        self.reported.len()
+    }
+
     pub fn new(context: &'c Context) -> Self {
         Self {
             context,

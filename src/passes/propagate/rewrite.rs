@@ -185,8 +185,7 @@ pub fn cancel_views(func: OperationRef, axis: &str) {
         for (user, index) in ffi::uses(result) {
             let same_slice = name_of(user) == core::SLICE_OP
                 && view::slice_dim(user) == Some(dim)
-                && core::inside_loop_over(Some(user), axis)
-                && slice_range_axis(user).as_deref() == Some(axis);
+                && core::slice_axis(user).as_deref() == Some(axis);
             if same_slice && index == 0 {
                 ffi::set_operand(user, 0, source);
             }
@@ -195,12 +194,6 @@ pub fn cancel_views(func: OperationRef, axis: &str) {
             ffi::erase(view_op);
         }
     }
-}
-
-fn slice_range_axis(slice: OperationRef) -> Option<String> {
-    let range = ffi::anchor_value(slice.operand(1).ok()?);
-    let block = ffi::argument_owner(range)?;
-    core::axis_of(ffi::anchor(block.parent_operation()?))
 }
 
 /// Where diagnostics about `op` point.

@@ -18,7 +18,7 @@
 
 use crate::{
     ffi,
-    ir::core::{axis_of, LOOP_OP, REPLICATE_OP, SLICE_OP, YIELD_OP},
+    ir::core::{axis_of, slice_axis, LOOP_OP, REPLICATE_OP, SLICE_OP, YIELD_OP},
 };
 use melior::ir::{
     attribute::{ArrayAttribute, IntegerAttribute},
@@ -128,13 +128,6 @@ pub fn slice_dim(slice: OperationRef) -> Option<usize> {
     IntegerAttribute::try_from(slice.attribute("dim").ok()?)
         .ok()
         .map(|dim| dim.value() as usize)
-}
-
-/// The axis of the loop whose range a partir.slice uses.
-fn slice_axis(slice: OperationRef) -> Option<String> {
-    let range = slice.operand(1).ok()?;
-    let block = ffi::argument_owner(ffi::anchor_value(range))?;
-    axis_of(ffi::anchor(block.parent_operation()?))
 }
 
 /// Operand `index` of a payload, seen through its slice chain inside the payload's nest.

@@ -1,0 +1,111 @@
+//! `partir-schedule{file=S.toml}`: apply a schedule's tactics in order. Each tactic pins
+//! (replicate), tiles, then propagates along its axis; earlier decisions are never undone.
+//! After each tactic a remark summarises it, e.g.
+//! `partir-schedule: tactic 'BP' on axis 'batch': 2 values tiled, 0 pinned, 51 ops partitioned, 0 conflicts`.
+
+use super::{
+    program_location, propagate::Propagation, replicate::replicate, tile::tile, PassError,
+    PassOptions, PassResult,
+};
+use crate::{
+    ffi::{self, Severity},
+    ir::{names, Mesh},
+    schedule::Schedule,
+};
+use melior::{
+    ir::{block::BlockLike, operation::OperationLike, OperationRef, RegionLike},
+    Context,
+};
+use std::path::Path;
+
+const PASS: &str = "partir-schedule";
+
+pub fn run<'c>(
+    context: &'c Context,
+    module: OperationRef<'c, '_>,
+    options: &PassOptions,
+) -> PassResult<'c> {
+    let location = program_location(module);
+    let file = options.text("file");
+    if file.is_empty() {
+        return Err(PassError::new(
+            location,
+            format!("{PASS}: no schedule given (file=PATH)"),
+        ));
+    }
+    let schedule = Schedule::load(Path::new(file))
+        .map_err(|message| PassError::new(location, format!("{PASS}: {message}")))?;
+    declare_mesh(context, module, &schedule)?;
+    let mesh = Mesh::find(module).expect("declared above").0;
+    let mut propagation = Propagation::new(context);
+    for tactic in &schedule.tactics {
+        let who = format!("{PASS}: tactic '{}'", tactic.name);
+        let axis_size = mesh.axis_size(&tactic.axis).ok_or_else(|| {
+            PassError::new(
+                location,
+                format!("{who}: axis '{}' is not in mesh {mesh}", tactic.axis),
+            )
+        })?;
+        let pinned = tactic
+            .replicate
+            .iter()
+            .map(|selector| replicate(context, module, &who, selector, &tactic.axis))
+            .sum::<Result<usize, _>>()?;
+        let tiled = tactic
+            .tile
+            .iter()
+            .map(|(selector, dim)| tile(context, module, &who, selector, *dim, &tactic.axis))
+            .sum::<Result<usize, _>>()?;
+        let (wrapped_before, conflicts_before) = (
+            propagation.wrapped_along(&tactic.axis),
+            propagation.conflicts(),
+        );
+        for func in names::functions(module) {
+            propagation.run(func, &tactic.axis, axis_size);
+        }
+        ffi::emit(
+            location,
+            Severity::Remark,
+            &format!(
+                "{who} on axis '{}': {tiled} values tiled, {pinned} pinned, {} ops partitioned, {} conflicts",
+                tactic.axis,
+                propagation.wrapped_along(&tactic.axis) - wrapped_before,
+                propagation.conflicts() - conflicts_before
+            ),
+        );
+    }
+    Ok(())
+}
+
+/// The module's mesh must be the schedule's; a module without one gets it.
+fn declare_mesh<'c>(
+    context: &'c Context,
+    module: OperationRef<'c, '_>,
+    schedule: &Schedule,
+) -> PassResult<'c> {
+    let location = program_location(module);
+    let wanted = Mesh {
+        symbol: "mesh".into(),
+        axes: schedule.mesh.clone(),
+    };
+    match Mesh::find(module) {
+        Some((existing, _)) if schedule.mesh.is_empty() || existing.axes == schedule.mesh => Ok(()),
+        Some((existing, mesh_location)) => Err(PassError::new(
+            mesh_location,
+            format!("{PASS}: the module declares mesh {existing} but the schedule asks for {wanted}"),
+        )),
+        None if schedule.mesh.is_empty() => Err(PassError::new(
+            location,
+            format!("{PASS}: neither the module nor the schedule declares a mesh (add mesh = {{ batch = 4 }} to the schedule)"),
+        )),
+        None => {
+            let body = module.region(0).ok().and_then(|region| region.first_block()).expect("a module has a body");
+            let mesh = wanted.build(context, location);
+            match body.first_operation() {
+                Some(first) => body.insert_operation_before(first, mesh),
+                None => body.append_operation(mesh),
+            };
+            Ok(())
+        }
+    }
+}
