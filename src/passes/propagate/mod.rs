@@ -15,7 +15,7 @@
 //! loop tiling dim 0 (w1 whole), and `matmul(transpose(h), dy)` a `#partir.sum` loop.
 
 mod rewrite;
-mod view;
+pub(super) mod view;
 
 use super::{program_location, PassError, PassOptions, PassResult};
 use crate::{
