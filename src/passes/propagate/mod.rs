@@ -20,7 +20,12 @@ pub(super) mod view;
 use super::{program_location, PassError, PassOptions, PassResult};
 use crate::{
     ffi::{self, Severity},
-    ir::{core::axis_of, names, op_info::Rules, Mesh},
+    ir::{
+        core::{axis_of, REPLICATE_OP},
+        names,
+        op_info::{self, Rules},
+        Mesh,
+    },
     tmr::{Conflict, ResultTiling, Rule, TileEffect},
 };
 use melior::{
@@ -186,7 +191,20 @@ impl<'c> Propagation<'c> {
         axis_size: i64,
         query: impl FnOnce(&Rule) -> Result<TileEffect, Conflict>,
     ) -> Result<TileEffect, Stop> {
-        let rule = match self.rules.rule_for(op) {
+        // A pin along another axis is transparent along this one (forward and backward stop
+        // at pins along `axis` before asking for a rule). The rule op_info registers for
+        // partir.replicate is `Rule::identity`, func.return's rule, which describes operands
+        // only: with it, wrapping a pin built a loop with no results and panicked. A pin is a
+        // one-operand elementwise op.
+        let registered = if name_of(op) == REPLICATE_OP {
+            op_info::shape_info(op)
+                .results
+                .first()
+                .map(|shape| Ok(Rule::elementwise(shape, 1, 1)))
+        } else {
+            self.rules.rule_for(op)
+        };
+        let rule = match registered {
             None => {
                 let name = name_of(op);
                 if self.warned_ops.insert(name.clone()) {
@@ -204,6 +222,15 @@ impl<'c> Propagation<'c> {
             Some(Ok(rule)) => rule,
         };
         let effect = query(&rule).map_err(|conflict| Stop::Conflict(conflict.to_string()))?;
+        // `rewrite::wrap` gives the loop one result per tiling; a rule that does not describe
+        // every result of the op must stop here rather than build a malformed loop.
+        if effect.results.len() != op.result_count() {
+            return Err(Stop::Conflict(format!(
+                "its rule describes {} results but the op has {}",
+                effect.results.len(),
+                op.result_count()
+            )));
+        }
         for (index, wanted) in effect.operands.iter().enumerate() {
             let source = view::operand_source(op, index).source;
             if let (Some(wanted), Some(tiled)) = (wanted, view::tiling(source, axis)) {

@@ -182,6 +182,15 @@ pub fn cancel_views(func: OperationRef, axis: &str) {
     for view_op in views {
         let (source, dim, _) = view::identity_view(view_op).expect("collected above");
         let result = ffi::anchor_value(view_op.result(0).expect("one result"));
+        // A view of a value that is already tiled on the same dim along the axis (a tiled
+        // named result whose producer backward propagation wrapped) is that value:
+        // `loop A [tile<d>] { yield slice d (loop A [tile<d>] {.. yield v})[r] }` puts every
+        // chunk back where it came from. Its users read the tiled value instead.
+        if view::tiling(source, axis) == Some(dim) {
+            ffi::replace_all_uses(result, source);
+            ffi::erase(view_op);
+            continue;
+        }
         for (user, index) in ffi::uses(result) {
             let same_slice = name_of(user) == core::SLICE_OP
                 && view::slice_dim(user) == Some(dim)
