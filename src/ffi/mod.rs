@@ -486,6 +486,12 @@ pub fn fill_linalg_named_region(op: OperationRef) {
     unsafe { mlir_sys::mlirLinalgFillBuiltinNamedOpRegion(op.to_raw()) }
 }
 
+/// Moves `op` right before `anchor` (possibly out of a region).
+pub fn move_before(op: OperationRef, anchor: OperationRef) {
+    // SAFETY: both ops are live; MLIR relinks `op` into anchor's block.
+    unsafe { mlir_sys::mlirOperationMoveBefore(op.to_raw(), anchor.to_raw()) }
+}
+
 /// Sets the type of an op result or block argument in place.
 pub fn set_value_type(value: Value, ty: Type) {
     // SAFETY: both handles are live; callers keep the IR type-consistent.

@@ -4,6 +4,7 @@ pub mod core;
 pub mod mesh;
 pub mod names;
 pub mod op_info;
+pub mod sharding;
 
 pub use mesh::{Mesh, MeshAxis};
 pub use names::{NamedValue, Selector};

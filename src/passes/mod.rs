@@ -1,6 +1,7 @@
 //! One module per pass of DESIGN §5. `run` dispatches by pass argument; every pass reports
 //! user errors as diagnostics with a location and returns failure, never panics on bad input.
 
+mod lower_to_hlo;
 mod mesh;
 mod propagate;
 mod replicate;
@@ -73,6 +74,7 @@ pub fn run<'c>(
         "partir-replicate" => replicate::run(context, module, options),
         "partir-propagate" => propagate::run(context, module, options),
         "partir-sequential" => sequential::run(context, module),
+        "partir-lower-to-hlo" => lower_to_hlo::run(context, module),
         "partir-schedule" => schedule::run(context, module, options),
         other => Err(PassError::new(
             program_location(module),

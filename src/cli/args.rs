@@ -1,0 +1,93 @@
+//! The command line's grammar (clap derive). DESIGN §9.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "partir",
+    version,
+    about = "PartIR: partition an MLIR program with a schedule of tactics, and check the result",
+    long_about = None
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Apply a schedule to a model and write the partitioned program.
+    Partition(PartitionArgs),
+    /// Check that the partitioned program computes what the original computes.
+    Verify(VerifyArgs),
+    /// Estimate the step time and memory of a partitioned program (not implemented yet).
+    Simulate(SimulateArgs),
+}
+
+/// What `partition` and `verify` share: the model and its schedule.
+#[derive(Debug, Args)]
+pub struct ModelArgs {
+    /// The program: an MLIR module whose functions name their arguments with `partir.name`.
+    #[arg(value_name = "MODEL.mlir")]
+    pub model: PathBuf,
+    /// The schedule: a TOML file with a mesh and tactics (DESIGN §6).
+    #[arg(long, short = 's', value_name = "S.toml")]
+    pub schedule: PathBuf,
+}
+
+/// The program `partition` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Stage {
+    /// PartIR:Core: the program with functional `partir.loop`s (global shapes).
+    Core,
+    /// PartIR:HLO: the device-local SPMD program with collectives (needs partir-lower-to-hlo).
+    Hlo,
+}
+
+#[derive(Debug, Args)]
+pub struct PartitionArgs {
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// Write the partitioned program here instead of to stdout.
+    #[arg(long, short = 'o', value_name = "OUT.mlir")]
+    pub output: Option<PathBuf>,
+    /// Which program to write.
+    #[arg(long, value_enum, default_value_t = Stage::Core)]
+    pub stage: Stage,
+}
+
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// Check the sequential reading of the Core program (partir-sequential) on one process.
+    #[arg(long, conflicts_with = "ranks")]
+    pub sequential: bool,
+    /// Run the SPMD program on N ranks (not implemented yet).
+    #[arg(long, value_name = "N")]
+    pub ranks: Option<u32>,
+    /// Inputs (and JAX's outputs): a directory with manifest.json and .npy files
+    /// [default: <dir of MODEL>/data when it has a manifest.json, else generated inputs].
+    #[arg(long, value_name = "DIR")]
+    pub data: Option<PathBuf>,
+    /// The largest normalised error max|a-b|/max|b| accepted per output.
+    #[arg(long, default_value_t = 1e-5, value_name = "E")]
+    pub tolerance: f64,
+    /// The seed of generated inputs (used only without a data directory).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Keep the harness programs (and their lowered forms) in this directory.
+    #[arg(long, value_name = "DIR")]
+    pub keep: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct SimulateArgs {
+    /// The partitioned program.
+    #[arg(value_name = "OUT.mlir")]
+    pub program: PathBuf,
+    /// The device model.
+    #[arg(long, value_name = "D")]
+    pub device: Option<String>,
+}

@@ -1,0 +1,270 @@
+//! In-process MLIR: a context with every upstream dialect plus partir's, a parser, a pass
+//! pipeline runner, and a diagnostic handler that collects errors, warnings and remarks with
+//! readable `file:line:col` locations.
+
+use super::CliError;
+use melior::{
+    diagnostic::DiagnosticSeverity,
+    dialect::DialectRegistry,
+    ir::{Location, Module},
+    pass::PassManager,
+    utility::{parse_pass_pipeline, register_all_dialects},
+    Context,
+};
+use std::{cell::RefCell, fmt, rc::Rc};
+
+/// How loud a collected diagnostic is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    Error,
+    Warning,
+    Remark,
+    Note,
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Level::Error => "error",
+            Level::Warning => "warning",
+            Level::Remark => "remark",
+            Level::Note => "note",
+        })
+    }
+}
+
+/// One diagnostic: `location: level: message`.
+#[derive(Clone, Debug)]
+pub struct Diag {
+    pub level: Level,
+    pub location: String,
+    pub message: String,
+}
+
+impl fmt::Display for Diag {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}: {}", self.location, self.level, self.message)
+    }
+}
+
+/// An MLIR context set up for partir, with its collected diagnostics.
+pub struct Session {
+    context: Context,
+    diags: Rc<RefCell<Vec<Diag>>>,
+}
+
+impl Session {
+    /// A single-threaded context with all upstream dialects and partir's; partir's passes are
+    /// registered. `source` names the file that buffer locations refer to.
+    pub fn new(source: &str) -> Self {
+        let registry = DialectRegistry::new();
+        register_all_dialects(&registry);
+        crate::ffi::register_dialects(registry.to_raw());
+        crate::ffi::register_passes();
+        let context = Context::new_with_registry(&registry, false);
+        context.get_or_load_dialect("partir");
+        let diags = Rc::new(RefCell::new(Vec::new()));
+        let sink = Rc::clone(&diags);
+        let source = source.to_string();
+        context.attach_diagnostic_handler(move |diagnostic| {
+            let level = match diagnostic.severity() {
+                DiagnosticSeverity::Error => Level::Error,
+                DiagnosticSeverity::Warning => Level::Warning,
+                DiagnosticSeverity::Remark => Level::Remark,
+                DiagnosticSeverity::Note => Level::Note,
+            };
+            let mut sink = sink.borrow_mut();
+            sink.push(Diag {
+                level,
+                location: describe(diagnostic.location(), &source),
+                message: diagnostic.to_string(),
+            });
+            for index in 0..diagnostic.note_count() {
+                if let Ok(note) = diagnostic.note(index) {
+                    sink.push(Diag {
+                        level: Level::Note,
+                        location: describe(note.location(), &source),
+                        message: note.to_string(),
+                    });
+                }
+            }
+            true
+        });
+        Self { context, diags }
+    }
+
+    pub fn context(&self) -> &Context {
+        &self.context
+    }
+
+    /// Parses (and verifies) a module; on failure, the parser's first error.
+    pub fn parse(&self, text: &str) -> Result<Module<'_>, CliError> {
+        Module::parse(&self.context, text).ok_or_else(|| self.failure("cannot parse the program"))
+    }
+
+    /// Runs a textual pipeline (`builtin.module(...)`) on `module`, verifying after each pass.
+    pub fn run(&self, module: &mut Module, pipeline: &str) -> Result<(), CliError> {
+        let manager = PassManager::new(&self.context);
+        manager.enable_verifier(true);
+        parse_pass_pipeline(manager.as_operation_pass_manager(), pipeline).map_err(|error| {
+            CliError::new(format!("invalid pass pipeline '{pipeline}': {error}"))
+        })?;
+        manager
+            .run(module)
+            .map_err(|_| self.failure(&format!("the pass pipeline {pipeline} failed")))
+    }
+
+    /// Takes the diagnostics collected so far.
+    pub fn take(&self) -> Vec<Diag> {
+        std::mem::take(&mut self.diags.borrow_mut())
+    }
+
+    /// The error for a failed step: the collected errors (with their notes), or `fallback`
+    /// when MLIR said nothing.
+    fn failure(&self, fallback: &str) -> CliError {
+        let diags = self.take();
+        let mut lines = Vec::new();
+        let mut in_error = false;
+        for diag in &diags {
+            match diag.level {
+                Level::Error => {
+                    in_error = true;
+                    lines.push(diag.to_string());
+                }
+                Level::Note if in_error => lines.push(diag.to_string()),
+                _ => in_error = false,
+            }
+        }
+        if lines.is_empty() {
+            CliError::new(fallback)
+        } else {
+            CliError::located(lines.join("\n"))
+        }
+    }
+}
+
+/// `file:line:col` of a location (the first file location inside names, call sites and fused
+/// locations); buffer locations (no file name) get `source`.
+pub fn describe(location: Location, source: &str) -> String {
+    if location.is_file_line_col_range() {
+        let name = location.file_line_col_range_filename();
+        let file = name.as_string_ref().as_str().unwrap_or("").to_string();
+        let file = if file.is_empty() || file == "-" {
+            source.to_string()
+        } else {
+            file
+        };
+        format!(
+            "{file}:{}:{}",
+            location.file_line_col_range_start_line(),
+            location.file_line_col_range_start_column()
+        )
+    } else if location.is_name() {
+        describe(location.name_child_location(), source)
+    } else if location.is_call_site() {
+        describe(location.call_site_callee(), source)
+    } else if location.is_fused() && location.fused_num_locations() > 0 {
+        describe(location.fused_location(0), source)
+    } else {
+        source.to_string()
+    }
+}
+
+/// One tactic's feedback, from the remark `partir-schedule: tactic 'BP' on axis 'batch': 2
+/// values tiled, 0 pinned, 51 ops partitioned, 0 conflicts`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TacticSummary {
+    pub tactic: String,
+    pub axis: String,
+    /// (label, count) in the remark's order, e.g. ("values tiled", 2).
+    pub counts: Vec<(String, String)>,
+}
+
+impl TacticSummary {
+    pub fn parse(message: &str) -> Option<Self> {
+        let rest = message.strip_prefix("partir-schedule: tactic '")?;
+        let (tactic, rest) = rest.split_once("' on axis '")?;
+        let (axis, rest) = rest.split_once("': ")?;
+        let counts = rest
+            .split(", ")
+            .map(|item| {
+                let (count, label) = item.trim().split_once(' ')?;
+                Some((label.to_string(), count.to_string()))
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(Self {
+            tactic: tactic.into(),
+            axis: axis.into(),
+            counts,
+        })
+    }
+}
+
+/// The summaries as an aligned table (one row per tactic), or None when there are none.
+pub fn summary_table(summaries: &[TacticSummary]) -> Option<String> {
+    let first = summaries.first()?;
+    let mut header = vec!["tactic".to_string(), "axis".to_string()];
+    header.extend(first.counts.iter().map(|(label, _)| label.clone()));
+    let mut rows = vec![header];
+    for summary in summaries {
+        let mut row = vec![summary.tactic.clone(), summary.axis.clone()];
+        row.extend(summary.counts.iter().map(|(_, count)| count.clone()));
+        rows.push(row);
+    }
+    Some(table(&rows))
+}
+
+/// Left-aligned columns separated by two spaces, each line indented by two.
+pub fn table(rows: &[Vec<String>]) -> String {
+    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| {
+            rows.iter()
+                .filter_map(|row| row.get(c))
+                .map(|cell| cell.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for row in rows {
+        let mut line = String::from(" ");
+        for (c, cell) in row.iter().enumerate() {
+            line.push(' ');
+            line.push_str(cell);
+            if c + 1 < row.len() {
+                line.push_str(&" ".repeat(widths[c] - cell.chars().count() + 1));
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_tactic_remarks() {
+        let summary = TacticSummary::parse(
+            "partir-schedule: tactic 'BP' on axis 'batch': 2 values tiled, 0 pinned, 51 ops partitioned, 0 conflicts",
+        )
+        .unwrap();
+        assert_eq!(summary.tactic, "BP");
+        assert_eq!(summary.axis, "batch");
+        assert_eq!(summary.counts[0], ("values tiled".into(), "2".into()));
+        assert_eq!(summary.counts[2], ("ops partitioned".into(), "51".into()));
+        assert!(TacticSummary::parse("partir-propagate: something else").is_none());
+    }
+
+    #[test]
+    fn tables_align_columns() {
+        let rows = vec![
+            vec!["tactic".into(), "axis".into()],
+            vec!["BP".into(), "batch".into()],
+        ];
+        assert_eq!(table(&rows), "  tactic  axis\n  BP      batch\n");
+    }
+}

@@ -1,0 +1,398 @@
+//! `partir-lower-to-hlo`: Core → device-local PartIR:HLO (DESIGN §4).
+//!
+//! Every partitioned op sits in its own loop nest (see `propagate::view`); its body already
+//! computes on local shapes. Lowering moves each nest's payload out of its loops and feeds it
+//! local operands, redistributed with collectives where the sharding a value has differs from
+//! the one its consumer's slice chain asks for:
+//!
+//! ```text
+//! %h = loop "batch" [tile<0>] { matmul(slice 0 %x[r], %w) }   %h_local = matmul(%x_local, %w)
+//! %d = loop "batch" [sum]     { matmul(slice 1 %a[r], ...) }   %d_local = all_reduce sum (matmul ...) axes ["batch"]
+//! %u = sub(%w, %d)   (whole)                                   all_gather of any sharded operand
+//! ```
+//! Function arguments take the sharding all their consumers agree on (else replicated);
+//! results keep the sharding they have. Both carry `partir_hlo.sharding`. Then `optimize`
+//! rewrites all_reduce+all_slice into reduce_scatter and drops all_slice∘all_gather.
+
+mod optimize;
+mod reshard;
+
+use super::{
+    program_location,
+    propagate::view::{self, name_of, Consumer},
+    PassError, PassResult,
+};
+use crate::{
+    ffi,
+    ir::{
+        core::{axis_of, static_shape, LOOP_OP, REPLICATE_OP},
+        names,
+        sharding::Sharding,
+        Mesh,
+    },
+};
+use melior::{
+    ir::{
+        attribute::{ArrayAttribute, DictionaryAttribute, TypeAttribute},
+        block::BlockLike,
+        operation::OperationLike,
+        r#type::FunctionType,
+        Attribute, BlockRef, Identifier, OperationRef, RegionLike, Type, Value, ValueLike,
+    },
+    Context,
+};
+use reshard::Emitter;
+use std::collections::HashMap;
+
+const PASS: &str = "partir-lower-to-hlo";
+const SHARDING_ATTR: &str = "partir_hlo.sharding";
+
+pub fn run<'c>(context: &'c Context, module: OperationRef<'c, '_>) -> PassResult<'c> {
+    let Some((mesh, _)) = Mesh::find(module) else {
+        return Err(PassError::new(
+            program_location(module),
+            format!("{PASS}: the module declares no partir.mesh"),
+        ));
+    };
+    let emitter = Emitter {
+        context,
+        mesh: &mesh,
+    };
+    for func in names::functions(module) {
+        lower_function(&emitter, func)?;
+    }
+    optimize::run(module);
+    Ok(())
+}
+
+/// Local values of the Core program's logical values, with their shardings.
+struct Locals<'c, 'a> {
+    values: HashMap<usize, (Value<'c, 'a>, Sharding)>,
+}
+
+impl<'c, 'a> Locals<'c, 'a> {
+    fn get(&self, value: Value<'c, 'a>) -> (Value<'c, 'a>, Sharding) {
+        self.values
+            .get(&ffi::value_id(value))
+            .cloned()
+            .unwrap_or_else(|| (value, Sharding::replicated(rank_of(value))))
+    }
+
+    fn set(&mut self, logical: Value<'c, 'a>, local: Value<'c, 'a>, sharding: Sharding) {
+        self.values
+            .insert(ffi::value_id(logical), (local, sharding));
+    }
+}
+
+fn rank_of(value: Value) -> usize {
+    ffi::tensor_shape(value.r#type())
+        .map(|shape| shape.len())
+        .unwrap_or(0)
+}
+
+/// The sharding a slice chain (innermost first, as `operand_source` returns it) asks for.
+fn chain_sharding(rank: usize, slices: &[(String, usize)]) -> Sharding {
+    slices
+        .iter()
+        .rev()
+        .fold(Sharding::replicated(rank), |sharding, (axis, dim)| {
+            sharding.with_axis(*dim, axis)
+        })
+}
+
+/// The sharding of a logical value produced by a loop nest: its `#tile` actions, outer first.
+fn nest_sharding(value: Value) -> Sharding {
+    let mut sharding = Sharding::replicated(rank_of(value));
+    let mut current = value;
+    while let Some(loop_op) = ffi::result_owner(current).filter(|op| name_of(*op) == LOOP_OP) {
+        let index = (0..loop_op.result_count())
+            .find(|&index| {
+                loop_op.result(index).is_ok_and(|result| {
+                    ffi::value_id(ffi::anchor_value(result)) == ffi::value_id(current)
+                })
+            })
+            .expect("a result of its loop");
+        let axis = axis_of(loop_op).expect("a loop has an axis");
+        if let Some(dim) = view::tiling(current, &axis) {
+            sharding = sharding.with_axis(dim, &axis);
+        }
+        let body = loop_op
+            .region(0)
+            .ok()
+            .and_then(|region| region.first_block())
+            .expect("a loop has a body");
+        current = ffi::anchor_value(
+            body.terminator()
+                .expect("a yield")
+                .operand(index)
+                .expect("one value per result"),
+        );
+    }
+    sharding
+}
+
+/// The `#partir.sum` axes (outer first) and kind of the nest result `value`.
+fn sum_axes(value: Value) -> (Vec<String>, i32) {
+    let (mut axes, mut kind) = (Vec::new(), 0);
+    let mut current = value;
+    while let Some(loop_op) = ffi::result_owner(current).filter(|op| name_of(*op) == LOOP_OP) {
+        let index = (0..loop_op.result_count())
+            .find(|&index| {
+                loop_op.result(index).is_ok_and(|result| {
+                    ffi::value_id(ffi::anchor_value(result)) == ffi::value_id(current)
+                })
+            })
+            .expect("a result of its loop");
+        let actions =
+            ArrayAttribute::try_from(loop_op.attribute("actions").expect("a loop has actions"))
+                .expect("an array");
+        if let Some(sum) = actions.element(index).ok().and_then(ffi::sum_kind) {
+            axes.push(axis_of(loop_op).expect("a loop has an axis"));
+            kind = sum;
+        }
+        let body = loop_op
+            .region(0)
+            .ok()
+            .and_then(|region| region.first_block())
+            .expect("a loop has a body");
+        current = ffi::anchor_value(
+            body.terminator()
+                .expect("a yield")
+                .operand(index)
+                .expect("one value per result"),
+        );
+    }
+    (axes, kind)
+}
+
+/// The sharding an argument's consumers agree on (replicated when they disagree).
+fn argument_sharding(argument: Value) -> Sharding {
+    let rank = rank_of(argument);
+    let mut agreed: Option<Sharding> = None;
+    for consumer in view::consumers(argument) {
+        let wanted = match consumer {
+            Consumer::Payload(user, _) if name_of(user) == "func.return" => continue,
+            Consumer::Payload(user, index) => {
+                chain_sharding(rank, &view::operand_source(user, index).slices)
+            }
+            Consumer::View(view_op) => match view::identity_view(view_op) {
+                Some((_, dim, axis)) => Sharding::replicated(rank).with_axis(dim, &axis),
+                None => Sharding::replicated(rank),
+            },
+            Consumer::Opaque(_) => Sharding::replicated(rank),
+        };
+        match &agreed {
+            Some(previous) if *previous != wanted => return Sharding::replicated(rank),
+            _ => agreed = Some(wanted),
+        }
+    }
+    agreed.unwrap_or_else(|| Sharding::replicated(rank))
+}
+
+fn local_type<'c>(emitter: &Emitter<'c, '_>, ty: Type<'c>, sharding: &Sharding) -> Type<'c> {
+    let Some(shape) = static_shape(ty) else {
+        return ty;
+    };
+    let local = sharding.local_shape(&shape, |axis| emitter.mesh.axis_size(axis).unwrap_or(1));
+    local.iter().enumerate().fold(ty, |ty, (dim, &size)| {
+        crate::ir::core::with_dim(ty, dim, size)
+    })
+}
+
+fn lower_function<'c, 'a>(emitter: &Emitter<'c, '_>, func: OperationRef<'c, 'a>) -> PassResult<'c> {
+    let context = emitter.context;
+    let body: BlockRef<'c, 'a> = ffi::anchor_block(
+        func.region(0)
+            .expect("a body")
+            .first_block()
+            .expect("an entry block"),
+    );
+    let mut locals = Locals {
+        values: HashMap::new(),
+    };
+
+    // Arguments first: their sharding comes from their consumers, before anything changes.
+    let argument_shardings: Vec<Sharding> = (0..body.argument_count())
+        .map(|index| argument_sharding(ffi::anchor_value(body.argument(index).expect("in range"))))
+        .collect();
+    let mut inputs = Vec::new();
+    for (index, sharding) in argument_shardings.iter().enumerate() {
+        let argument = ffi::anchor_value(body.argument(index).expect("in range"));
+        let ty = local_type(emitter, argument.r#type(), sharding);
+        ffi::set_value_type(argument, ty);
+        inputs.push(ty);
+        locals.set(argument, argument, sharding.clone());
+    }
+
+    let mut top_level = Vec::new();
+    let mut next = body.first_operation();
+    while let Some(op) = next {
+        top_level.push(ffi::anchor(op));
+        next = op.next_in_block();
+    }
+    let mut core_ops = Vec::new();
+    let mut result_shardings = Vec::new();
+    for op in top_level {
+        let location = op.location();
+        if name_of(op) == LOOP_OP {
+            core_ops.push(op);
+            if let Some((source, dim, axis)) = view::identity_view(op) {
+                let (local, sharding) = locals.get(source);
+                let wanted = if sharding.0[dim].contains(&axis) {
+                    sharding.clone()
+                } else {
+                    sharding.clone().without_axis(&axis).with_axis(dim, &axis)
+                };
+                let local = emitter.reshard(op, location, local, &sharding, &wanted);
+                locals.set(
+                    ffi::anchor_value(op.result(0).expect("one result")),
+                    local,
+                    wanted,
+                );
+                continue;
+            }
+            let payloads = view::payloads(op);
+            let [payload] = payloads[..] else {
+                return Err(PassError::new(location, format!("{PASS}: a partir.loop must hold exactly one op (besides slices); this one holds {}", payloads.len())));
+            };
+            lower_payload(emitter, &mut locals, payload, op)?;
+        } else if name_of(op) == "func.return" {
+            for index in 0..op.operand_count() {
+                let (local, sharding) =
+                    locals.get(ffi::anchor_value(op.operand(index).expect("in range")));
+                ffi::set_operand(op, index, local);
+                result_shardings.push(sharding);
+            }
+        } else if name_of(op) == REPLICATE_OP {
+            core_ops.push(op);
+            let (local, sharding) =
+                locals.get(ffi::anchor_value(op.operand(0).expect("one operand")));
+            let whole = Sharding::replicated(sharding.rank());
+            let local = emitter.reshard(op, location, local, &sharding, &whole);
+            locals.set(
+                ffi::anchor_value(op.result(0).expect("one result")),
+                local,
+                whole,
+            );
+        } else if name_of(op) != crate::ir::mesh::MESH_OP {
+            // An op outside any loop computes on whole values.
+            for index in 0..op.operand_count() {
+                let (local, sharding) =
+                    locals.get(ffi::anchor_value(op.operand(index).expect("in range")));
+                let whole = Sharding::replicated(sharding.rank());
+                ffi::set_operand(
+                    op,
+                    index,
+                    emitter.reshard(op, location, local, &sharding, &whole),
+                );
+            }
+        }
+    }
+    for op in core_ops.into_iter().rev() {
+        ffi::erase(op);
+    }
+
+    // The signature: local types and shardings.
+    let results: Vec<Type> = body
+        .terminator()
+        .map(|terminator| terminator.operands().map(|value| value.r#type()).collect())
+        .unwrap_or_default();
+    ffi::set_attribute(
+        func,
+        "function_type",
+        TypeAttribute::new(FunctionType::new(context, &inputs, &results).into()).into(),
+    );
+    set_shardings(context, func, "arg_attrs", &argument_shardings);
+    set_shardings(context, func, "res_attrs", &result_shardings);
+    Ok(())
+}
+
+/// Moves `payload` out of its nest `outer`, with local operands and reduced results.
+fn lower_payload<'c, 'a>(
+    emitter: &Emitter<'c, '_>,
+    locals: &mut Locals<'c, 'a>,
+    payload: OperationRef<'c, 'a>,
+    outer: OperationRef<'c, 'a>,
+) -> PassResult<'c> {
+    let location = payload.location();
+    if name_of(payload) == REPLICATE_OP {
+        let source = view::operand_source(payload, 0);
+        let (local, sharding) = locals.get(source.source);
+        let wanted = chain_sharding(sharding.rank(), &source.slices);
+        let local = emitter.reshard(outer, location, local, &sharding, &wanted);
+        locals.set(view::logical_result(payload, 0), local, wanted);
+        return Ok(());
+    }
+    let mut operands = Vec::new();
+    for index in 0..payload.operand_count() {
+        let source = view::operand_source(payload, index);
+        let (local, sharding) = locals.get(source.source);
+        let wanted = chain_sharding(sharding.rank(), &source.slices);
+        let local = emitter.reshard(outer, location, local, &sharding, &wanted);
+        let expected = payload.operand(index).expect("in range").r#type();
+        if local.r#type() != expected {
+            return Err(PassError::new(
+                location,
+                format!("{PASS}: internal error: operand {index} is {} locally but the op expects {expected}", local.r#type()),
+            ));
+        }
+        operands.push(local);
+    }
+    let logical: Vec<Value> = (0..payload.result_count())
+        .map(|index| view::logical_result(payload, index))
+        .collect();
+    ffi::move_before(payload, outer);
+    for (index, operand) in operands.into_iter().enumerate() {
+        ffi::set_operand(payload, index, operand);
+    }
+    let after = payload
+        .next_in_block()
+        .map(ffi::anchor)
+        .expect("the nest follows its payload");
+    for (index, logical) in logical.into_iter().enumerate() {
+        let result = ffi::anchor_value(payload.result(index).expect("in range"));
+        let (axes, kind) = sum_axes(logical);
+        let local = if axes.is_empty() {
+            result
+        } else {
+            emitter.all_reduce(after, location, result, kind, &axes)
+        };
+        locals.set(logical, local, nest_sharding(logical));
+    }
+    Ok(())
+}
+
+/// Adds `partir_hlo.sharding` to each entry of a function's `arg_attrs` / `res_attrs`.
+fn set_shardings<'c>(
+    context: &'c Context,
+    func: OperationRef<'c, '_>,
+    name: &str,
+    shardings: &[Sharding],
+) {
+    let existing = func
+        .attribute(name)
+        .ok()
+        .and_then(|attr| ArrayAttribute::try_from(attr).ok());
+    let entries: Vec<Attribute> = shardings
+        .iter()
+        .enumerate()
+        .map(|(index, sharding)| {
+            let mut fields: Vec<(Identifier, Attribute)> = existing
+                .and_then(|array| array.element(index).ok())
+                .and_then(|dict| DictionaryAttribute::try_from(dict).ok())
+                .map(|dict| {
+                    (0..dict.len())
+                        .filter_map(|field| dict.element(field).ok())
+                        .collect()
+                })
+                .unwrap_or_default();
+            fields.retain(|(key, _)| key.as_string_ref().as_str() != Ok(SHARDING_ATTR));
+            fields.push((
+                Identifier::new(context, SHARDING_ATTR),
+                sharding.to_attribute(context),
+            ));
+            DictionaryAttribute::new(context, &fields).into()
+        })
+        .collect();
+    ffi::set_attribute(func, name, ArrayAttribute::new(context, &entries).into());
+}
