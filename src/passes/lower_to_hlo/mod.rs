@@ -61,7 +61,7 @@ pub fn run<'c>(context: &'c Context, module: OperationRef<'c, '_>) -> PassResult
     for func in names::functions(module) {
         lower_function(&emitter, func)?;
     }
-    optimize::run(module);
+    optimize::run(context, module);
     Ok(())
 }
 
