@@ -95,6 +95,16 @@ def PartirExportShard : Pass<"partir-export-shard", "::mlir::ModuleOp"> {
 
 def PartirToMpi : Pass<"partir-to-mpi", "::mlir::ModuleOp"> {
   let summary = "Lower PartIR:HLO collectives to the mpi dialect on per-axis communicators";
+  let description = [{
+    Each collective runs on `mpi.comm_split(world, color, key)` for its axes. all_reduce is
+    `mpi.allreduce`; all_gather an allreduce of a zero buffer holding the local chunk; all_slice
+    a local extract_slice; reduce_scatter and all_to_all compose those. The result needs
+    `mpi.init`/`mpi.finalize` around it (a harness) and runs under `mpiexec ... mlir-runner`.
+  }];
+  let dependentDialects = ["::mlir::mpi::MPIDialect", "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::memref::MemRefDialect", "::mlir::DLTIDialect",
+                           "::mlir::tensor::TensorDialect", "::mlir::linalg::LinalgDialect",
+                           "::mlir::arith::ArithDialect"];
 }
 
 def PartirAuto : Pass<"partir-auto", "::mlir::ModuleOp"> {

@@ -208,6 +208,37 @@ pub fn tensor_shape(ty: Type) -> Option<Vec<Option<i64>>> {
     }
 }
 
+/// The static dims of any ranked shaped type (tensor or memref); None when not static.
+pub fn shaped_dims(ty: Type) -> Option<Vec<i64>> {
+    // SAFETY: shaped-type queries guarded by the kind checks before them.
+    unsafe {
+        let raw = ty.to_raw();
+        if !mlir_sys::mlirTypeIsAShaped(raw)
+            || !mlir_sys::mlirShapedTypeHasRank(raw)
+            || !mlir_sys::mlirShapedTypeHasStaticShape(raw)
+        {
+            return None;
+        }
+        Some(
+            (0..mlir_sys::mlirShapedTypeGetRank(raw))
+                .map(|dim| mlir_sys::mlirShapedTypeGetDimSize(raw, dim as isize))
+                .collect(),
+        )
+    }
+}
+
+/// The element type of a shaped type (the type itself otherwise).
+pub fn shaped_element(ty: Type) -> Type {
+    // SAFETY: guarded by the kind check.
+    unsafe {
+        if mlir_sys::mlirTypeIsAShaped(ty.to_raw()) {
+            Type::from_raw(mlir_sys::mlirShapedTypeGetElementType(ty.to_raw()))
+        } else {
+            ty
+        }
+    }
+}
+
 /// Replaces every use of `of` by `with`, except the uses inside `except`.
 pub fn replace_all_uses_except(of: Value, with: Value, except: OperationRef) {
     let mut exceptions = [except.to_raw()];

@@ -1,5 +1,6 @@
 //! Typed Rust views of partir IR: the mesh, named values and selectors, Core op builders.
 
+pub mod builder;
 pub mod core;
 pub mod mesh;
 pub mod names;

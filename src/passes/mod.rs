@@ -8,6 +8,7 @@ mod replicate;
 mod schedule;
 mod sequential;
 mod tile;
+mod to_mpi;
 
 use crate::ffi::{self, Severity};
 use melior::{
@@ -75,6 +76,7 @@ pub fn run<'c>(
         "partir-propagate" => propagate::run(context, module, options),
         "partir-sequential" => sequential::run(context, module),
         "partir-lower-to-hlo" => lower_to_hlo::run(context, module),
+        "partir-to-mpi" => to_mpi::run(context, module),
         "partir-schedule" => schedule::run(context, module, options),
         other => Err(PassError::new(
             program_location(module),

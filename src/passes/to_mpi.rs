@@ -1,0 +1,405 @@
+//! `partir-to-mpi`: PartIR:HLO collectives → MLIR's `mpi` dialect on per-axis communicators,
+//! filling MLIR 22's gaps (DESIGN §8: only MPI allreduce lowers to LLVM, on rank-1 buffers).
+//!
+//! Rank `r` of `prod(sizes)` sits at mesh coordinates `coord(a) = (r / stride(a)) % size(a)`
+//! (axes major to minor). A collective over axes S runs on `comm_split(world, color, key)`,
+//! `color` numbering the coordinates off S and `key` those on S (in the collective's order),
+//! so `key` is also the device's position in the group:
+//! - `all_reduce`: `mpi.allreduce` of a flattened buffer;
+//! - `all_gather`: allreduce-sum of a zero buffer holding the local chunk at `key * chunk`;
+//! - `all_slice`: the local `tensor.extract_slice` at `key * chunk` (no communication);
+//! - `reduce_scatter` = all_reduce then all_slice; `all_to_all` = all_gather then all_slice.
+//!
+//! The mesh and sharding attributes are dropped, and the module gets the `dlti.map` the MPI
+//! lowering needs (MPICH's ABI).
+
+use super::{program_location, PassError, PassResult};
+use crate::{
+    ffi,
+    ir::{
+        builder::{scaled, Builder},
+        core::static_shape,
+        mesh::MESH_OP,
+        names, Mesh,
+    },
+};
+use melior::{
+    ir::{
+        attribute::{ArrayAttribute, DictionaryAttribute, IntegerAttribute, StringAttribute},
+        block::BlockLike,
+        operation::OperationLike,
+        r#type::IntegerType,
+        Attribute, OperationRef, RegionLike, Type, Value, ValueLike,
+    },
+    Context,
+};
+use std::collections::HashMap;
+
+const PASS: &str = "partir-to-mpi";
+
+pub fn run<'c>(context: &'c Context, module: OperationRef<'c, '_>) -> PassResult<'c> {
+    let Some((mesh, mesh_location)) = Mesh::find(module) else {
+        return Err(PassError::new(
+            program_location(module),
+            format!("{PASS}: the module declares no partir.mesh"),
+        ));
+    };
+    let _ = mesh_location;
+    for func in names::functions(module) {
+        lower_function(context, &mesh, func)?;
+        strip_shardings(context, func);
+    }
+    let mut meshes = Vec::new();
+    ffi::walk(module, |op| {
+        if op.name().as_string_ref().as_str() == Ok(MESH_OP) {
+            meshes.push(op);
+        }
+    });
+    meshes.into_iter().for_each(ffi::erase);
+    let dlti = Attribute::parse(context, r#"#dlti.map<"MPI:Implementation" = "MPICH">"#)
+        .expect("dlti is registered");
+    ffi::set_attribute(module, "dlti.map", dlti);
+    Ok(())
+}
+
+/// A communicator over some axes and this device's position in it.
+#[derive(Clone, Copy)]
+struct Group<'c, 'a> {
+    comm: Value<'c, 'a>,
+    /// Position in the group, as an index.
+    position: Value<'c, 'a>,
+    size: i64,
+}
+
+fn collective_axes(op: OperationRef) -> Vec<String> {
+    let axes = ArrayAttribute::try_from(op.attribute("axes").expect("verified collective"))
+        .expect("an array");
+    (0..axes.len())
+        .map(|index| {
+            StringAttribute::try_from(axes.element(index).expect("in range"))
+                .expect("a string")
+                .value()
+                .to_string()
+        })
+        .collect()
+}
+
+fn integer_attribute(op: OperationRef, name: &str) -> i64 {
+    IntegerAttribute::try_from(op.attribute(name).expect("verified collective"))
+        .expect("an integer")
+        .value()
+}
+
+fn lower_function<'c, 'a>(
+    context: &'c Context,
+    mesh: &Mesh,
+    func: OperationRef<'c, 'a>,
+) -> PassResult<'c> {
+    let mut collectives = Vec::new();
+    let mut init = None;
+    ffi::walk(func, |op| {
+        let name = op.name().as_string_ref().as_str().unwrap_or("").to_string();
+        if name.starts_with("partir_hlo.") {
+            collectives.push(op);
+        } else if name == "mpi.init" && init.is_none() {
+            init = Some(op);
+        }
+    });
+    if collectives.is_empty() {
+        return Ok(());
+    }
+    // Communicators are set up once, at the top of the function (after MPI_Init if it is here).
+    let body = func
+        .region(0)
+        .expect("a body")
+        .first_block()
+        .expect("an entry block");
+    let setup_anchor = match init {
+        Some(init) => init
+            .next_in_block()
+            .map(ffi::anchor)
+            .expect("mpi.init is followed by more ops"),
+        None => ffi::anchor(body.first_operation().expect("a non-empty body")),
+    };
+    let setup = Builder::before(context, setup_anchor);
+    let comm_type = Type::parse(context, "!mpi.comm").expect("the mpi dialect is loaded");
+    let i32_type: Type = IntegerType::new(context, 32).into();
+    let world = ffi::anchor_value(
+        setup
+            .op("mpi.comm_world", &[], &[], &[comm_type])
+            .result(0)
+            .expect("one result"),
+    );
+    let rank = ffi::anchor_value(
+        setup
+            .op("mpi.comm_rank", &[world], &[], &[i32_type])
+            .result(0)
+            .expect("one result"),
+    );
+    let mut groups: HashMap<Vec<String>, Group> = HashMap::new();
+
+    for op in collectives {
+        let name = op.name().as_string_ref().as_str().unwrap_or("").to_string();
+        let axes = collective_axes(op);
+        if !groups.contains_key(&axes) {
+            let group = group_for(&setup, mesh, world, rank, &axes);
+            groups.insert(axes.clone(), group);
+        }
+        let group = groups[&axes];
+        let builder = Builder::before(context, op);
+        let operand = ffi::anchor_value(op.operand(0).expect("one operand"));
+        let result_type = op.result(0).expect("one result").r#type();
+        let lowered = match name.as_str() {
+            "partir_hlo.all_reduce" => {
+                allreduce(&builder, operand, integer_attribute(op, "kind"), group)
+            }
+            "partir_hlo.all_gather" => all_gather(
+                &builder,
+                operand,
+                integer_attribute(op, "dim") as usize,
+                group,
+            ),
+            "partir_hlo.all_slice" => local_chunk(
+                &builder,
+                operand,
+                integer_attribute(op, "dim") as usize,
+                result_type,
+                group,
+            ),
+            "partir_hlo.reduce_scatter" => {
+                let reduced = allreduce(&builder, operand, integer_attribute(op, "kind"), group);
+                local_chunk(
+                    &builder,
+                    reduced,
+                    integer_attribute(op, "dim") as usize,
+                    result_type,
+                    group,
+                )
+            }
+            "partir_hlo.all_to_all" => {
+                let gathered = all_gather(
+                    &builder,
+                    operand,
+                    integer_attribute(op, "concat_dim") as usize,
+                    group,
+                );
+                local_chunk(
+                    &builder,
+                    gathered,
+                    integer_attribute(op, "split_dim") as usize,
+                    result_type,
+                    group,
+                )
+            }
+            other => {
+                return Err(PassError::new(
+                    op.location(),
+                    format!("{PASS}: cannot lower '{other}' to MPI"),
+                ))
+            }
+        };
+        ffi::replace_all_uses(
+            ffi::anchor_value(op.result(0).expect("one result")),
+            lowered,
+        );
+        ffi::erase(op);
+    }
+    Ok(())
+}
+
+/// The communicator of the devices that share this device's coordinates off `axes`.
+fn group_for<'c, 'a>(
+    setup: &Builder<'c, 'a>,
+    mesh: &Mesh,
+    world: Value<'c, 'a>,
+    rank: Value<'c, 'a>,
+    axes: &[String],
+) -> Group<'c, 'a> {
+    let coordinate = |axis: &str| -> Value<'c, 'a> {
+        let position = mesh
+            .axes
+            .iter()
+            .position(|candidate| candidate.name == axis)
+            .expect("verified axis");
+        let stride: i64 = mesh.axes[position + 1..]
+            .iter()
+            .map(|later| later.size)
+            .product();
+        let divided = setup.binary("arith.divsi", rank, setup.i32(stride));
+        setup.binary("arith.remsi", divided, setup.i32(mesh.axes[position].size))
+    };
+    let linear = |names: &[&str]| -> Value<'c, 'a> {
+        let mut total = setup.i32(0);
+        for name in names {
+            let size = mesh.axis_size(name).expect("verified axis");
+            total = setup.binary("arith.muli", total, setup.i32(size));
+            total = setup.binary("arith.addi", total, coordinate(name));
+        }
+        total
+    };
+    let on: Vec<&str> = axes.iter().map(String::as_str).collect();
+    let off: Vec<&str> = mesh
+        .axes
+        .iter()
+        .map(|axis| axis.name.as_str())
+        .filter(|name| !on.contains(name))
+        .collect();
+    let key = linear(&on);
+    let color = linear(&off);
+    let comm_type = world.r#type();
+    let comm = ffi::anchor_value(
+        setup
+            .op("mpi.comm_split", &[world, color, key], &[], &[comm_type])
+            .result(0)
+            .expect("one result"),
+    );
+    let size = on
+        .iter()
+        .map(|name| mesh.axis_size(name).expect("verified axis"))
+        .product();
+    Group {
+        comm,
+        position: setup.index_cast(key),
+        size,
+    }
+}
+
+/// `MPI_Allreduce` of `value` over the group (kind as `mlir::partir::ReductionKind`).
+fn allreduce<'c, 'a>(
+    builder: &Builder<'c, 'a>,
+    value: Value<'c, 'a>,
+    kind: i64,
+    group: Group<'c, 'a>,
+) -> Value<'c, 'a> {
+    let mpi_op = match kind {
+        1 => 1, // MPI_MAX
+        2 => 2, // MPI_MIN
+        3 => 4, // MPI_PROD
+        _ => 3, // MPI_SUM
+    };
+    let tensor_type = value.r#type();
+    let buffer = builder.to_buffer(value);
+    let shape = static_shape(tensor_type).expect("static");
+    let flat = if shape.len() == 1 {
+        buffer
+    } else {
+        builder.flatten(buffer)
+    };
+    let output = builder.alloc(flat.r#type());
+    let op_attribute =
+        IntegerAttribute::new(IntegerType::new(builder.context, 32).into(), mpi_op).into();
+    builder.op(
+        "mpi.allreduce",
+        &[flat, output, group.comm],
+        &[("op", op_attribute)],
+        &[],
+    );
+    let shaped = if shape.len() == 1 {
+        output
+    } else {
+        unflatten(builder, output, &shape)
+    };
+    builder.to_tensor(shaped, tensor_type)
+}
+
+/// The inverse of `Builder::flatten`.
+fn unflatten<'c, 'a>(
+    builder: &Builder<'c, 'a>,
+    flat: Value<'c, 'a>,
+    shape: &[i64],
+) -> Value<'c, 'a> {
+    let element = ffi::shaped_element(flat.r#type());
+    let memref: Type = melior::ir::r#type::MemRefType::new(element, shape, None, None).into();
+    let groups = if shape.is_empty() {
+        "[]".to_string()
+    } else {
+        format!(
+            "[[{}]]",
+            (0..shape.len())
+                .map(|dim| format!("{dim} : i64"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    let reassociation = Attribute::parse(builder.context, &groups).expect("reassociation");
+    let op = if shape.is_empty() {
+        builder.op(
+            "memref.collapse_shape",
+            &[flat],
+            &[("reassociation", reassociation)],
+            &[memref],
+        )
+    } else {
+        let output_shape =
+            melior::ir::attribute::DenseI64ArrayAttribute::new(builder.context, shape).into();
+        builder.op(
+            "memref.expand_shape",
+            &[flat],
+            &[
+                ("reassociation", reassociation),
+                ("static_output_shape", output_shape),
+            ],
+            &[memref],
+        )
+    };
+    ffi::anchor_value(op.result(0).expect("one result"))
+}
+
+/// Gathers `value` along `dim` over the group: sum of zero buffers holding each chunk.
+fn all_gather<'c, 'a>(
+    builder: &Builder<'c, 'a>,
+    value: Value<'c, 'a>,
+    dim: usize,
+    group: Group<'c, 'a>,
+) -> Value<'c, 'a> {
+    let chunk = static_shape(value.r#type()).expect("static")[dim];
+    let whole = builder.filled(scaled(value.r#type(), dim, group.size), 0.0);
+    let offset = builder.binary("arith.muli", group.position, builder.index(chunk));
+    let placed = builder.insert_slice(value, whole, dim, offset);
+    allreduce(builder, placed, 0, group)
+}
+
+/// This device's chunk of `value` along `dim`.
+fn local_chunk<'c, 'a>(
+    builder: &Builder<'c, 'a>,
+    value: Value<'c, 'a>,
+    dim: usize,
+    chunk_type: Type<'c>,
+    group: Group<'c, 'a>,
+) -> Value<'c, 'a> {
+    let chunk = static_shape(chunk_type).expect("static")[dim];
+    let offset = builder.binary("arith.muli", group.position, builder.index(chunk));
+    builder.extract_slice(value, dim, offset, chunk_type)
+}
+
+/// Drops `partir_hlo.sharding` from argument and result attributes (the harness used them).
+fn strip_shardings<'c>(context: &'c Context, func: OperationRef<'c, '_>) {
+    for name in ["arg_attrs", "res_attrs"] {
+        let Some(array) = func
+            .attribute(name)
+            .ok()
+            .and_then(|attr| ArrayAttribute::try_from(attr).ok())
+        else {
+            continue;
+        };
+        let entries: Vec<Attribute> = (0..array.len())
+            .map(|index| {
+                let fields: Vec<_> = array
+                    .element(index)
+                    .ok()
+                    .and_then(|dict| DictionaryAttribute::try_from(dict).ok())
+                    .map(|dict| {
+                        (0..dict.len())
+                            .filter_map(|field| dict.element(field).ok())
+                            .collect::<Vec<_>>()
+                    })
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter(|(key, _)| key.as_string_ref().as_str() != Ok("partir_hlo.sharding"))
+                    .collect();
+                DictionaryAttribute::new(context, &fields).into()
+            })
+            .collect();
+        ffi::set_attribute(func, name, ArrayAttribute::new(context, &entries).into());
+    }
+}
