@@ -131,7 +131,14 @@ impl Session {
                     in_error = true;
                     lines.push(diag.to_string());
                 }
-                Level::Note if in_error => lines.push(diag.to_string()),
+                // MLIR's boilerplate notes (the dialect list, an op dump) are not news.
+                Level::Note
+                    if in_error
+                        && !diag.message.starts_with("Available dialects")
+                        && !diag.message.starts_with("see current operation") =>
+                {
+                    lines.push(diag.to_string())
+                }
                 _ => in_error = false,
             }
         }

@@ -1,0 +1,232 @@
+//! The `partir` binary end to end on the MLP (a few seconds each): partition prints Core,
+//! errors are one sentence with exit code 1, and verify --sequential passes (or fails when the
+//! tolerance is impossible) against the original program run by mlir-runner.
+
+use std::{
+    path::{Path, PathBuf},
+    process::{Command, Output},
+};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn mlp() -> PathBuf {
+    root().join("examples/mlp/mlp.mlir")
+}
+
+fn schedule(name: &str) -> PathBuf {
+    root().join(format!("examples/mlp/schedules/{name}.toml"))
+}
+
+fn partir(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_partir"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("the partir binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().expect("UTF-8 path")
+}
+
+#[test]
+fn partition_prints_core_program_and_tactic_table() {
+    let out = partir(&[
+        "partition",
+        path(&mlp()),
+        "--schedule",
+        path(&schedule("BP")),
+    ]);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stdout.contains("partir.mesh @mesh [\"batch\"=4, \"model\"=2]"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("partir.loop \"batch\""), "{stdout}");
+    assert!(
+        stderr.contains("tactic") && stderr.contains("ops partitioned"),
+        "{stderr}"
+    );
+    assert!(
+        stderr
+            .lines()
+            .any(|line| line.trim_start().starts_with("BP ") && line.contains("batch")),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn partition_writes_the_output_file() {
+    let output = std::env::temp_dir().join(format!("partir-cli-{}.mlir", std::process::id()));
+    let out = partir(&[
+        "partition",
+        path(&mlp()),
+        "-s",
+        path(&schedule("MP")),
+        "-o",
+        path(&output),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(out.stdout.is_empty());
+    let written = std::fs::read_to_string(&output).unwrap();
+    std::fs::remove_file(&output).ok();
+    assert!(written.contains("partir.loop \"model\""), "{written}");
+}
+
+/// The last stderr line, which must be the one-sentence error.
+fn error_line(out: &Output) -> String {
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    text(&out.stderr)
+        .trim_end()
+        .lines()
+        .last()
+        .unwrap_or("")
+        .to_string()
+}
+
+#[test]
+fn missing_schedule_is_one_sentence_and_exit_code_1() {
+    let out = partir(&[
+        "partition",
+        path(&mlp()),
+        "--schedule",
+        "no/such/schedule.toml",
+    ]);
+    let line = error_line(&out);
+    assert_eq!(
+        line,
+        "partir: error: cannot read the schedule 'no/such/schedule.toml': No such file or directory"
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn bad_schedule_contents_fail_with_a_location() {
+    let bad = std::env::temp_dir().join(format!("partir-cli-bad-{}.toml", std::process::id()));
+    std::fs::write(
+        &bad,
+        "mesh = { batch = 4 }\n[[tactic]]\nname = \"BP\"\naxis = \"batch\"\ntile = { \"nothing*\" = 0 }\n",
+    )
+    .unwrap();
+    let out = partir(&["partition", path(&mlp()), "--schedule", path(&bad)]);
+    std::fs::remove_file(&bad).ok();
+    let line = error_line(&out);
+    assert!(line.contains("mlp.mlir:"), "{line}");
+    assert!(line.contains("error: partir-schedule"), "{line}");
+    assert!(line.contains("'nothing*'"), "{line}");
+}
+
+#[test]
+fn parse_errors_name_the_file_and_line() {
+    let bad = std::env::temp_dir().join(format!("partir-cli-bad-{}.mlir", std::process::id()));
+    std::fs::write(&bad, "func.func @main() {\n  %0 = nope.op : f32\n}\n").unwrap();
+    let out = partir(&["partition", path(&bad), "--schedule", path(&schedule("BP"))]);
+    std::fs::remove_file(&bad).ok();
+    let line = error_line(&out);
+    assert!(line.starts_with(&format!("{}:2:", bad.display())), "{line}");
+    assert!(line.contains("error:"), "{line}");
+}
+
+#[test]
+fn unimplemented_options_say_so() {
+    let out = partir(&[
+        "partition",
+        path(&mlp()),
+        "-s",
+        path(&schedule("BP")),
+        "--stage",
+        "hlo",
+    ]);
+    assert!(error_line(&out).contains("not implemented yet"));
+    let out = partir(&[
+        "verify",
+        path(&mlp()),
+        "-s",
+        path(&schedule("BP")),
+        "--ranks",
+        "8",
+    ]);
+    assert!(error_line(&out).contains("not implemented yet (needs partir-lower-to-hlo)"));
+    let out = partir(&["simulate", path(&mlp())]);
+    assert!(error_line(&out).contains("not implemented yet"));
+}
+
+fn verify(name: &str, extra: &[&str]) -> Output {
+    let (model, schedule) = (mlp(), schedule(name));
+    let mut args = vec![
+        "verify",
+        path(&model),
+        "--schedule",
+        path(&schedule),
+        "--sequential",
+    ];
+    args.extend(extra);
+    partir(&args)
+}
+
+#[test]
+fn verify_sequential_passes_on_mlp_bp() {
+    let out = verify("BP", &[]);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("PASS: all 9 outputs"), "{stdout}");
+    // Every output is listed, with the comparison against JAX's stored outputs.
+    for name in ["params/w1", "opt/momentum/b2", "loss"] {
+        assert!(stdout.contains(name), "{stdout}");
+    }
+    assert!(stdout.contains("partitioned vs JAX"), "{stdout}");
+    assert!(stderr.contains("partitioned: ran in"), "{stderr}");
+}
+
+#[test]
+fn verify_sequential_passes_on_mlp_bp_mp() {
+    let out = verify("BP_MP", &[]);
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn verify_with_generated_inputs() {
+    // A model outside its folder: no data directory, so inputs are generated.
+    let dir = std::env::temp_dir().join(format!("partir-cli-gen-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let model = dir.join("mlp.mlir");
+    std::fs::copy(mlp(), &model).unwrap();
+    let out = partir(&[
+        "verify",
+        path(&model),
+        "-s",
+        path(&schedule("BP")),
+        "--sequential",
+        "--seed",
+        "3",
+    ]);
+    std::fs::remove_dir_all(&dir).ok();
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stderr.contains("generated inputs (seed 3"), "{stderr}");
+    assert!(!stdout.contains("JAX"), "{stdout}");
+}
+
+#[test]
+fn verify_fails_with_an_impossible_tolerance_and_names_the_worst_output() {
+    let out = verify("BP", &["--tolerance", "0"]);
+    let line = error_line(&out);
+    assert!(
+        line.starts_with("partir: error: verification failed:"),
+        "{line}"
+    );
+    assert!(line.contains("worst: '"), "{line}");
+    assert!(text(&out.stdout).contains("FAIL"), "{}", text(&out.stdout));
+}
