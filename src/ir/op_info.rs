@@ -24,8 +24,11 @@ pub struct Rules {
 impl Default for Rules {
     fn default() -> Self {
         let mut registry = Registry::with_defaults();
-        // A pin is an identity on every axis but its own (which propagation handles itself).
-        registry.register(REPLICATE_OP, |op| Ok(Rule::identity(&op.operands)));
+        // A pin is elementwise on every axis but its own (propagation stops at pins along
+        // their own axis before asking for a rule).
+        registry.register(REPLICATE_OP, |op| {
+            Ok(Rule::elementwise(op.result(0)?, 1, 1))
+        });
         Self { registry }
     }
 }

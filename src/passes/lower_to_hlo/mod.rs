@@ -179,7 +179,7 @@ fn argument_sharding(argument: Value) -> Sharding {
                 Some((_, dim, axis)) => Sharding::replicated(rank).with_axis(dim, &axis),
                 None => Sharding::replicated(rank),
             },
-            Consumer::Opaque(_) => Sharding::replicated(rank),
+            Consumer::Opaque => Sharding::replicated(rank),
         };
         match &agreed {
             Some(previous) if *previous != wanted => return Sharding::replicated(rank),

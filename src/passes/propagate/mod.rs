@@ -20,12 +20,7 @@ pub(super) mod view;
 use super::{program_location, PassError, PassOptions, PassResult};
 use crate::{
     ffi::{self, Severity},
-    ir::{
-        core::{axis_of, REPLICATE_OP},
-        names,
-        op_info::{self, Rules},
-        Mesh,
-    },
+    ir::{names, op_info::Rules, Mesh},
     tmr::{Conflict, ResultTiling, Rule, TileEffect},
 };
 use melior::{
@@ -191,19 +186,7 @@ impl<'c> Propagation<'c> {
         axis_size: i64,
         query: impl FnOnce(&Rule) -> Result<TileEffect, Conflict>,
     ) -> Result<TileEffect, Stop> {
-        // A pin along another axis is transparent along this one (forward and backward stop
-        // at pins along `axis` before asking for a rule). The rule op_info registers for
-        // partir.replicate is `Rule::identity`, func.return's rule, which describes operands
-        // only: with it, wrapping a pin built a loop with no results and panicked. A pin is a
-        // one-operand elementwise op.
-        let registered = if name_of(op) == REPLICATE_OP {
-            op_info::shape_info(op)
-                .results
-                .first()
-                .map(|shape| Ok(Rule::elementwise(shape, 1, 1)))
-        } else {
-            self.rules.rule_for(op)
-        };
+        let registered = self.rules.rule_for(op);
         let rule = match registered {
             None => {
                 let name = name_of(op);
@@ -316,7 +299,7 @@ fn agreed_demand(value: Value, axis: &str) -> Option<usize> {
                 Some((_, dim, view_axis)) if view_axis == axis => dim,
                 _ => return None,
             },
-            Consumer::Opaque(_) => return None,
+            Consumer::Opaque => return None,
         };
         if agreed.is_some_and(|dim| dim != demand) {
             return None;
@@ -346,9 +329,4 @@ fn holds_identity(value: Value, kind: crate::tmr::ReductionKind) -> bool {
         ReductionKind::Mul => value == Some(1.0),
         _ => true,
     }
-}
-
-#[allow(dead_code)]
-fn axis_name(op: OperationRef) -> Option<String> {
-    axis_of(op)
 }

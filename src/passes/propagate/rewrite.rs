@@ -10,7 +10,7 @@ use crate::{
 use melior::{
     ir::{
         attribute::DenseI64ArrayAttribute, block::BlockLike, operation::OperationLike, Attribute,
-        Block, Location, OperationRef, Region, RegionLike, Type, Value, ValueLike,
+        Block, OperationRef, Region, RegionLike, Type, Value, ValueLike,
     },
     Context,
 };
@@ -203,9 +203,4 @@ pub fn cancel_views(func: OperationRef, axis: &str) {
             ffi::erase(view_op);
         }
     }
-}
-
-/// Where diagnostics about `op` point.
-pub fn location_of<'c>(op: OperationRef<'c, '_>) -> Location<'c> {
-    op.location()
 }

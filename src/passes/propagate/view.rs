@@ -226,7 +226,7 @@ pub enum Consumer<'c, 'a> {
     /// A tile-action view over it.
     View(OperationRef<'c, 'a>),
     /// Anything propagation does not understand (a loop body yielding it directly, ...).
-    Opaque(OperationRef<'c, 'a>),
+    Opaque,
 }
 
 pub fn consumers<'c, 'a>(value: Value<'c, 'a>) -> Vec<Consumer<'c, 'a>> {
@@ -241,7 +241,7 @@ pub fn consumers<'c, 'a>(value: Value<'c, 'a>) -> Vec<Consumer<'c, 'a>> {
                 found.extend(consumers(inner));
             }
         } else if is(user, YIELD_OP) || is(user, LOOP_OP) {
-            found.push(Consumer::Opaque(user));
+            found.push(Consumer::Opaque);
         } else {
             found.push(Consumer::Payload(user, index));
         }
