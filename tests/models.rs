@@ -18,5 +18,8 @@ fn model_zoo() {
         .current_dir(root)
         .status()
         .expect("the model tests run");
-    assert!(status.success(), "tools/test_models.py reported failures (see above)");
+    assert!(
+        status.success(),
+        "tools/test_models.py reported failures (see above)"
+    );
 }
