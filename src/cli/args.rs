@@ -77,7 +77,7 @@ pub struct VerifyArgs {
     /// The seed of generated inputs (used only without a data directory).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Keep the harness programs (and their lowered forms) in this directory.
+    /// Write the two harness programs (before lowering) into this directory.
     #[arg(long, value_name = "DIR")]
     pub keep: Option<PathBuf>,
 }
