@@ -37,6 +37,13 @@ MLIR_CAPI_EXPORTED void partirRegisterAllDialects(MlirDialectRegistry registry);
 /// registry, so textual pipelines can name them. Safe to call more than once.
 MLIR_CAPI_EXPORTED void partirRegisterAllPasses(void);
 
+/// Registers the Tile Mapping Registry rule of `opName` in einsum notation, for every later
+/// propagation: `partirRegisterEinsumRule(name("my.matmul"), name("ik,kj->ij reduction={k:sum}"))`.
+/// Factor sizes come from each op's operand and result shapes; `replicate={x}` marks factors
+/// that must never be tiled. Fails (and says why on stderr) on malformed notation.
+MLIR_CAPI_EXPORTED MlirLogicalResult partirRegisterEinsumRule(MlirStringRef opName,
+                                                             MlirStringRef einsum);
+
 #ifdef __cplusplus
 }
 #endif

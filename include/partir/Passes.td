@@ -50,6 +50,16 @@ def PartirReplicate : Pass<"partir-replicate", "::mlir::ModuleOp"> {
   ];
 }
 
+def PartirPrintRules : Pass<"partir-print-rules", "::mlir::ModuleOp"> {
+  let summary = "Report each op's Tile Mapping Registry rule in einsum notation (as remarks)";
+  let description = [{
+    For every op of every function (inside partir.loop bodies too, not inside other ops'
+    regions), a remark such as
+    `partir-print-rules: linalg.matmul: ([i,k],[k,j],[i,j]) -> ([i,j]) reduction={k:sum} sizes={i=32,k=64,j=256}`
+    or `partir-print-rules: foo.bar: no rule`. Operands are listed inputs then inits.
+  }];
+}
+
 def PartirPropagate : Pass<"partir-propagate", "::mlir::ModuleOp"> {
   let summary = "Propagate tiling decisions through the program with the Tile Mapping Registry";
   let options = [

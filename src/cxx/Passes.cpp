@@ -28,6 +28,7 @@ namespace mlir::partir {
 #define GEN_PASS_DEF_PARTIRMESH
 #define GEN_PASS_DEF_PARTIRTILE
 #define GEN_PASS_DEF_PARTIRREPLICATE
+#define GEN_PASS_DEF_PARTIRPRINTRULES
 #define GEN_PASS_DEF_PARTIRPROPAGATE
 #define GEN_PASS_DEF_PARTIRSCHEDULE
 #define GEN_PASS_DEF_PARTIRSEQUENTIAL
@@ -71,6 +72,7 @@ PARTIR_RUST_PASS(PartirMesh, "partir-mesh", {"axes", joined(axes)})
 PARTIR_RUST_PASS(PartirTile, "partir-tile", {"value", value}, {"dim", std::to_string(dim)},
                  {"axis", axis})
 PARTIR_RUST_PASS(PartirReplicate, "partir-replicate", {"value", value}, {"axis", axis})
+PARTIR_RUST_PASS(PartirPrintRules, "partir-print-rules")
 PARTIR_RUST_PASS(PartirPropagate, "partir-propagate", {"axis", axis})
 PARTIR_RUST_PASS(PartirSchedule, "partir-schedule", {"file", file})
 PARTIR_RUST_PASS(PartirSequential, "partir-sequential")

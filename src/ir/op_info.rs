@@ -10,8 +10,10 @@ use crate::{
     ir::core::REPLICATE_OP,
     tmr::{structured_rule, OpAttrs, OpShapeInfo, Registry, Rule, DYNAMIC},
 };
+use std::sync::Mutex;
+
 use melior::ir::{
-    attribute::{ArrayAttribute, DenseI64ArrayAttribute, IntegerAttribute},
+    attribute::{ArrayAttribute, DenseI32ArrayAttribute, DenseI64ArrayAttribute, IntegerAttribute},
     operation::OperationLike,
     Attribute, OperationRef, Type, ValueLike,
 };
@@ -19,6 +21,26 @@ use melior::ir::{
 /// The rules partir knows, with the partir-specific ones added.
 pub struct Rules {
     registry: Registry,
+}
+
+/// Einsum rules registered at run time (C API, other compilers): (op name, einsum).
+static REGISTERED_EINSUMS: Mutex<Vec<(String, String)>> = Mutex::new(Vec::new());
+
+/// Registers the rule of `op_name` in einsum notation, for every later propagation:
+/// `register_einsum_rule("my.matmul", "ik,kj->ij reduction={k:sum}")`. Factor sizes come from
+/// each op's shapes. A later registration for the same op replaces an earlier one.
+pub fn register_einsum_rule(op_name: &str, einsum: &str) -> Result<(), String> {
+    if op_name.trim().is_empty() {
+        return Err("an einsum rule needs an op name".into());
+    }
+    Rule::check_einsum(einsum)
+        .map_err(|error| format!("einsum rule for '{op_name}' ('{einsum}'): {error}"))?;
+    let mut registered = REGISTERED_EINSUMS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    registered.retain(|(name, _)| name != op_name);
+    registered.push((op_name.to_string(), einsum.to_string()));
+    Ok(())
 }
 
 impl Default for Rules {
@@ -29,6 +51,15 @@ impl Default for Rules {
         registry.register(REPLICATE_OP, |op| {
             Ok(Rule::elementwise(op.result(0)?, 1, 1))
         });
+        let registered = REGISTERED_EINSUMS
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        for (name, einsum) in registered.iter() {
+            let einsum = einsum.clone();
+            registry.register(name.clone(), move |op| {
+                Rule::einsum_shapes(&einsum, &op.operands, &op.results)
+            });
+        }
         Self { registry }
     }
 }
@@ -118,6 +149,27 @@ fn attributes_of(op: OperationRef) -> OpAttrs {
             attrs.static_offsets = dense("static_low");
             attrs.static_sizes = dense("static_high");
         }
+        "tosa.transpose" => {
+            attrs.permutation = op
+                .attribute("perms")
+                .ok()
+                .and_then(|attr| DenseI32ArrayAttribute::try_from(attr).ok())
+                .map(|array| {
+                    (0..array.len())
+                        .filter_map(|index| array.element(index).ok())
+                        .map(i64::from)
+                        .collect()
+                })
+                .unwrap_or_default();
+        }
+        name if name.starts_with("tosa.reduce_") => {
+            attrs.dims = op
+                .attribute("axis")
+                .ok()
+                .and_then(integer)
+                .into_iter()
+                .collect();
+        }
         "tensor.concat" => {
             attrs.dims = op
                 .attribute("dim")
@@ -129,4 +181,18 @@ fn attributes_of(op: OperationRef) -> OpAttrs {
         _ => {}
     }
     attrs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn einsum_registration_checks_the_notation() {
+        assert!(register_einsum_rule("test.mymatmul", "ik,kj->ij reduction={k:sum}").is_ok());
+        assert!(register_einsum_rule("test.bad", "ik,kj")
+            .unwrap_err()
+            .contains("test.bad"));
+        assert!(register_einsum_rule(" ", "i->i").is_err());
+    }
 }

@@ -3,6 +3,7 @@
 
 mod lower_to_hlo;
 mod mesh;
+mod print_rules;
 mod propagate;
 mod replicate;
 mod schedule;
@@ -74,6 +75,7 @@ pub fn run<'c>(
         "partir-tile" => tile::run(context, module, options),
         "partir-replicate" => replicate::run(context, module, options),
         "partir-propagate" => propagate::run(context, module, options),
+        "partir-print-rules" => print_rules::run(module),
         "partir-sequential" => sequential::run(context, module),
         "partir-lower-to-hlo" => lower_to_hlo::run(context, module),
         "partir-to-mpi" => to_mpi::run(context, module),

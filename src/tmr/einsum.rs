@@ -76,6 +76,11 @@ impl Rule {
         s.build()
     }
 
+    /// Checks einsum notation without building a rule (sizes come later, from shapes).
+    pub fn check_einsum(spec: &str) -> Result<(), String> {
+        parse(spec).map(|_| ())
+    }
+
     /// Builds a rule from einsum notation, taking factor sizes from the
     /// operand and result shapes (they must agree; dynamic sizes are allowed).
     pub fn einsum_shapes(

@@ -349,7 +349,11 @@ impl Registry {
         ] {
             r.register(name, move |op| {
                 let input = op.operand(0)?;
-                Rule::reduce(input, &op.dims(input.len())?, kind, true)
+                let dims = op.dims(input.len())?;
+                if dims.is_empty() {
+                    return Err(format!("{} without an axis", op.name));
+                }
+                Rule::reduce(input, &dims, kind, true)
             });
         }
         for name in ["tensor.expand_shape", "tensor.collapse_shape"] {

@@ -105,6 +105,36 @@ int main(void) {
   mlirOperationPrint(mlirModuleGetOperation(module), printToStdout, NULL);
   mlirModuleDestroy(module);
 
+  // A rule registered from C for an op partir has never heard of: propagation then partitions
+  // through it (and partir-print-rules shows it). Malformed notation is refused.
+  // CHECK-LABEL: custom rule:
+  // CHECK: register bad: failed
+  // CHECK: diagnostic: partir-print-rules: test.mymatmul: ([i,k],[k,j]) -> ([i,j]) reduction={k:sum} sizes={i=32,k=64,j=16}
+  // CHECK: partir.loop "batch" [#partir.tile<0>]
+  // CHECK-NEXT: partir.slice 0 %arg0
+  // CHECK-NEXT: "test.mymatmul"
+  printf("custom rule:\n");
+  MlirLogicalResult good = partirRegisterEinsumRule(mlirStringRefCreateFromCString("test.mymatmul"),
+                                                    mlirStringRefCreateFromCString("ik,kj->ij reduction={k:sum}"));
+  MlirLogicalResult bad = partirRegisterEinsumRule(mlirStringRefCreateFromCString("test.bad"),
+                                                   mlirStringRefCreateFromCString("ik,kj"));
+  printf("register good: %s\n", mlirLogicalResultIsSuccess(good) ? "ok" : "failed");
+  printf("register bad: %s\n", mlirLogicalResultIsSuccess(bad) ? "ok" : "failed");
+  mlirContextSetAllowUnregisteredDialects(context, true);
+  module = mlirModuleCreateParse(
+      context, mlirStringRefCreateFromCString(
+                   "func.func @main(%x: tensor<32x64xf32> {partir.name = \"x\"}, %w: tensor<64x16xf32>)"
+                   " -> tensor<32x16xf32> {\n"
+                   "  %y = \"test.mymatmul\"(%x, %w) : (tensor<32x64xf32>, tensor<64x16xf32>) -> tensor<32x16xf32>\n"
+                   "  return %y : tensor<32x16xf32>\n}\n"));
+  MlirLogicalResult custom = runPipeline(
+      context, module,
+      "builtin.module(partir-print-rules,partir-mesh{axes=batch=4},partir-tile{value=x dim=0 axis=batch},"
+      "partir-propagate)");
+  printf("custom: %s\n", mlirLogicalResultIsSuccess(custom) ? "ok" : "failed");
+  mlirOperationPrint(mlirModuleGetOperation(module), printToStdout, NULL);
+  mlirModuleDestroy(module);
+
   mlirContextDestroy(context);
   return 0;
 }
