@@ -223,10 +223,22 @@ impl<'c> Emitter<'c, '_> {
                 true
             }
         });
+        // Slice before gathering where that is the same value: a slice on a dim no gather
+        // touches, over axes no gather runs on (every member of a gather group then takes the
+        // same chunk). The gathers then move only the sliced buffer: from [{"batch"}, {}] to
+        // [{}, {"model"}] is all_slice model (local) then all_gather of half the bytes.
+        let (early, late): (Vec<_>, Vec<_>) = slices.into_iter().partition(|(dim, axes)| {
+            gathers.iter().all(|(gather_dim, gather_axes)| {
+                gather_dim != dim && axes.iter().all(|axis| !gather_axes.contains(axis))
+            })
+        });
+        for (dim, axes) in early {
+            current = self.all_slice(anchor, location, current, dim, &axes);
+        }
         for (dim, axes) in gathers {
             current = self.all_gather(anchor, location, current, dim, &axes);
         }
-        for (dim, axes) in slices {
+        for (dim, axes) in late {
             current = self.all_slice(anchor, location, current, dim, &axes);
         }
         current
