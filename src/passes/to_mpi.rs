@@ -137,14 +137,20 @@ fn lower_function<'c, 'a>(
             .expect("one result"),
     );
     let mut groups: HashMap<Vec<String>, Group> = HashMap::new();
+    // Every communicator is created before any collective is erased: the setup anchor may be
+    // a collective itself (a function starting with one and without mpi.init), and building
+    // before an erased op crashed.
+    for &op in &collectives {
+        let axes = collective_axes(op);
+        if !groups.contains_key(&axes) {
+            let group = group_for(&setup, mesh, world, rank, &axes);
+            groups.insert(axes, group);
+        }
+    }
 
     for op in collectives {
         let name = op.name().as_string_ref().as_str().unwrap_or("").to_string();
         let axes = collective_axes(op);
-        if !groups.contains_key(&axes) {
-            let group = group_for(&setup, mesh, world, rank, &axes);
-            groups.insert(axes.clone(), group);
-        }
         let group = groups[&axes];
         let builder = Builder::before(context, op);
         let operand = ffi::anchor_value(op.operand(0).expect("one operand"));
