@@ -101,6 +101,18 @@ def PartirSimulate : Pass<"partir-simulate", "::mlir::ModuleOp"> {
 
 def PartirExportShard : Pass<"partir-export-shard", "::mlir::ModuleOp"> {
   let summary = "Export PartIR:HLO to upstream MLIR's shard dialect";
+  let description = [{
+    The module's `partir.mesh @mesh ["batch"=4, "model"=2]` becomes the private
+    `shard.grid @mesh(shape = 4x2) {shard.axis_names = ["batch", "model"]}`; each
+    `partir_hlo` collective becomes the `shard` collective on `@mesh` with `grid_axes` the
+    indices of its axes (in its order), the same tensor dims and reduction kind. The program
+    stays in SPMD form (local shapes, as `shard-partition` leaves it), so argument and result
+    shardings become `shard.split_axes = #shard<axisarray[[0], []]>` attributes rather than
+    `shard.shard` annotations (which describe the global program and which
+    `convert-shard-to-mpi` rejects); `partir.name` attributes are dropped. Anything else of
+    partir left in the module is an error.
+  }];
+  let dependentDialects = ["::mlir::shard::ShardDialect"];
 }
 
 def PartirToMpi : Pass<"partir-to-mpi", "::mlir::ModuleOp"> {

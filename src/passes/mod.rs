@@ -1,6 +1,7 @@
 //! One module per pass of DESIGN §5. `run` dispatches by pass argument; every pass reports
 //! user errors as diagnostics with a location and returns failure, never panics on bad input.
 
+mod export_shard;
 mod lower_to_hlo;
 mod mesh;
 mod print_rules;
@@ -79,6 +80,7 @@ pub fn run<'c>(
         "partir-sequential" => sequential::run(context, module),
         "partir-lower-to-hlo" => lower_to_hlo::run(context, module),
         "partir-to-mpi" => to_mpi::run(context, module),
+        "partir-export-shard" => export_shard::run(context, module),
         "partir-schedule" => schedule::run(context, module, options),
         other => Err(PassError::new(
             program_location(module),

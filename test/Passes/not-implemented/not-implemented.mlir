@@ -1,10 +1,8 @@
 // Passes declared by DESIGN §5 but not built yet fail loudly, never succeed silently.
 // RUN: not mlir-opt %plugin -p 'builtin.module(partir-simulate{device=tpu-v3})' %s 2>&1 | FileCheck %s --check-prefix=SIMULATE
-// RUN: not mlir-opt %plugin -p 'builtin.module(partir-export-shard)' %s 2>&1 | FileCheck %s --check-prefix=EXPORT
 // RUN: not mlir-opt %plugin -p 'builtin.module(partir-auto{axis=batch})' %s 2>&1 | FileCheck %s --check-prefix=AUTO
 
-// SIMULATE: not-implemented.mlir:[[@LINE+3]]:1: error: partir-simulate: not implemented yet
-// EXPORT: error: partir-export-shard: not implemented yet
+// SIMULATE: not-implemented.mlir:[[@LINE+2]]:1: error: partir-simulate: not implemented yet
 // AUTO: error: partir-auto: not implemented yet
 func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
   return %x : tensor<8xf32>
