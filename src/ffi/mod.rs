@@ -1,6 +1,11 @@
 //! The one place for `unsafe`: the C ABI with the C++ glue (`src/cxx/Bridge.h`), the panic
 //! guard around every entry from C++, and safe wrappers over the few raw MLIR calls melior
 //! does not offer.
+//!
+//! melior pitfall: its fallible accessors (`operand(i)`, `result(i)`, `region(i)`,
+//! `BlockLike::argument(i)`) print the operation (or block) into the error on a miss, and
+//! printing a nested op numbers every value of its module. Check counts or op names before
+//! probing, or a walk becomes quadratic.
 
 pub mod capi;
 mod plugin;

@@ -142,10 +142,9 @@ fn lower_function<'c, 'a>(
     // before an erased op crashed.
     for &op in &collectives {
         let axes = collective_axes(op);
-        if !groups.contains_key(&axes) {
-            let group = group_for(&setup, mesh, world, rank, &axes);
-            groups.insert(axes, group);
-        }
+        groups
+            .entry(axes)
+            .or_insert_with_key(|axes| group_for(&setup, mesh, world, rank, axes));
     }
 
     for op in collectives {

@@ -104,6 +104,11 @@ fn yielded<'c, 'a>(loop_op: OperationRef<'c, 'a>, index: usize) -> Option<Value<
 pub fn identity_view<'c, 'a>(
     loop_op: OperationRef<'c, 'a>,
 ) -> Option<(Value<'c, 'a>, usize, String)> {
+    // Check the name first: melior's `region(0)` on an op without regions prints the whole
+    // module into its error (see `ffi`), which made every walk over all ops quadratic.
+    if !is(loop_op, LOOP_OP) {
+        return None;
+    }
     let body = loop_op.region(0).ok()?.first_block()?;
     let slice = ffi::anchor(body.first_operation()?);
     let terminator = body.terminator()?;
