@@ -1,6 +1,7 @@
-//! The `partir` binary end to end on the MLP (a few seconds each): partition prints Core,
-//! errors are one sentence with exit code 1, and verify --sequential passes (or fails when the
-//! tolerance is impossible) against the original program run by mlir-runner.
+//! The `partir` binary end to end on the MLP (a few seconds each): partition prints PartIR:HLO
+//! (Core with --stage core), errors are one sentence with exit code 1, verify --sequential passes
+//! (or fails when the tolerance is impossible) against the original program run by mlir-runner,
+//! and verify --ranks 8 passes on MPI ranks (mpiexec.mpich).
 
 use std::{
     path::{Path, PathBuf},
@@ -42,6 +43,8 @@ fn partition_prints_core_program_and_tactic_table() {
         path(&mlp()),
         "--schedule",
         path(&schedule("BP")),
+        "--stage",
+        "core",
     ]);
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert!(out.status.success(), "{stderr}");
@@ -50,6 +53,8 @@ fn partition_prints_core_program_and_tactic_table() {
         "{stdout}"
     );
     assert!(stdout.contains("partir.loop \"batch\""), "{stdout}");
+    assert!(!stdout.contains("partir_hlo."), "{stdout}");
+    assert!(stderr.contains("wrote the Core program"), "{stderr}");
     assert!(
         stderr.contains("tactic") && stderr.contains("ops partitioned"),
         "{stderr}"
@@ -72,6 +77,8 @@ fn partition_writes_the_output_file() {
         path(&schedule("MP")),
         "-o",
         path(&output),
+        "--stage",
+        "core",
     ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(out.stdout.is_empty());
@@ -135,27 +142,100 @@ fn parse_errors_name_the_file_and_line() {
 }
 
 #[test]
-fn unimplemented_options_say_so() {
+fn partition_prints_hlo_by_default_with_collectives() {
     let out = partir(&[
         "partition",
         path(&mlp()),
-        "-s",
+        "--schedule",
         path(&schedule("BP")),
-        "--stage",
-        "hlo",
     ]);
-    assert!(error_line(&out).contains("not implemented yet"));
-    let out = partir(&[
-        "verify",
-        path(&mlp()),
-        "-s",
-        path(&schedule("BP")),
-        "--ranks",
-        "8",
-    ]);
-    assert!(error_line(&out).contains("not implemented yet (needs partir-lower-to-hlo)"));
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stdout.contains("partir_hlo.all_reduce sum") && stdout.contains("axes [\"batch\"]"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("partir_hlo.sharding = #partir_hlo.sharding<[{\"batch\"}, {}]>"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("partir.loop"), "{stdout}");
+    // The tactic table, then the collectives: a count per kind and axes.
+    assert!(
+        stderr
+            .lines()
+            .any(|line| line.trim_start().starts_with("BP ") && line.contains("batch")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.lines().any(|line| {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            words.len() == 4 && words[..3] == ["all_reduce", "sum", "batch"]
+        }),
+        "{stderr}"
+    );
+    assert!(stderr.contains("wrote the PartIR:HLO program"), "{stderr}");
+}
+
+#[test]
+fn simulate_is_not_implemented_yet() {
     let out = partir(&["simulate", path(&mlp())]);
     assert!(error_line(&out).contains("not implemented yet"));
+}
+
+fn verify_ranks(name: &str, ranks: &str) -> Output {
+    let (model, schedule) = (mlp(), schedule(name));
+    partir(&[
+        "verify",
+        path(&model),
+        "--schedule",
+        path(&schedule),
+        "--ranks",
+        ranks,
+    ])
+}
+
+fn assert_spmd_passes(name: &str) {
+    let out = verify_ranks(name, "8");
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout
+            .contains("PASS: all 9 outputs of the partitioned program match the original and JAX"),
+        "{stdout}"
+    );
+    assert!(stderr.contains("partitioned: ran on 8 ranks"), "{stderr}");
+}
+
+#[test]
+fn verify_ranks_passes_on_mlp_bp() {
+    assert_spmd_passes("BP");
+}
+
+#[test]
+fn verify_ranks_passes_on_mlp_mp() {
+    assert_spmd_passes("MP");
+}
+
+#[test]
+fn verify_ranks_passes_on_mlp_bp_mp_z3() {
+    assert_spmd_passes("BP_MP_Z3");
+}
+
+#[test]
+fn verify_ranks_must_match_the_mesh() {
+    let out = verify_ranks("BP", "3");
+    assert_eq!(
+        error_line(&out),
+        "partir: error: --ranks 3 does not match the mesh @mesh (batch=4 x model=2): run on 8 ranks, one per device"
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn verify_needs_ranks_or_sequential() {
+    let out = partir(&["verify", path(&mlp()), "-s", path(&schedule("BP"))]);
+    assert!(error_line(&out).contains("verify needs --ranks N"));
 }
 
 fn verify(name: &str, extra: &[&str]) -> Output {

@@ -41,7 +41,7 @@ pub struct ModelArgs {
 pub enum Stage {
     /// PartIR:Core: the program with functional `partir.loop`s (global shapes).
     Core,
-    /// PartIR:HLO: the device-local SPMD program with collectives (needs partir-lower-to-hlo).
+    /// PartIR:HLO: the device-local SPMD program with collectives (partir-lower-to-hlo).
     Hlo,
 }
 
@@ -53,7 +53,7 @@ pub struct PartitionArgs {
     #[arg(long, short = 'o', value_name = "OUT.mlir")]
     pub output: Option<PathBuf>,
     /// Which program to write.
-    #[arg(long, value_enum, default_value_t = Stage::Core)]
+    #[arg(long, value_enum, default_value_t = Stage::Hlo)]
     pub stage: Stage,
 }
 
@@ -64,7 +64,7 @@ pub struct VerifyArgs {
     /// Check the sequential reading of the Core program (partir-sequential) on one process.
     #[arg(long, conflicts_with = "ranks")]
     pub sequential: bool,
-    /// Run the SPMD program on N ranks (not implemented yet).
+    /// Run the PartIR:HLO program on N MPI ranks (N = the mesh's device count).
     #[arg(long, value_name = "N")]
     pub ranks: Option<u32>,
     /// Inputs (and JAX's outputs): a directory with manifest.json and .npy files
@@ -77,7 +77,7 @@ pub struct VerifyArgs {
     /// The seed of generated inputs (used only without a data directory).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Write the two harness programs (before lowering) into this directory.
+    /// Write the harness programs (before lowering) into this directory.
     #[arg(long, value_name = "DIR")]
     pub keep: Option<PathBuf>,
 }

@@ -1,11 +1,14 @@
 //! The `partir` command line (DESIGN §9).
 //!
 //! - `partir partition MODEL.mlir --schedule S.toml [-o OUT.mlir] [--stage core]`: applies the
-//!   schedule in-process (`partir-schedule{file=S}`) and writes the Core program, with a row per
-//!   tactic on stderr.
+//!   schedule in-process (`partir-schedule{file=S}`), lowers to PartIR:HLO (`partir-lower-to-hlo,
+//!   cse`) and writes it (or the Core program with `--stage core`), with a row per tactic and a
+//!   summary of the collectives on stderr.
 //! - `partir verify MODEL.mlir --schedule S.toml --sequential`: the equivalence check of
 //!   DESIGN §8 on one process: runs the original and the sequential reading of the partitioned
 //!   program (`partir-sequential`) with `mlir-runner` on the same inputs and compares outputs.
+//! - `partir verify MODEL.mlir --schedule S.toml --ranks N`: the same check for the PartIR:HLO
+//!   program run on N MPI ranks (`mpiexec -n N mlir-runner`, see `spmd`).
 //!
 //! Errors are one sentence with a location, exit code 1.
 
@@ -14,6 +17,7 @@ pub mod manifest;
 pub mod npy;
 pub mod pipeline;
 pub mod runner;
+pub mod spmd;
 pub mod verify;
 
 use args::{Cli, Command, ModelArgs, PartitionArgs, Stage};
@@ -126,16 +130,21 @@ pub fn shown(path: &Path) -> String {
 }
 
 fn partition_command(args: &PartitionArgs) -> Result<i32, CliError> {
-    if args.stage == Stage::Hlo {
-        return Err(CliError::new(
-            "--stage hlo is not implemented yet (needs partir-lower-to-hlo); use --stage core",
-        ));
-    }
     let total = Instant::now();
     let source = shown(&args.model.model);
     let session = Session::new(&source);
-    let module = partition(&session, &args.model)?;
+    let mut module = partition(&session, &args.model)?;
+    let what = match args.stage {
+        Stage::Core => "Core",
+        Stage::Hlo => {
+            lower_to_hlo(&session, &mut module)?;
+            "PartIR:HLO"
+        }
+    };
     let text = module.as_operation().to_string();
+    if args.stage == Stage::Hlo {
+        eprint!("{}", collectives_summary(&text));
+    }
     match &args.output {
         Some(path) => std::fs::write(path, &text).map_err(|error| {
             CliError::new(format!("cannot write '{}': {error}", path.display()))
@@ -143,7 +152,7 @@ fn partition_command(args: &PartitionArgs) -> Result<i32, CliError> {
         None => print!("{text}"),
     }
     eprintln!(
-        "partir: wrote the Core program{} in {} in total",
+        "partir: wrote the {what} program{} in {} in total",
         args.output
             .as_ref()
             .map(|path| format!(" to {}", path.display()))
@@ -151,6 +160,69 @@ fn partition_command(args: &PartitionArgs) -> Result<i32, CliError> {
         seconds_text(total.elapsed().as_secs_f64())
     );
     Ok(0)
+}
+
+/// Lowers a partitioned Core module to PartIR:HLO (`partir-lower-to-hlo`, then `cse`).
+pub fn lower_to_hlo(session: &Session, module: &mut Module) -> Result<(), CliError> {
+    let step = Step::start("lowering to PartIR:HLO (partir-lower-to-hlo, cse)");
+    let result = session.run(module, "builtin.module(partir-lower-to-hlo,cse)");
+    match &result {
+        Ok(()) => {
+            step.done();
+        }
+        Err(_) => step.failed(),
+    }
+    result?;
+    for diag in session.take() {
+        if diag.level != Level::Remark {
+            eprintln!("{diag}");
+        }
+    }
+    Ok(())
+}
+
+/// The collectives of a printed PartIR:HLO module: a count per kind and axes, as lines.
+pub fn collectives_summary(text: &str) -> String {
+    let mut counts: Vec<((String, String), usize)> = Vec::new();
+    for line in text.lines() {
+        let Some(at) = line.find("= partir_hlo.") else {
+            continue;
+        };
+        let rest = &line[at + 2 + "partir_hlo.".len()..];
+        let mut words = rest.split_whitespace();
+        let Some(op) = words.next() else { continue };
+        let mut kind = op.to_string();
+        if op == "all_reduce" || op == "reduce_scatter" {
+            if let Some(reduction) = words.next() {
+                kind = format!("{op} {reduction}");
+            }
+        }
+        let axes = rest
+            .split_once(" axes [")
+            .and_then(|(_, tail)| tail.split_once(']'))
+            .map(|(axes, _)| axes.replace('"', ""))
+            .unwrap_or_default();
+        match counts
+            .iter_mut()
+            .find(|(key, _)| key.0 == kind && key.1 == axes)
+        {
+            Some((_, count)) => *count += 1,
+            None => counts.push(((kind, axes), 1)),
+        }
+    }
+    let total: usize = counts.iter().map(|(_, count)| count).sum();
+    if total == 0 {
+        return "partir: collectives: none\n".into();
+    }
+    let mut rows = vec![vec![
+        "collective".to_string(),
+        "axes".into(),
+        "count".into(),
+    ]];
+    for ((kind, axes), count) in &counts {
+        rows.push(vec![kind.clone(), axes.clone(), count.to_string()]);
+    }
+    format!("partir: collectives: {total}\n{}", pipeline::table(&rows))
 }
 
 /// Reads, parses and partitions the model with its schedule; prints diagnostics and the tactic

@@ -8,7 +8,7 @@ use melior::{
     dialect::DialectRegistry,
     ir::{Location, Module},
     pass::PassManager,
-    utility::{parse_pass_pipeline, register_all_dialects},
+    utility::{parse_pass_pipeline, register_all_dialects, register_all_passes},
     Context,
 };
 use std::{cell::RefCell, fmt, rc::Rc};
@@ -61,6 +61,8 @@ impl Session {
         register_all_dialects(&registry);
         crate::ffi::register_dialects(registry.to_raw());
         crate::ffi::register_passes();
+        // Upstream passes too (cse after partir-lower-to-hlo).
+        register_all_passes();
         let context = Context::new_with_registry(&registry, false);
         context.get_or_load_dialect("partir");
         let diags = Rc::new(RefCell::new(Vec::new()));

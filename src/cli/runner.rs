@@ -152,7 +152,7 @@ impl Input {
     }
 
     /// `dense<"0x...">`: the exact bytes, in MLIR's hex form.
-    fn dense(&self) -> String {
+    pub fn dense(&self) -> String {
         let mut text = String::with_capacity(self.bytes.len() * 2 + 12);
         text.push_str("dense<\"0x");
         for byte in &self.bytes {
@@ -198,35 +198,8 @@ pub fn harness(
     }
     let mut printers = Vec::new();
     for (j, ty) in outputs.iter().enumerate() {
-        let bits = ty.elem.bits();
-        let int_ty = ty.with_elem(if bits == "i32" { Elem::I32 } else { Elem::I64 });
-        let mut value = format!("%out{j}");
-        if ty.elem.is_float() {
-            let rank = ty.shape.len();
-            let dims: Vec<String> = (0..rank).map(|d| format!("d{d}")).collect();
-            let map = format!("affine_map<({0}) -> ({0})>", dims.join(", "));
-            let iterators = vec!["\"parallel\""; rank].join(", ");
-            lines.push(format!("    %e{j} = tensor.empty() : {int_ty}"));
-            lines.push(format!(
-                "    %c{j} = linalg.generic {{indexing_maps = [{map}, {map}], iterator_types = [{iterators}]}} \
-ins(%out{j} : {ty}) outs(%e{j} : {int_ty}) {{\n    ^bb0(%x: {}, %y: {bits}):\n      \
-%bits = arith.bitcast %x : {} to {bits}\n      linalg.yield %bits : {bits}\n    }} -> {int_ty}",
-                ty.elem.name(),
-                ty.elem.name()
-            ));
-            value = format!("%c{j}");
-        }
-        lines.push(format!(
-            "    %u{j} = tensor.cast {value} : {int_ty} to tensor<*x{bits}>"
-        ));
-        lines.push(format!(
-            "    %b{j} = bufferization.to_buffer %u{j} : tensor<*x{bits}> to memref<*x{bits}>"
-        ));
-        let printer = if bits == "i32" {
-            "printMemrefI32"
-        } else {
-            "printMemrefI64"
-        };
+        let (converted, printer, bits) = to_printable(j, &format!("%out{j}"), ty);
+        lines.extend(converted);
         lines.push(format!(
             "    call @{printer}(%b{j}) : (memref<*x{bits}>) -> ()"
         ));
@@ -245,6 +218,47 @@ ins(%out{j} : {ty}) outs(%e{j} : {int_ty}) {{\n    ^bb0(%x: {}, %y: {bits}):\n  
         &module_text[..close],
         lines.join("\n")
     ))
+}
+
+/// The lines that turn result `value` (number `j`, of type `ty`) into `%b{j}`, an unranked
+/// memref of integers of the element's width (floats bitcast, so printing is exact); with the
+/// printer function to call on it and that integer type.
+pub fn to_printable(
+    j: usize,
+    value: &str,
+    ty: &TensorType,
+) -> (Vec<String>, &'static str, &'static str) {
+    let mut lines = Vec::new();
+    let bits = ty.elem.bits();
+    let int_ty = ty.with_elem(if bits == "i32" { Elem::I32 } else { Elem::I64 });
+    let mut value = value.to_string();
+    if ty.elem.is_float() {
+        let rank = ty.shape.len();
+        let dims: Vec<String> = (0..rank).map(|d| format!("d{d}")).collect();
+        let map = format!("affine_map<({0}) -> ({0})>", dims.join(", "));
+        let iterators = vec!["\"parallel\""; rank].join(", ");
+        lines.push(format!("    %e{j} = tensor.empty() : {int_ty}"));
+        lines.push(format!(
+            "    %c{j} = linalg.generic {{indexing_maps = [{map}, {map}], iterator_types = [{iterators}]}} \
+ins({value} : {ty}) outs(%e{j} : {int_ty}) {{\n    ^bb0(%x: {}, %y: {bits}):\n      \
+%bits = arith.bitcast %x : {} to {bits}\n      linalg.yield %bits : {bits}\n    }} -> {int_ty}",
+            ty.elem.name(),
+            ty.elem.name()
+        ));
+        value = format!("%c{j}");
+    }
+    lines.push(format!(
+        "    %u{j} = tensor.cast {value} : {int_ty} to tensor<*x{bits}>"
+    ));
+    lines.push(format!(
+        "    %b{j} = bufferization.to_buffer %u{j} : tensor<*x{bits}> to memref<*x{bits}>"
+    ));
+    let printer = if bits == "i32" {
+        "printMemrefI32"
+    } else {
+        "printMemrefI64"
+    };
+    (lines, printer, bits)
 }
 
 /// Where MLIR 22's tools are: `$MLIR_SYS_220_PREFIX` or `/usr/lib/llvm-22`.
@@ -322,7 +336,7 @@ pub fn decode(printed: &[i64], elem: Elem) -> Vec<f64> {
 }
 
 /// Runs `program args` with `input` on stdin; its stdout, or the start of its stderr.
-fn tool(program: &Path, args: &[String], input: &str) -> Result<String, String> {
+pub fn tool(program: &Path, args: &[String], input: &str) -> Result<String, String> {
     let mut child = Command::new(program)
         .args(args)
         .stdin(Stdio::piped())

@@ -2,15 +2,18 @@
 //! program and the sequential reading of its partitioned form (`partir-sequential`: Core loops
 //! become `scf.for`) run with `mlir-runner` on the same inputs; every output is compared by its
 //! normalised error max|a−b| / max|b|, and both against JAX's stored outputs when present.
+//! `partir verify --ranks N` makes the same check of the PartIR:HLO program run on N MPI ranks
+//! (`spmd`).
 
 use super::{
     args::VerifyArgs,
+    lower_to_hlo,
     manifest::Manifest,
     partition,
     pipeline::{table, Session},
     read_model,
     runner::{self, Elem, Input, TensorType},
-    seconds_text, shown, CliError, Step,
+    seconds_text, shown, spmd, CliError, Step,
 };
 use crate::{ffi, ir::names};
 use melior::{
@@ -74,15 +77,13 @@ pub fn compare(got: &[f64], want: &[f64]) -> Comparison {
 }
 
 pub fn run(args: &VerifyArgs) -> Result<i32, CliError> {
-    if let Some(ranks) = args.ranks {
-        return Err(CliError::new(format!(
-            "verify --ranks {ranks} is not implemented yet (needs partir-lower-to-hlo); use --sequential"
-        )));
-    }
-    if !args.sequential {
+    if !args.sequential && args.ranks.is_none() {
         return Err(CliError::new(
-            "verify needs --sequential (check the sequential reading of the Core program on one process); --ranks N is not implemented yet",
+            "verify needs --ranks N (run the PartIR:HLO program on N MPI ranks) or --sequential (check the sequential reading of the Core program on one process)",
         ));
+    }
+    if args.ranks == Some(0) {
+        return Err(CliError::new("--ranks must be at least 1"));
     }
     if !(args.tolerance >= 0.0 && args.tolerance.is_finite()) {
         return Err(CliError::new(format!(
@@ -101,6 +102,25 @@ pub fn run(args: &VerifyArgs) -> Result<i32, CliError> {
     let (inputs, jax, origin) = inputs(&signature, data.as_ref(), args.seed)?;
 
     let mut partitioned = partition(&session, &args.model)?;
+    if let Some(ranks) = args.ranks {
+        let run = Spmd {
+            args,
+            ranks: ranks as usize,
+            session: &session,
+            signature: &signature,
+            inputs: &inputs,
+            origin: &origin,
+        };
+        let (original_values, partitioned_values) = run.run(&mut original, &mut partitioned)?;
+        return finish(
+            &signature,
+            &original_values,
+            &partitioned_values,
+            jax.as_deref(),
+            args.tolerance,
+            total,
+        );
+    }
     let step = Step::start("making it sequential (partir-sequential)");
     let result = session
         .run(&mut partitioned, "builtin.module(partir-sequential)")
@@ -168,12 +188,31 @@ pub fn run(args: &VerifyArgs) -> Result<i32, CliError> {
     let original_values = results.next().expect("two programs")?;
     let partitioned_values = results.next().expect("two programs")?;
 
-    let verdict = report(
+    finish(
         &signature,
         &original_values,
         &partitioned_values,
         jax.as_deref(),
         args.tolerance,
+        total,
+    )
+}
+
+/// Prints the comparison and the verdict; exit code 0 when every output is within tolerance.
+fn finish(
+    signature: &Signature,
+    original_values: &[Vec<f64>],
+    partitioned_values: &[Vec<f64>],
+    jax: Option<&[Vec<f64>]>,
+    tolerance: f64,
+    total: Instant,
+) -> Result<i32, CliError> {
+    let verdict = report(
+        signature,
+        original_values,
+        partitioned_values,
+        jax,
+        tolerance,
     );
     let took = format!(
         "partir: verify took {} in total",
@@ -194,6 +233,143 @@ pub fn run(args: &VerifyArgs) -> Result<i32, CliError> {
     }
 }
 
+/// What `verify --ranks N` needs besides the two modules.
+struct Spmd<'a> {
+    args: &'a VerifyArgs,
+    ranks: usize,
+    session: &'a Session,
+    signature: &'a Signature,
+    inputs: &'a [Input],
+    origin: &'a str,
+}
+
+impl Spmd<'_> {
+    /// Lowers the partitioned module to PartIR:HLO, runs it on the ranks and the original on one
+    /// process (in parallel); (original outputs, SPMD outputs).
+    #[allow(clippy::type_complexity)]
+    fn run(
+        &self,
+        original: &mut Module,
+        partitioned: &mut Module,
+    ) -> Result<(Vec<Vec<f64>>, Vec<Vec<f64>>), CliError> {
+        let session = self.session;
+        lower_to_hlo(session, partitioned)?;
+        let hlo = partitioned.as_operation().to_string();
+        let mesh = spmd::Mesh::parse(&hlo)
+            .ok_or_else(|| CliError::new("the partitioned program declares no partir.mesh"))?;
+        if self.ranks != mesh.devices() {
+            return Err(CliError::new(format!(
+                "--ranks {} does not match the mesh @{} ({}): run on {} ranks, one per device",
+                self.ranks,
+                mesh.name,
+                mesh.describe(),
+                mesh.devices()
+            )));
+        }
+        let (arg_shardings, res_shardings) = spmd::shardings(main_function(partitioned)?);
+        let local = signature(partitioned)?;
+        let check = |what: &str, global: &TensorType, sharding, local: Option<&TensorType>| {
+            let expected = spmd::local_type(global, sharding, &mesh)
+                .map_err(|error| CliError::new(format!("@main {what}: {error}")))?;
+            match local {
+                Some(local) if *local == expected => Ok(()),
+                _ => Err(CliError::new(format!(
+                    "@main {what} of the PartIR:HLO program is {}, but its sharding makes {global} {expected} per device",
+                    local.map_or("missing".into(), ToString::to_string)
+                ))),
+            }
+        };
+        for (i, ty) in self.signature.inputs.iter().enumerate() {
+            check(
+                &format!("argument {i}"),
+                ty,
+                arg_shardings.get(i).and_then(Option::as_ref),
+                local.inputs.get(i),
+            )?;
+        }
+        for (j, ty) in self.signature.outputs.iter().enumerate() {
+            check(
+                &format!("result {j}"),
+                ty,
+                res_shardings.get(j).and_then(Option::as_ref),
+                local.outputs.get(j),
+            )?;
+        }
+        make_main_private(session.context(), partitioned)?;
+        let hlo = partitioned.as_operation().to_string();
+        let harness_inputs: Vec<_> = self
+            .inputs
+            .iter()
+            .enumerate()
+            .map(|(i, input)| (input.clone(), arg_shardings.get(i).and_then(Option::as_ref)))
+            .collect();
+        let outputs: Vec<spmd::Sharded> = self
+            .signature
+            .outputs
+            .iter()
+            .enumerate()
+            .map(|(j, global)| spmd::Sharded {
+                global,
+                sharding: res_shardings.get(j).and_then(Option::as_ref),
+            })
+            .collect();
+        let spmd_harness = spmd::harness(&hlo, &mesh, &harness_inputs, &outputs)?;
+        make_main_private(session.context(), original)?;
+        let original_harness = runner::harness(
+            &original.as_operation().to_string(),
+            self.inputs,
+            &self.signature.outputs,
+        )?;
+        if let Some(dir) = &self.args.keep {
+            std::fs::create_dir_all(dir)
+                .and_then(|()| std::fs::write(dir.join("original.mlir"), &original_harness))
+                .and_then(|()| std::fs::write(dir.join("spmd.mlir"), &spmd_harness))
+                .map_err(|error| {
+                    CliError::new(format!("cannot write into '{}': {error}", dir.display()))
+                })?;
+        }
+        let step = Step::start("lowering the collectives to MPI (partir-to-mpi)");
+        let mpi_program =
+            spmd::to_mpi(session, &spmd_harness).inspect_err(|_| eprintln!("failed"))?;
+        step.done();
+
+        eprintln!(
+            "partir: running the original program on one process and the partitioned one on {} MPI ranks on {} (in parallel)",
+            self.ranks, self.origin
+        );
+        let signature = self.signature;
+        let ranks = self.ranks;
+        std::thread::scope(|scope| {
+            let original = scope.spawn(|| execute("original", &original_harness, signature));
+            let partitioned = scope.spawn(|| -> Result<Vec<Vec<f64>>, CliError> {
+                let start = Instant::now();
+                let lowered = spmd::lower(&mpi_program)?;
+                eprintln!(
+                    "partir:   partitioned: lowered to LLVM in {}",
+                    seconds_text(start.elapsed().as_secs_f64())
+                );
+                let start = Instant::now();
+                let printed = spmd::execute(&lowered, ranks)?;
+                eprintln!(
+                    "partir:   partitioned: ran on {ranks} ranks ({}) in {}",
+                    spmd::MPIEXEC,
+                    seconds_text(start.elapsed().as_secs_f64())
+                );
+                decode_all("partitioned", &printed, signature)
+            });
+            let join =
+                |handle: std::thread::ScopedJoinHandle<'_, Result<Vec<Vec<f64>>, CliError>>| {
+                    handle
+                        .join()
+                        .unwrap_or_else(|_| Err(CliError::new("a runner thread panicked")))
+                };
+            let original = join(original);
+            let partitioned = join(partitioned);
+            Ok((original?, partitioned?))
+        })
+    }
+}
+
 /// Lowers and runs one harness; every output decoded to f64.
 fn execute(what: &str, harness: &str, signature: &Signature) -> Result<Vec<Vec<f64>>, CliError> {
     let start = Instant::now();
@@ -208,6 +384,15 @@ fn execute(what: &str, harness: &str, signature: &Signature) -> Result<Vec<Vec<f
         "partir:   {what}: ran in {}",
         seconds_text(start.elapsed().as_secs_f64())
     );
+    decode_all(what, &printed, signature)
+}
+
+/// Checks the printed results against the signature and decodes them to f64.
+fn decode_all(
+    what: &str,
+    printed: &[Vec<i64>],
+    signature: &Signature,
+) -> Result<Vec<Vec<f64>>, CliError> {
     if printed.len() != signature.outputs.len() {
         return Err(CliError::new(format!(
             "the {what} program printed {} results, @main has {}",
