@@ -56,8 +56,10 @@ int64_t partir_cxx_range_type_size(MlirType type);
 /// iterator types ('p' parallel, 'r' reduction, anything else 'o'; NUL-terminated into a
 /// buffer of `capacity` bytes) and the combiner of its first result: 0 sum, 1 max, 2 min,
 /// 3 mul, -1 unknown (as ReductionKind). Returns a null attribute for any other op.
+/// `indexedDims` gets a bit per loop dim the body reads with `linalg.index` (such a dim cannot
+/// be split: each device would count from 0).
 MlirAttribute partir_cxx_linalg_info(MlirOperation op, int64_t *numInputs, char *iterators,
-                                     size_t capacity, int32_t *combiner);
+                                     size_t capacity, int32_t *combiner, uint64_t *indexedDims);
 
 #ifdef __cplusplus
 }

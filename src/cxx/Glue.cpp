@@ -85,7 +85,7 @@ int32_t combinerOf(linalg::LinalgOp op) {
 
 extern "C" MlirAttribute partir_cxx_linalg_info(MlirOperation raw, int64_t *numInputs,
                                                 char *iterators, size_t capacity,
-                                                int32_t *combiner) {
+                                                int32_t *combiner, uint64_t *indexedDims) {
   auto op = dyn_cast<linalg::LinalgOp>(unwrap(raw));
   if (!op)
     return MlirAttribute{nullptr};
@@ -100,5 +100,10 @@ extern "C" MlirAttribute partir_cxx_linalg_info(MlirOperation raw, int64_t *numI
   }
   iterators[index] = '\0';
   *combiner = combinerOf(op);
+  *indexedDims = 0;
+  op->walk([&](linalg::IndexOp index) {
+    if (index.getDim() < 64)
+      *indexedDims |= uint64_t{1} << index.getDim();
+  });
   return wrap(static_cast<Attribute>(op.getIndexingMaps()));
 }

@@ -53,6 +53,7 @@ extern "C" {
         iterators: *mut c_char,
         capacity: usize,
         combiner: *mut i32,
+        indexed_dims: *mut u64,
     ) -> MlirAttribute;
 }
 
@@ -387,6 +388,8 @@ pub struct LinalgInfo {
     pub iterator_types: Vec<IteratorType>,
     /// The combiner of the first result's reduction, when recognised.
     pub combiner: Option<ReductionKind>,
+    /// Loop dims the body reads with `linalg.index`: splitting them would be wrong.
+    pub indexed_dims: Vec<usize>,
 }
 
 /// Indexing maps, iterator types and combiner of a linalg structured op (None otherwise).
@@ -394,6 +397,7 @@ pub fn linalg_info(op: OperationRef) -> Option<LinalgInfo> {
     let mut num_inputs = 0i64;
     let mut iterators = [0 as c_char; 64];
     let mut combiner = -1i32;
+    let mut indexed_dims = 0u64;
     // SAFETY: the buffer is `iterators.len()` bytes; the C++ side NUL-terminates within it.
     let maps = unsafe {
         partir_cxx_linalg_info(
@@ -402,6 +406,7 @@ pub fn linalg_info(op: OperationRef) -> Option<LinalgInfo> {
             iterators.as_mut_ptr(),
             iterators.len(),
             &mut combiner,
+            &mut indexed_dims,
         )
     };
     if maps.ptr.is_null() {
@@ -440,6 +445,9 @@ pub fn linalg_info(op: OperationRef) -> Option<LinalgInfo> {
         num_inputs: num_inputs as usize,
         iterator_types,
         combiner,
+        indexed_dims: (0..64)
+            .filter(|dim| indexed_dims & (1u64 << dim) != 0)
+            .collect(),
     })
 }
 

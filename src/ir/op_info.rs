@@ -8,7 +8,7 @@
 use crate::{
     ffi,
     ir::core::REPLICATE_OP,
-    tmr::{structured_rule, OpAttrs, OpShapeInfo, Registry, Rule, DYNAMIC},
+    tmr::{structured_rule, FactorId, FactorKind, OpAttrs, OpShapeInfo, Registry, Rule, DYNAMIC},
 };
 use std::sync::Mutex;
 
@@ -73,7 +73,16 @@ impl Rules {
             info.attrs.indexing_maps = linalg.indexing_maps;
             info.attrs.iterator_types = linalg.iterator_types;
             info.attrs.combiner = linalg.combiner;
-            return Some(structured_rule(&info));
+            // A loop dim the body reads with linalg.index (e.g. an iota building a one-hot) cannot
+            // be split: each device would count from 0. Factor d is loop dim d.
+            return Some(structured_rule(&info).map(|mut rule| {
+                for dim in linalg.indexed_dims {
+                    if dim < rule.factors().len() {
+                        rule.set_kind(FactorId(dim), FactorKind::MustReplicate);
+                    }
+                }
+                rule
+            }));
         }
         info.attrs = attributes_of(op);
         self.registry.rule_for(&info)
