@@ -20,23 +20,33 @@
 use super::PassResult;
 use crate::{
     ffi,
-    ir::core::{static_shape, LOOP_OP, SLICE_OP},
+    ir::{
+        builder::{element_type, Builder},
+        core::{static_shape, LOOP_OP, SLICE_OP},
+    },
 };
 use melior::{
     ir::{
-        attribute::{
-            ArrayAttribute, DenseI32ArrayAttribute, DenseI64ArrayAttribute, FloatAttribute,
-            IntegerAttribute,
-        },
+        attribute::{ArrayAttribute, IntegerAttribute},
         block::BlockLike,
         operation::{OperationBuilder, OperationLike},
-        Attribute, BlockRef, Identifier, Location, Operation, OperationRef, Region, RegionLike,
-        Type, TypeLike, Value, ValueLike,
+        OperationRef, Region, RegionLike, Type, TypeLike, Value, ValueLike,
     },
     Context,
 };
 
-const DYNAMIC: i64 = i64::MIN;
+/// The identity of a `#partir.sum` kind (0 sum, 1 max, 2 min, 3 mul) for an element type.
+fn identity_of(kind: i32, element: Type) -> f64 {
+    let integer = element.is_integer();
+    match (kind, integer) {
+        (1, false) => f64::NEG_INFINITY,
+        (2, false) => f64::INFINITY,
+        (1, true) => i32::MIN as f64,
+        (2, true) => i32::MAX as f64,
+        (3, _) => 1.0,
+        _ => 0.0,
+    }
+}
 
 pub fn run<'c>(context: &'c Context, module: OperationRef<'c, '_>) -> PassResult<'c> {
     let mut loops = Vec::new();
@@ -57,221 +67,6 @@ pub fn run<'c>(context: &'c Context, module: OperationRef<'c, '_>) -> PassResult
     });
     meshes.into_iter().for_each(ffi::erase);
     Ok(())
-}
-
-/// Builds ops in front of an anchor op.
-struct Builder<'c, 'a> {
-    context: &'c Context,
-    block: BlockRef<'c, 'a>,
-    anchor: OperationRef<'c, 'a>,
-    location: Location<'c>,
-}
-
-impl<'c, 'a> Builder<'c, 'a> {
-    fn before(context: &'c Context, anchor: OperationRef<'c, 'a>) -> Self {
-        let block = ffi::anchor_block(anchor.block().expect("ops live in blocks"));
-        Self {
-            context,
-            block,
-            anchor,
-            location: anchor.location(),
-        }
-    }
-
-    fn insert(&self, op: Operation<'c>) -> OperationRef<'c, 'a> {
-        ffi::anchor(self.block.insert_operation_before(self.anchor, op))
-    }
-
-    fn value(&self, op: Operation<'c>) -> Value<'c, 'a> {
-        ffi::anchor_value(self.insert(op).result(0).expect("one result"))
-    }
-
-    fn index(&self, value: i64) -> Value<'c, 'a> {
-        let index = Type::index(self.context);
-        self.value(
-            OperationBuilder::new("arith.constant", self.location)
-                .add_attributes(&[(
-                    Identifier::new(self.context, "value"),
-                    IntegerAttribute::new(index, value).into(),
-                )])
-                .add_results(&[index])
-                .build()
-                .expect("arith.constant"),
-        )
-    }
-
-    fn binary(&self, name: &str, lhs: Value<'c, '_>, rhs: Value<'c, '_>) -> Value<'c, 'a> {
-        self.value(
-            OperationBuilder::new(name, self.location)
-                .add_operands(&[lhs, rhs])
-                .add_results(&[lhs.r#type()])
-                .build()
-                .expect("arith binary op"),
-        )
-    }
-
-    /// `linalg.<combine> ins(%acc, %value) outs(%acc)`: destination style, so bufferization
-    /// updates the accumulator in place.
-    fn accumulate(
-        &self,
-        combine: &str,
-        accumulator: Value<'c, '_>,
-        value: Value<'c, '_>,
-    ) -> Value<'c, 'a> {
-        let op = self.insert(
-            OperationBuilder::new(combine, self.location)
-                .add_attributes(&[(
-                    Identifier::new(self.context, "operandSegmentSizes"),
-                    DenseI32ArrayAttribute::new(self.context, &[2, 1]).into(),
-                )])
-                .add_operands(&[accumulator, value, accumulator])
-                .add_results(&[accumulator.r#type()])
-                .add_regions([Region::new()])
-                .build()
-                .expect("a named linalg elementwise op"),
-        );
-        ffi::fill_linalg_named_region(op);
-        ffi::anchor_value(op.result(0).expect("one result"))
-    }
-
-    fn empty(&self, ty: Type<'c>) -> Value<'c, 'a> {
-        self.value(
-            OperationBuilder::new("tensor.empty", self.location)
-                .add_results(&[ty])
-                .build()
-                .expect("tensor.empty"),
-        )
-    }
-
-    /// A tensor of `ty` filled with the identity of `kind` (0 sum, 1 mul, -inf max, +inf min).
-    fn identity(&self, ty: Type<'c>, kind: i32) -> Value<'c, 'a> {
-        let element = element_type(ty);
-        let is_float = !element.is_integer();
-        let scalar: Attribute = match (kind, is_float) {
-            (1, true) => FloatAttribute::new(self.context, element, f64::NEG_INFINITY).into(),
-            (2, true) => FloatAttribute::new(self.context, element, f64::INFINITY).into(),
-            (3, true) => FloatAttribute::new(self.context, element, 1.0).into(),
-            (_, true) => FloatAttribute::new(self.context, element, 0.0).into(),
-            (1, false) => IntegerAttribute::new(element, i64::MIN).into(),
-            (2, false) => IntegerAttribute::new(element, i64::MAX).into(),
-            (3, false) => IntegerAttribute::new(element, 1).into(),
-            (_, false) => IntegerAttribute::new(element, 0).into(),
-        };
-        let constant = self.value(
-            OperationBuilder::new("arith.constant", self.location)
-                .add_attributes(&[(Identifier::new(self.context, "value"), scalar)])
-                .add_results(&[element])
-                .build()
-                .expect("arith.constant"),
-        );
-        let empty = self.empty(ty);
-        self.value(
-            OperationBuilder::new("linalg.fill", self.location)
-                .add_attributes(&[(
-                    Identifier::new(self.context, "operandSegmentSizes"),
-                    DenseI32ArrayAttribute::new(self.context, &[1, 1]).into(),
-                )])
-                .add_operands(&[constant, empty])
-                .add_results(&[ty])
-                .add_regions([fill_body(self.context, element, self.location)])
-                .build()
-                .expect("linalg.fill"),
-        )
-    }
-
-    /// `tensor.extract_slice %source[..offset at dim..] [chunk] [1..]`.
-    fn extract(
-        &self,
-        source: Value<'c, '_>,
-        dim: usize,
-        offset: Value<'c, '_>,
-        chunk: Type<'c>,
-    ) -> Value<'c, 'a> {
-        let (offsets, sizes, strides) = slice_attrs(self.context, chunk, dim);
-        self.value(
-            OperationBuilder::new("tensor.extract_slice", self.location)
-                .add_attributes(&[
-                    (Identifier::new(self.context, "static_offsets"), offsets),
-                    (Identifier::new(self.context, "static_sizes"), sizes),
-                    (Identifier::new(self.context, "static_strides"), strides),
-                    (
-                        Identifier::new(self.context, "operandSegmentSizes"),
-                        DenseI32ArrayAttribute::new(self.context, &[1, 1, 0, 0]).into(),
-                    ),
-                ])
-                .add_operands(&[source, offset])
-                .add_results(&[chunk])
-                .build()
-                .expect("tensor.extract_slice"),
-        )
-    }
-
-    /// `tensor.insert_slice %chunk into %dest[..offset at dim..] [chunk] [1..]`.
-    fn insert_slice(
-        &self,
-        chunk: Value<'c, '_>,
-        dest: Value<'c, '_>,
-        dim: usize,
-        offset: Value<'c, '_>,
-    ) -> Value<'c, 'a> {
-        let (offsets, sizes, strides) = slice_attrs(self.context, chunk.r#type(), dim);
-        self.value(
-            OperationBuilder::new("tensor.insert_slice", self.location)
-                .add_attributes(&[
-                    (Identifier::new(self.context, "static_offsets"), offsets),
-                    (Identifier::new(self.context, "static_sizes"), sizes),
-                    (Identifier::new(self.context, "static_strides"), strides),
-                    (
-                        Identifier::new(self.context, "operandSegmentSizes"),
-                        DenseI32ArrayAttribute::new(self.context, &[1, 1, 1, 0, 0]).into(),
-                    ),
-                ])
-                .add_operands(&[chunk, dest, offset])
-                .add_results(&[dest.r#type()])
-                .build()
-                .expect("tensor.insert_slice"),
-        )
-    }
-}
-
-fn element_type(ty: Type) -> Type {
-    melior::ir::r#type::RankedTensorType::try_from(ty)
-        .map(|tensor| melior::ir::ShapedTypeLike::element(&tensor))
-        .unwrap_or(ty)
-}
-
-/// The region of a linalg.fill: `^bb0(%in, %out): linalg.yield %in`.
-fn fill_body<'c>(context: &'c Context, element: Type<'c>, location: Location<'c>) -> Region<'c> {
-    let _ = context;
-    let block = melior::ir::Block::new(&[(element, location), (element, location)]);
-    let input: Value = block.argument(0).expect("two arguments").into();
-    block.append_operation(
-        OperationBuilder::new("linalg.yield", location)
-            .add_operands(&[input])
-            .build()
-            .expect("linalg.yield"),
-    );
-    let region = Region::new();
-    region.append_block(block);
-    region
-}
-
-/// Offsets (dynamic at `dim`), sizes (the chunk's shape) and unit strides.
-fn slice_attrs<'c>(
-    context: &'c Context,
-    chunk: Type<'c>,
-    dim: usize,
-) -> (Attribute<'c>, Attribute<'c>, Attribute<'c>) {
-    let shape = static_shape(chunk).expect("Core slices are static");
-    let offsets: Vec<i64> = (0..shape.len())
-        .map(|index| if index == dim { DYNAMIC } else { 0 })
-        .collect();
-    let strides = vec![1; shape.len()];
-    (
-        DenseI64ArrayAttribute::new(context, &offsets).into(),
-        DenseI64ArrayAttribute::new(context, &shape).into(),
-        DenseI64ArrayAttribute::new(context, &strides).into(),
-    )
 }
 
 enum Action {
@@ -311,7 +106,7 @@ fn lower_loop<'c>(context: &'c Context, loop_op: OperationRef<'c, '_>) {
         .zip(&result_types)
         .map(|(action, ty)| match action {
             Action::Tile(_) => outside.empty(*ty),
-            Action::Sum(kind) => outside.identity(*ty, *kind),
+            Action::Sum(kind) => outside.filled(*ty, identity_of(*kind, element_type(*ty))),
         })
         .collect();
     let (lower, upper, step) = (
@@ -397,7 +192,7 @@ fn lower_slice<'c>(context: &'c Context, slice: OperationRef<'c, '_>, induction:
     let chunk = static_shape(chunk_type).expect("static")[dim];
     let offset = builder.binary("arith.muli", induction, builder.index(chunk));
     let source = ffi::anchor_value(slice.operand(0).expect("a source"));
-    let extracted = builder.extract(source, dim, offset, chunk_type);
+    let extracted = builder.extract_slice(source, dim, offset, chunk_type);
     ffi::replace_all_uses(
         ffi::anchor_value(slice.result(0).expect("one result")),
         extracted,
