@@ -19,13 +19,14 @@ use crate::{
     ir::{
         builder::{scaled, Builder},
         core::static_shape,
+        func_attrs,
         mesh::MESH_OP,
         names, Mesh,
     },
 };
 use melior::{
     ir::{
-        attribute::{ArrayAttribute, DictionaryAttribute, IntegerAttribute, StringAttribute},
+        attribute::{ArrayAttribute, IntegerAttribute, StringAttribute},
         block::BlockLike,
         operation::OperationLike,
         r#type::IntegerType,
@@ -380,31 +381,18 @@ fn local_chunk<'c, 'a>(
 /// Drops `partir_hlo.sharding` from argument and result attributes (the harness used them).
 fn strip_shardings<'c>(context: &'c Context, func: OperationRef<'c, '_>) {
     for name in ["arg_attrs", "res_attrs"] {
-        let Some(array) = func
+        let Some(count) = func
             .attribute(name)
             .ok()
             .and_then(|attr| ArrayAttribute::try_from(attr).ok())
+            .map(|array| array.len())
         else {
             continue;
         };
-        let entries: Vec<Attribute> = (0..array.len())
-            .map(|index| {
-                let fields: Vec<_> = array
-                    .element(index)
-                    .ok()
-                    .and_then(|dict| DictionaryAttribute::try_from(dict).ok())
-                    .map(|dict| {
-                        (0..dict.len())
-                            .filter_map(|field| dict.element(field).ok())
-                            .collect::<Vec<_>>()
-                    })
-                    .unwrap_or_default()
-                    .into_iter()
-                    .filter(|(key, _)| key.as_string_ref().as_str() != Ok("partir_hlo.sharding"))
-                    .collect();
-                DictionaryAttribute::new(context, &fields).into()
-            })
-            .collect();
-        ffi::set_attribute(func, name, ArrayAttribute::new(context, &entries).into());
+        let mut entries = func_attrs::entries(func, name, count);
+        for fields in &mut entries {
+            fields.retain(|field| !func_attrs::is_named(field, "partir_hlo.sharding"));
+        }
+        func_attrs::set_entries(context, func, name, &entries);
     }
 }

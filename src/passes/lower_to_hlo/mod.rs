@@ -26,18 +26,18 @@ use crate::{
     ffi,
     ir::{
         core::{axis_of, static_shape, LOOP_OP, REPLICATE_OP},
-        names,
+        func_attrs, names,
         sharding::Sharding,
         Mesh,
     },
 };
 use melior::{
     ir::{
-        attribute::{ArrayAttribute, DictionaryAttribute, TypeAttribute},
+        attribute::{ArrayAttribute, TypeAttribute},
         block::BlockLike,
         operation::OperationLike,
         r#type::FunctionType,
-        Attribute, BlockRef, Identifier, OperationRef, RegionLike, Type, Value, ValueLike,
+        BlockRef, Identifier, OperationRef, RegionLike, Type, Value, ValueLike,
     },
     Context,
 };
@@ -100,49 +100,37 @@ fn chain_sharding(rank: usize, slices: &[(String, usize)]) -> Sharding {
         })
 }
 
-/// The sharding of a logical value produced by a loop nest: its `#tile` actions, outer first.
-fn nest_sharding(value: Value) -> Sharding {
-    let mut sharding = Sharding::replicated(rank_of(value));
+/// The loops a nest result comes out of, outer first, with the result's index in each.
+fn nest_of_result<'c, 'a>(value: Value<'c, 'a>) -> Vec<(OperationRef<'c, 'a>, usize)> {
+    let mut loops = Vec::new();
     let mut current = value;
     while let Some(loop_op) = ffi::result_owner(current).filter(|op| name_of(*op) == LOOP_OP) {
-        let index = (0..loop_op.result_count())
-            .find(|&index| {
-                loop_op.result(index).is_ok_and(|result| {
-                    ffi::value_id(ffi::anchor_value(result)) == ffi::value_id(current)
-                })
-            })
-            .expect("a result of its loop");
-        let axis = axis_of(loop_op).expect("a loop has an axis");
-        if let Some(dim) = view::tiling(current, &axis) {
-            sharding = sharding.with_axis(dim, &axis);
-        }
-        let body = loop_op
-            .region(0)
-            .ok()
-            .and_then(|region| region.first_block())
-            .expect("a loop has a body");
-        current = ffi::anchor_value(
-            body.terminator()
-                .expect("a yield")
-                .operand(index)
-                .expect("one value per result"),
-        );
+        let index = view::result_number(loop_op, current).expect("a result of its loop");
+        loops.push((loop_op, index));
+        current = view::yielded(loop_op, index).expect("one yielded value per result");
     }
-    sharding
+    loops
+}
+
+/// The sharding of a logical value produced by a loop nest: its `#tile` actions, outer first.
+fn nest_sharding(value: Value) -> Sharding {
+    nest_of_result(value).into_iter().fold(
+        Sharding::replicated(rank_of(value)),
+        |sharding, (loop_op, index)| {
+            let axis = axis_of(loop_op).expect("a loop has an axis");
+            let result = ffi::anchor_value(loop_op.result(index).expect("in range"));
+            match view::tiling(result, &axis) {
+                Some(dim) => sharding.with_axis(dim, &axis),
+                None => sharding,
+            }
+        },
+    )
 }
 
 /// The `#partir.sum` axes (outer first) and kind of the nest result `value`.
 fn sum_axes(value: Value) -> (Vec<String>, i32) {
     let (mut axes, mut kind) = (Vec::new(), 0);
-    let mut current = value;
-    while let Some(loop_op) = ffi::result_owner(current).filter(|op| name_of(*op) == LOOP_OP) {
-        let index = (0..loop_op.result_count())
-            .find(|&index| {
-                loop_op.result(index).is_ok_and(|result| {
-                    ffi::value_id(ffi::anchor_value(result)) == ffi::value_id(current)
-                })
-            })
-            .expect("a result of its loop");
+    for (loop_op, index) in nest_of_result(value) {
         let actions =
             ArrayAttribute::try_from(loop_op.attribute("actions").expect("a loop has actions"))
                 .expect("an array");
@@ -150,17 +138,6 @@ fn sum_axes(value: Value) -> (Vec<String>, i32) {
             axes.push(axis_of(loop_op).expect("a loop has an axis"));
             kind = sum;
         }
-        let body = loop_op
-            .region(0)
-            .ok()
-            .and_then(|region| region.first_block())
-            .expect("a loop has a body");
-        current = ffi::anchor_value(
-            body.terminator()
-                .expect("a yield")
-                .operand(index)
-                .expect("one value per result"),
-        );
     }
     (axes, kind)
 }
@@ -369,30 +346,13 @@ fn set_shardings<'c>(
     name: &str,
     shardings: &[Sharding],
 ) {
-    let existing = func
-        .attribute(name)
-        .ok()
-        .and_then(|attr| ArrayAttribute::try_from(attr).ok());
-    let entries: Vec<Attribute> = shardings
-        .iter()
-        .enumerate()
-        .map(|(index, sharding)| {
-            let mut fields: Vec<(Identifier, Attribute)> = existing
-                .and_then(|array| array.element(index).ok())
-                .and_then(|dict| DictionaryAttribute::try_from(dict).ok())
-                .map(|dict| {
-                    (0..dict.len())
-                        .filter_map(|field| dict.element(field).ok())
-                        .collect()
-                })
-                .unwrap_or_default();
-            fields.retain(|(key, _)| key.as_string_ref().as_str() != Ok(SHARDING_ATTR));
-            fields.push((
-                Identifier::new(context, SHARDING_ATTR),
-                sharding.to_attribute(context),
-            ));
-            DictionaryAttribute::new(context, &fields).into()
-        })
-        .collect();
-    ffi::set_attribute(func, name, ArrayAttribute::new(context, &entries).into());
+    let mut entries = func_attrs::entries(func, name, shardings.len());
+    for (fields, sharding) in entries.iter_mut().zip(shardings) {
+        fields.retain(|field| !func_attrs::is_named(field, SHARDING_ATTR));
+        fields.push((
+            Identifier::new(context, SHARDING_ATTR),
+            sharding.to_attribute(context),
+        ));
+    }
+    func_attrs::set_entries(context, func, name, &entries);
 }

@@ -94,7 +94,7 @@ fn tile_action(loop_op: OperationRef, index: usize) -> Option<usize> {
 }
 
 /// The value the body of `loop_op` yields for its result `index`.
-fn yielded<'c, 'a>(loop_op: OperationRef<'c, 'a>, index: usize) -> Option<Value<'c, 'a>> {
+pub fn yielded<'c, 'a>(loop_op: OperationRef<'c, 'a>, index: usize) -> Option<Value<'c, 'a>> {
     let body = loop_op.region(0).ok()?.first_block()?;
     let terminator = body.terminator()?;
     terminator.operand(index).ok().map(ffi::anchor_value)
@@ -216,7 +216,7 @@ pub fn tiling(value: Value, axis: &str) -> Option<usize> {
     tiling(yielded(producer, index)?, axis)
 }
 
-fn result_number(op: OperationRef, value: Value) -> Option<usize> {
+pub fn result_number(op: OperationRef, value: Value) -> Option<usize> {
     (0..op.result_count()).find(|&index| {
         op.result(index)
             .is_ok_and(|result| result.to_raw().ptr == value.to_raw().ptr)
