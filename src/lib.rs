@@ -13,4 +13,6 @@ pub mod ffi;
 pub mod ir;
 pub mod passes;
 pub mod schedule;
+pub mod sim;
+pub mod text;
 pub mod tmr;

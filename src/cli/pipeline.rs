@@ -13,6 +13,8 @@ use melior::{
 };
 use std::{cell::RefCell, fmt, rc::Rc};
 
+pub use crate::text::table;
+
 /// How loud a collected diagnostic is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Level {
@@ -223,34 +225,6 @@ pub fn summary_table(summaries: &[TacticSummary]) -> Option<String> {
     Some(table(&rows))
 }
 
-/// Left-aligned columns separated by two spaces, each line indented by two.
-pub fn table(rows: &[Vec<String>]) -> String {
-    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let widths: Vec<usize> = (0..columns)
-        .map(|c| {
-            rows.iter()
-                .filter_map(|row| row.get(c))
-                .map(|cell| cell.chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut out = String::new();
-    for row in rows {
-        let mut line = String::from(" ");
-        for (c, cell) in row.iter().enumerate() {
-            line.push(' ');
-            line.push_str(cell);
-            if c + 1 < row.len() {
-                line.push_str(&" ".repeat(widths[c] - cell.chars().count() + 1));
-            }
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -266,14 +240,5 @@ mod tests {
         assert_eq!(summary.counts[0], ("values tiled".into(), "2".into()));
         assert_eq!(summary.counts[2], ("ops partitioned".into(), "51".into()));
         assert!(TacticSummary::parse("partir-propagate: something else").is_none());
-    }
-
-    #[test]
-    fn tables_align_columns() {
-        let rows = vec![
-            vec!["tactic".into(), "axis".into()],
-            vec!["BP".into(), "batch".into()],
-        ];
-        assert_eq!(table(&rows), "  tactic  axis\n  BP      batch\n");
     }
 }

@@ -1,0 +1,327 @@
+//! Device models: peaks of one accelerator and of the links between accelerators along each
+//! mesh axis. Presets come from public datasheets (the source of every figure is in `sources`);
+//! custom devices come from a TOML file:
+//!
+//! ```toml
+//! name = "my-gpu"
+//! matrix_tflops = 312.0          # dense matrix-unit peak for the program's float type
+//! vector_tflops = 19.5           # elementwise peak (defaults to matrix_tflops)
+//! memory_gib = 40.0              # HBM capacity
+//! memory_gbps = 1555.0           # HBM bandwidth, GB/s
+//! link_gbps = 300.0              # per-direction bandwidth a ring along one mesh axis gets, GB/s
+//! link_latency_us = 5.0          # per ring step
+//! [axis.batch]                   # optional per-axis override, e.g. an axis across hosts
+//! link_gbps = 25.0
+//! link_latency_us = 10.0
+//! ```
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+const GB: f64 = 1e9;
+const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+const TERA: f64 = 1e12;
+const PER_MICRO: f64 = 1e6;
+
+/// The interconnect a collective along one mesh axis uses.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Link {
+    /// Bytes per second one device sends to its ring neighbour (one direction).
+    pub bandwidth: f64,
+    /// Seconds per ring step (alpha of the alpha-beta model).
+    pub latency: f64,
+}
+
+/// One accelerator and its interconnect.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Device {
+    pub name: String,
+    /// FLOP/s of the matrix units (contractions) for the program's float type.
+    pub matrix_flops: f64,
+    /// FLOP/s for elementwise and reduction work.
+    pub vector_flops: f64,
+    /// Bytes of device memory.
+    pub memory_bytes: f64,
+    /// Bytes per second between device memory and the compute units.
+    pub memory_bandwidth: f64,
+    /// The link along every axis without an override.
+    pub link: Link,
+    /// Per-axis overrides (an axis that crosses hosts, say).
+    pub axis_links: BTreeMap<String, Link>,
+    /// Where each figure comes from.
+    pub sources: Vec<String>,
+}
+
+impl Device {
+    /// The link a collective over `axes` uses: the slowest of them (a multi-axis ring crosses
+    /// every axis's links).
+    pub fn link_for(&self, axes: &[String]) -> Link {
+        axes.iter()
+            .map(|axis| self.axis_links.get(axis).unwrap_or(&self.link))
+            .fold(None::<Link>, |slowest, link| match slowest {
+                Some(s) if s.bandwidth <= link.bandwidth && s.latency >= link.latency => Some(s),
+                Some(s) => Some(Link {
+                    bandwidth: s.bandwidth.min(link.bandwidth),
+                    latency: s.latency.max(link.latency),
+                }),
+                None => Some(link.clone()),
+            })
+            .unwrap_or_else(|| self.link.clone())
+    }
+
+    /// A preset by name, or a TOML file when `name` is a path to one.
+    pub fn resolve(name: &str) -> Result<Device, String> {
+        if let Some(device) = preset(name) {
+            return Ok(device);
+        }
+        let path = Path::new(name);
+        if name.ends_with(".toml") || path.exists() {
+            return Device::load(path);
+        }
+        Err(format!(
+            "unknown device '{name}' (presets: {}; or a TOML file)",
+            PRESETS.join(", ")
+        ))
+    }
+
+    /// Reads a custom device from TOML (see the module documentation).
+    pub fn load(path: &Path) -> Result<Device, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|error| format!("cannot read device file '{}': {error}", path.display()))?;
+        Device::parse(&text).map_err(|error| format!("device file '{}': {error}", path.display()))
+    }
+
+    pub fn parse(text: &str) -> Result<Device, String> {
+        let raw: RawDevice = toml::from_str(text).map_err(|error| error.message().to_string())?;
+        for (what, value) in [
+            ("matrix_tflops", raw.matrix_tflops),
+            ("memory_gib", raw.memory_gib),
+            ("memory_gbps", raw.memory_gbps),
+            ("link_gbps", raw.link_gbps),
+        ] {
+            if !(value > 0.0 && value.is_finite()) {
+                return Err(format!("{what} must be a positive number, not {value}"));
+            }
+        }
+        let link = Link {
+            bandwidth: raw.link_gbps * GB,
+            latency: raw.link_latency_us / PER_MICRO,
+        };
+        let axis_links = raw
+            .axis
+            .into_iter()
+            .map(|(axis, over)| {
+                let link = Link {
+                    bandwidth: over.link_gbps.unwrap_or(raw.link_gbps) * GB,
+                    latency: over.link_latency_us.unwrap_or(raw.link_latency_us) / PER_MICRO,
+                };
+                if link.bandwidth > 0.0 {
+                    Ok((axis, link))
+                } else {
+                    Err(format!("axis '{axis}': link_gbps must be positive"))
+                }
+            })
+            .collect::<Result<_, String>>()?;
+        Ok(Device {
+            name: raw.name,
+            matrix_flops: raw.matrix_tflops * TERA,
+            vector_flops: raw.vector_tflops.unwrap_or(raw.matrix_tflops) * TERA,
+            memory_bytes: raw.memory_gib * GIB,
+            memory_bandwidth: raw.memory_gbps * GB,
+            link,
+            axis_links,
+            sources: vec!["custom device file".into()],
+        })
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDevice {
+    name: String,
+    matrix_tflops: f64,
+    vector_tflops: Option<f64>,
+    memory_gib: f64,
+    memory_gbps: f64,
+    link_gbps: f64,
+    #[serde(default = "default_latency_us")]
+    link_latency_us: f64,
+    #[serde(default)]
+    axis: BTreeMap<String, RawAxisLink>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawAxisLink {
+    link_gbps: Option<f64>,
+    link_latency_us: Option<f64>,
+}
+
+fn default_latency_us() -> f64 {
+    5.0
+}
+
+/// The preset names, for messages.
+pub const PRESETS: [&str; 6] = [
+    "tpu-v3",
+    "tpu-v4",
+    "tpu-v5e",
+    "a100-40gb",
+    "a100-80gb",
+    "h100-sxm",
+];
+
+/// A datasheet device. Conventions, the same for every preset:
+/// - `matrix_flops` is the dense bf16 matrix peak for TPUs (JAX's default precision runs f32
+///   matmuls as one bf16 pass on TPU) and the dense TF32 tensor-core peak for NVIDIA GPUs
+///   (JAX's default precision for f32 matmuls there);
+/// - the link of an axis is a bidirectional ring over that axis's two neighbour links, so a
+///   device moves data at twice one link's per-direction bandwidth;
+/// - latencies are not on datasheets: 1 µs per ICI hop and 5 µs per NVLink step are assumed.
+pub fn preset(name: &str) -> Option<Device> {
+    let tpu_link = |per_direction_gbps: f64, source: &str| {
+        (
+            Link {
+                bandwidth: 2.0 * per_direction_gbps * GB,
+                latency: 1.0 / PER_MICRO,
+            },
+            source.to_string(),
+        )
+    };
+    let nvlink = |per_direction_gbps: f64, source: &str| {
+        (
+            Link {
+                bandwidth: per_direction_gbps * GB,
+                latency: 5.0 / PER_MICRO,
+            },
+            source.to_string(),
+        )
+    };
+    let (matrix_tflops, vector_tflops, memory_gib, memory_gbps, (link, link_source), sources): (
+        f64,
+        f64,
+        f64,
+        f64,
+        (Link, String),
+        &[&str],
+    ) = match name {
+        "tpu-v3" => (
+            123.0,
+            123.0,
+            32.0,
+            900.0,
+            tpu_link(41.0, "ICI: 4 links x 656 Gbit/s per chip (Jouppi et al., CACM 2020, Table 3) = 41 GB/s per link per direction; 2-D torus, 2 links per axis"),
+            &["123 TFLOP/s bf16, 32 GiB HBM, 900 GB/s per chip: Jouppi et al., 'A Domain-Specific Supercomputer for Training Deep Neural Networks', CACM 2020, Table 3; cloud.google.com/tpu/docs/system-architecture-tpu-vm"],
+        ),
+        "tpu-v4" => (
+            275.0,
+            275.0,
+            32.0,
+            1200.0,
+            tpu_link(50.0, "ICI: 6 links x 50 GB/s per direction per chip (Jouppi et al., 'TPU v4', ISCA 2023); 3-D torus, 2 links per axis"),
+            &["275 TFLOP/s bf16, 32 GiB HBM2, 1200 GB/s: cloud.google.com/tpu/docs/v4"],
+        ),
+        "tpu-v5e" => (
+            197.0,
+            197.0,
+            16.0,
+            819.0,
+            tpu_link(50.0, "ICI: 400 GB/s bidirectional per chip over 4 ports = 50 GB/s per port per direction (cloud.google.com/tpu/docs/v5e); 2-D torus, 2 ports per axis"),
+            &["197 TFLOP/s bf16, 16 GB HBM2, 819 GB/s: cloud.google.com/tpu/docs/v5e"],
+        ),
+        "a100-40gb" => (
+            156.0,
+            19.5,
+            40.0,
+            1555.0,
+            nvlink(300.0, "NVLink 3: 600 GB/s bidirectional = 300 GB/s per direction through NVSwitch (NVIDIA A100 datasheet)"),
+            &["156 TFLOP/s TF32 dense, 19.5 TFLOP/s FP32, 40 GB HBM2, 1555 GB/s: NVIDIA A100 Tensor Core GPU datasheet (SXM4)"],
+        ),
+        "a100-80gb" => (
+            156.0,
+            19.5,
+            80.0,
+            2039.0,
+            nvlink(300.0, "NVLink 3: 600 GB/s bidirectional = 300 GB/s per direction through NVSwitch (NVIDIA A100 datasheet)"),
+            &["156 TFLOP/s TF32 dense, 19.5 TFLOP/s FP32, 80 GB HBM2e, 2039 GB/s: NVIDIA A100 Tensor Core GPU datasheet (SXM4 80GB)"],
+        ),
+        "h100-sxm" => (
+            494.5,
+            67.0,
+            80.0,
+            3350.0,
+            nvlink(450.0, "NVLink 4: 900 GB/s bidirectional = 450 GB/s per direction through NVSwitch (NVIDIA H100 datasheet)"),
+            &["494.5 TFLOP/s TF32 dense (989 with sparsity), 67 TFLOP/s FP32, 80 GB HBM3, 3.35 TB/s: NVIDIA H100 Tensor Core GPU datasheet (SXM5)"],
+        ),
+        _ => return None,
+    };
+    let mut all_sources: Vec<String> = sources.iter().map(|s| s.to_string()).collect();
+    all_sources.push(link_source);
+    all_sources.push(
+        "link latency: assumed (1 us per ICI hop, 5 us per NVLink ring step), not a datasheet figure"
+            .into(),
+    );
+    Some(Device {
+        name: name.to_string(),
+        matrix_flops: matrix_tflops * TERA,
+        vector_flops: vector_tflops * TERA,
+        memory_bytes: memory_gib
+            * if name.starts_with("tpu") {
+                GIB
+            } else {
+                // GPU datasheets give decimal gigabytes.
+                GB
+            },
+        memory_bandwidth: memory_gbps * GB,
+        link,
+        axis_links: BTreeMap::new(),
+        sources: all_sources,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_resolves_with_sources() {
+        for name in PRESETS {
+            let device = Device::resolve(name).unwrap();
+            assert_eq!(device.name, name);
+            assert!(device.matrix_flops > 1e13 && device.memory_bytes > 1e10);
+            assert!(device.sources.len() >= 2, "{name} cites its figures");
+        }
+        assert_eq!(Device::resolve("tpu-v3").unwrap().matrix_flops, 123e12);
+    }
+
+    #[test]
+    fn unknown_devices_list_the_presets() {
+        let error = Device::resolve("tpu-v9").unwrap_err();
+        assert!(error.contains("unknown device 'tpu-v9'") && error.contains("h100-sxm"));
+    }
+
+    #[test]
+    fn custom_devices_parse_with_axis_overrides() {
+        let device = Device::parse(
+            "name = 'box'\nmatrix_tflops = 100\nmemory_gib = 1\nmemory_gbps = 1000\nlink_gbps = 100\n[axis.batch]\nlink_gbps = 10\nlink_latency_us = 20\n",
+        )
+        .unwrap();
+        assert_eq!(device.vector_flops, 100e12);
+        assert_eq!(device.link.latency, 5e-6);
+        let batch = device.link_for(&["batch".into()]);
+        assert_eq!((batch.bandwidth, batch.latency), (10e9, 20e-6));
+        let both = device.link_for(&["model".into(), "batch".into()]);
+        assert_eq!((both.bandwidth, both.latency), (10e9, 20e-6));
+        assert_eq!(device.link_for(&["model".into()]), device.link);
+    }
+
+    #[test]
+    fn custom_devices_reject_nonsense() {
+        let error =
+            Device::parse("name='x'\nmatrix_tflops=0\nmemory_gib=1\nmemory_gbps=1\nlink_gbps=1\n")
+                .unwrap_err();
+        assert!(error.contains("matrix_tflops must be a positive number"));
+        assert!(Device::parse("name='x'\nmatrix_tflop=1\n").is_err());
+    }
+}

@@ -1,0 +1,205 @@
+//! The analytical simulator (DESIGN §7): what one device of the mesh spends on a PartIR:HLO
+//! program. Pure Rust: `passes::simulate` reads the IR into a [`Profile`] (work per op,
+//! collectives, buffers); [`simulate`] prices it on a [`Device`] into a [`Report`].
+//!
+//! Step time = compute + communication (no overlap assumed: an upper bound a user can trust
+//! before tuning overlap). Compute is a roofline per op, communication an alpha-beta ring per
+//! collective on its axes' links, memory the peak of live local buffers.
+
+pub mod cost;
+pub mod device;
+pub mod liveness;
+pub mod picture;
+pub mod report;
+
+pub use cost::{Bound, CollectiveKind, Work};
+pub use device::Device;
+pub use liveness::Buffer;
+pub use report::{PartitionReport, Report, TacticReport};
+
+use crate::ir::MeshAxis;
+use std::collections::BTreeMap;
+
+/// One computing op of the program, as the device sees it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpProfile {
+    pub name: String,
+    /// `file:line:col`.
+    pub location: String,
+    pub work: Work,
+}
+
+/// One collective: its kind, group and buffer size (see [`cost::collective_cost`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CollectiveProfile {
+    pub kind: CollectiveKind,
+    /// sum, max, min for reductions.
+    pub reduction: Option<String>,
+    pub axes: Vec<String>,
+    /// The number of devices in the group: the product of the axes' sizes.
+    pub group_size: i64,
+    pub bytes: f64,
+}
+
+/// Everything the cost model needs from one program (per device).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Profile {
+    pub mesh: Vec<MeshAxis>,
+    pub ops: Vec<OpProfile>,
+    pub collectives: Vec<CollectiveProfile>,
+    pub buffers: Vec<Buffer>,
+    /// Per step (the index a buffer's start/end refers to), the op there: `name at location`.
+    pub steps: Vec<String>,
+    pub argument_bytes: f64,
+    pub result_bytes: f64,
+    /// Things the model could not price exactly (an op without a rule, a dynamic shape).
+    pub notes: Vec<String>,
+}
+
+/// How many of the top ops (by time) a report lists.
+pub const TOP_OPS: usize = 10;
+
+/// Prices `profile` on `device`.
+pub fn simulate(profile: &Profile, device: &Device) -> Report {
+    use report::*;
+    let mut top: Vec<OpRow> = Vec::with_capacity(profile.ops.len());
+    let mut totals = Totals::default();
+    for op in &profile.ops {
+        let (seconds, bound) = cost::op_time(&op.work, device);
+        totals.flops += op.work.flops;
+        totals.transcendentals += op.work.transcendentals;
+        totals.bytes_accessed += op.work.bytes;
+        totals.compute_seconds += seconds;
+        top.push(OpRow {
+            op: op.name.clone(),
+            location: op.location.clone(),
+            flops: op.work.flops,
+            bytes: op.work.bytes,
+            seconds,
+            bound,
+        });
+    }
+    top.sort_by(|a, b| b.seconds.total_cmp(&a.seconds));
+    top.truncate(TOP_OPS);
+
+    let mut rows: BTreeMap<(CollectiveKind, Option<String>, Vec<String>), CollectiveRow> =
+        BTreeMap::new();
+    let mut per_axes: BTreeMap<Vec<String>, AxisCommunication> = BTreeMap::new();
+    for collective in &profile.collectives {
+        let cost = cost::collective_on(
+            collective.kind,
+            &collective.axes,
+            collective.group_size,
+            collective.bytes,
+            device,
+        );
+        totals.communication_seconds += cost.seconds;
+        let row = rows
+            .entry((
+                collective.kind,
+                collective.reduction.clone(),
+                collective.axes.clone(),
+            ))
+            .or_insert_with(|| CollectiveRow {
+                kind: collective.kind,
+                reduction: collective.reduction.clone(),
+                axes: collective.axes.clone(),
+                ..CollectiveRow::default()
+            });
+        row.count += 1;
+        row.bytes += collective.bytes;
+        row.traffic_bytes += cost.traffic;
+        row.seconds += cost.seconds;
+        if collective.kind != CollectiveKind::AllSlice {
+            let axis =
+                per_axes
+                    .entry(collective.axes.clone())
+                    .or_insert_with(|| AxisCommunication {
+                        axes: collective.axes.clone(),
+                        ..AxisCommunication::default()
+                    });
+            axis.count += 1;
+            axis.bytes += collective.bytes;
+            axis.traffic_bytes += cost.traffic;
+            axis.seconds += cost.seconds;
+        }
+    }
+    totals.step_seconds = totals.compute_seconds + totals.communication_seconds;
+
+    let (peak_bytes, peak_step) = liveness::peak(&profile.buffers);
+    totals.peak_memory_bytes = peak_bytes;
+    totals.memory_capacity_bytes = device.memory_bytes;
+    totals.fits = peak_bytes <= device.memory_bytes;
+    Report {
+        device: DeviceSummary::of(device),
+        mesh: profile.mesh.iter().map(AxisSize::of).collect(),
+        devices: profile.mesh.iter().map(|axis| axis.size).product(),
+        totals,
+        memory: Memory {
+            peak_bytes,
+            arguments_bytes: profile.argument_bytes,
+            results_bytes: profile.result_bytes,
+            peak_at: profile.steps.get(peak_step).cloned().unwrap_or_default(),
+        },
+        communication: per_axes.into_values().collect(),
+        collectives: rows.into_values().collect(),
+        top_ops: top,
+        notes: profile.notes.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn axis(name: &str, size: i64) -> MeshAxis {
+        MeshAxis {
+            name: name.into(),
+            size,
+        }
+    }
+
+    #[test]
+    fn a_matmul_and_an_all_reduce_add_up() {
+        let device = device::preset("tpu-v3").unwrap();
+        let profile = Profile {
+            mesh: vec![axis("batch", 4)],
+            ops: vec![OpProfile {
+                name: "linalg.matmul".into(),
+                location: "m.mlir:3:5".into(),
+                work: Work {
+                    flops: 2.0 * 64.0 * 64.0 * 64.0,
+                    transcendentals: 0.0,
+                    bytes: 3.0 * 4.0 * 64.0 * 64.0,
+                    matrix: true,
+                },
+            }],
+            collectives: vec![CollectiveProfile {
+                kind: CollectiveKind::AllReduce,
+                reduction: Some("sum".into()),
+                axes: vec!["batch".into()],
+                group_size: 4,
+                bytes: 16384.0,
+            }],
+            buffers: vec![Buffer {
+                bytes: 16384.0,
+                start: 0,
+                end: 1,
+            }],
+            steps: vec!["linalg.matmul at m.mlir:3:5".into(), "return".into()],
+            ..Profile::default()
+        };
+        let report = simulate(&profile, &device);
+        assert_eq!(report.devices, 4);
+        assert_eq!(report.totals.flops, 524288.0);
+        let compute = (49152.0 / 900e9_f64).max(524288.0 / 123e12);
+        assert!((report.totals.compute_seconds - compute).abs() < 1e-15);
+        let reduce = 6e-6 + 1.5 * 16384.0 / 82e9;
+        assert!((report.totals.communication_seconds - reduce).abs() < 1e-12);
+        assert_eq!(report.communication.len(), 1);
+        assert_eq!(report.communication[0].traffic_bytes, 1.5 * 16384.0);
+        assert_eq!(report.totals.peak_memory_bytes, 16384.0);
+        assert_eq!(report.memory.peak_at, "linalg.matmul at m.mlir:3:5");
+        assert!(report.totals.fits);
+    }
+}

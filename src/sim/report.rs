@@ -1,0 +1,477 @@
+//! What the simulator reports: per-device totals and breakdowns ([`Report`]), and the
+//! per-tactic story of a schedule ([`PartitionReport`]). Serialised as JSON for tools; shown
+//! as text for people (`Report::text`, `PartitionReport::table`).
+
+use super::{cost::Bound, CollectiveKind, Device};
+use crate::ir::MeshAxis;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// The device a report was priced on.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct DeviceSummary {
+    pub name: String,
+    pub matrix_flops: f64,
+    pub vector_flops: f64,
+    pub memory_bytes: f64,
+    pub memory_bandwidth: f64,
+    pub link_bandwidth: f64,
+    pub link_latency: f64,
+    pub sources: Vec<String>,
+}
+
+impl DeviceSummary {
+    pub fn of(device: &Device) -> Self {
+        Self {
+            name: device.name.clone(),
+            matrix_flops: device.matrix_flops,
+            vector_flops: device.vector_flops,
+            memory_bytes: device.memory_bytes,
+            memory_bandwidth: device.memory_bandwidth,
+            link_bandwidth: device.link.bandwidth,
+            link_latency: device.link.latency,
+            sources: device.sources.clone(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct AxisSize {
+    pub name: String,
+    pub size: i64,
+}
+
+impl AxisSize {
+    pub fn of(axis: &MeshAxis) -> Self {
+        Self {
+            name: axis.name.clone(),
+            size: axis.size,
+        }
+    }
+}
+
+/// Per-device totals.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Totals {
+    pub flops: f64,
+    pub transcendentals: f64,
+    pub bytes_accessed: f64,
+    pub compute_seconds: f64,
+    pub communication_seconds: f64,
+    pub step_seconds: f64,
+    pub peak_memory_bytes: f64,
+    pub memory_capacity_bytes: f64,
+    pub fits: bool,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Memory {
+    pub peak_bytes: f64,
+    pub arguments_bytes: f64,
+    pub results_bytes: f64,
+    /// The op at which the peak is first reached.
+    pub peak_at: String,
+}
+
+/// The collectives over one set of axes (all_slice excluded: it moves nothing).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct AxisCommunication {
+    pub axes: Vec<String>,
+    pub count: usize,
+    /// Buffer bytes (the `collectives.py` convention).
+    pub bytes: f64,
+    /// Bytes this device sends.
+    pub traffic_bytes: f64,
+    pub seconds: f64,
+}
+
+/// The collectives of one kind, reduction and axes.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CollectiveRow {
+    pub kind: CollectiveKind,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reduction: Option<String>,
+    pub axes: Vec<String>,
+    pub count: usize,
+    pub bytes: f64,
+    pub traffic_bytes: f64,
+    pub seconds: f64,
+}
+
+impl Default for CollectiveRow {
+    fn default() -> Self {
+        Self {
+            kind: CollectiveKind::AllReduce,
+            reduction: None,
+            axes: Vec::new(),
+            count: 0,
+            bytes: 0.0,
+            traffic_bytes: 0.0,
+            seconds: 0.0,
+        }
+    }
+}
+
+impl CollectiveRow {
+    /// `all_reduce sum` / `all_gather`.
+    pub fn label(&self) -> String {
+        match &self.reduction {
+            Some(reduction) => format!("{} {reduction}", self.kind.name()),
+            None => self.kind.name().to_string(),
+        }
+    }
+}
+
+/// One of the most expensive ops.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct OpRow {
+    pub op: String,
+    pub location: String,
+    pub flops: f64,
+    pub bytes: f64,
+    pub seconds: f64,
+    pub bound: Bound,
+}
+
+/// The simulator's answer for one program, per device.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Report {
+    pub device: DeviceSummary,
+    pub mesh: Vec<AxisSize>,
+    /// Devices in the mesh (1 without one).
+    pub devices: i64,
+    pub totals: Totals,
+    pub memory: Memory,
+    pub communication: Vec<AxisCommunication>,
+    pub collectives: Vec<CollectiveRow>,
+    pub top_ops: Vec<OpRow>,
+    pub notes: Vec<String>,
+}
+
+impl Report {
+    pub fn json(&self) -> String {
+        to_json(self)
+    }
+
+    /// The collective count per kind label (`all_reduce sum`: 5), for per-tactic differences.
+    pub fn collective_counts(&self) -> BTreeMap<String, usize> {
+        let mut counts = BTreeMap::new();
+        for row in &self.collectives {
+            *counts.entry(row.label()).or_insert(0) += row.count;
+        }
+        counts
+    }
+
+    /// The report for people:
+    /// ```text
+    /// partir-simulate: tpu-v3, mesh batch=4 model=2 (8 devices), per device
+    ///   step time     412.3 us  (compute 301.2 us, communication 111.1 us)
+    ///   ...
+    /// ```
+    pub fn text(&self) -> String {
+        let totals = &self.totals;
+        let mesh = if self.mesh.is_empty() {
+            "no mesh".to_string()
+        } else {
+            self.mesh
+                .iter()
+                .map(|axis| format!("{}={}", axis.name, axis.size))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let mut out = format!(
+            "partir-simulate: {}, mesh {mesh} ({} device{}), per device\n",
+            self.device.name,
+            self.devices,
+            if self.devices == 1 { "" } else { "s" }
+        );
+        let mut lines = vec![
+            vec![
+                "step time".to_string(),
+                seconds(totals.step_seconds),
+                format!(
+                    "compute {}, communication {}",
+                    seconds(totals.compute_seconds),
+                    seconds(totals.communication_seconds)
+                ),
+            ],
+            vec![
+                "compute".into(),
+                flops(totals.flops),
+                format!(
+                    "{} transcendentals, {} accessed",
+                    count(totals.transcendentals),
+                    bytes(totals.bytes_accessed)
+                ),
+            ],
+            vec![
+                "peak memory".into(),
+                bytes(totals.peak_memory_bytes),
+                format!(
+                    "of {} ({}); arguments {}, results {}",
+                    bytes(totals.memory_capacity_bytes),
+                    if totals.fits { "fits" } else { "DOES NOT FIT" },
+                    bytes(self.memory.arguments_bytes),
+                    bytes(self.memory.results_bytes)
+                ),
+            ],
+        ];
+        if !self.memory.peak_at.is_empty() {
+            lines.push(vec![
+                String::new(),
+                String::new(),
+                format!("peak at {}", self.memory.peak_at),
+            ]);
+        }
+        out.push_str(&crate::text::table(&lines));
+        if !self.collectives.is_empty() {
+            out.push_str("  collectives:\n");
+            let mut rows = vec![vec![
+                "  kind".to_string(),
+                "axes".into(),
+                "count".into(),
+                "bytes".into(),
+                "sent".into(),
+                "time".into(),
+            ]];
+            for row in &self.collectives {
+                rows.push(vec![
+                    format!("  {}", row.label()),
+                    row.axes.join(","),
+                    row.count.to_string(),
+                    bytes(row.bytes),
+                    bytes(row.traffic_bytes),
+                    seconds(row.seconds),
+                ]);
+            }
+            out.push_str(&crate::text::table(&rows));
+        }
+        if !self.top_ops.is_empty() {
+            out.push_str("  top ops:\n");
+            let mut rows = vec![vec![
+                "  op".to_string(),
+                "time".into(),
+                "bound".into(),
+                "flops".into(),
+                "bytes".into(),
+                "at".into(),
+            ]];
+            for op in self.top_ops.iter().take(5) {
+                rows.push(vec![
+                    format!("  {}", op.op),
+                    seconds(op.seconds),
+                    format!("{:?}", op.bound).to_lowercase(),
+                    flops(op.flops),
+                    bytes(op.bytes),
+                    op.location.clone(),
+                ]);
+            }
+            out.push_str(&crate::text::table(&rows));
+        }
+        for note in &self.notes {
+            out.push_str(&format!("  note: {note}\n"));
+        }
+        out
+    }
+}
+
+/// One tactic's outcome: the program after it, priced.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TacticReport {
+    /// `(unpartitioned)` for the program before the first tactic.
+    pub tactic: String,
+    pub axis: String,
+    /// Collectives this tactic added (negative: removed), by kind label.
+    pub collectives_added: BTreeMap<String, i64>,
+    pub report: Report,
+}
+
+/// A schedule's story: the program before any tactic, then after each.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct PartitionReport {
+    pub model: String,
+    pub schedule: String,
+    pub device: String,
+    pub tactics: Vec<TacticReport>,
+}
+
+impl PartitionReport {
+    pub fn json(&self) -> String {
+        to_json(self)
+    }
+
+    /// Adds the report after `tactic`, with the collectives it added relative to the last.
+    pub fn push(&mut self, tactic: &str, axis: &str, report: Report) {
+        let before = self
+            .tactics
+            .last()
+            .map(|last| last.report.collective_counts())
+            .unwrap_or_default();
+        let after = report.collective_counts();
+        let mut added = BTreeMap::new();
+        for label in before.keys().chain(after.keys()) {
+            let delta =
+                *after.get(label).unwrap_or(&0) as i64 - *before.get(label).unwrap_or(&0) as i64;
+            if delta != 0 {
+                added.insert(label.clone(), delta);
+            }
+        }
+        self.tactics.push(TacticReport {
+            tactic: tactic.into(),
+            axis: axis.into(),
+            collectives_added: added,
+            report,
+        });
+    }
+
+    /// The header and one row per tactic, as [`PartitionReport::row`] prints them.
+    pub fn table(&self) -> String {
+        let mut rows = vec![Self::header()];
+        rows.extend(self.tactics.iter().map(Self::cells));
+        crate::text::table(&rows)
+    }
+
+    pub fn header() -> Vec<String> {
+        [
+            "tactic",
+            "axis",
+            "collectives added",
+            "step time",
+            "compute",
+            "comm",
+            "peak memory",
+            "fits",
+        ]
+        .map(String::from)
+        .to_vec()
+    }
+
+    /// One row: `BP  batch  +5 all_reduce sum  412.3 us  ...  1.2 GiB  yes`.
+    pub fn cells(tactic: &TacticReport) -> Vec<String> {
+        let added = if tactic.collectives_added.is_empty() {
+            "-".to_string()
+        } else {
+            tactic
+                .collectives_added
+                .iter()
+                .map(|(label, delta)| format!("{delta:+} {label}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let totals = &tactic.report.totals;
+        vec![
+            tactic.tactic.clone(),
+            tactic.axis.clone(),
+            added,
+            seconds(totals.step_seconds),
+            seconds(totals.compute_seconds),
+            seconds(totals.communication_seconds),
+            bytes(totals.peak_memory_bytes),
+            if totals.fits { "yes" } else { "NO" }.into(),
+        ]
+    }
+}
+
+fn to_json(value: &impl Serialize) -> String {
+    let mut text = serde_json::to_string_pretty(value).expect("reports are plain data");
+    text.push('\n');
+    text
+}
+
+/// `1.50 GiB`, `12.0 KiB`, `512 B`.
+pub fn bytes(value: f64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut scaled = value;
+    let mut unit = 0;
+    while scaled.abs() >= 1024.0 && unit + 1 < UNITS.len() {
+        scaled /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{scaled:.0} B")
+    } else {
+        format!("{scaled:.2} {}", UNITS[unit])
+    }
+}
+
+/// `412.3 us`, `1.25 ms`, `2.00 s`.
+pub fn seconds(value: f64) -> String {
+    if value == 0.0 {
+        "0".into()
+    } else if value < 1e-3 {
+        format!("{:.1} us", value * 1e6)
+    } else if value < 1.0 {
+        format!("{:.2} ms", value * 1e3)
+    } else {
+        format!("{value:.2} s")
+    }
+}
+
+/// `1.23 GFLOP`.
+pub fn flops(value: f64) -> String {
+    format!("{}FLOP", si(value))
+}
+
+/// `3.4 M`.
+pub fn count(value: f64) -> String {
+    si(value).trim_end().to_string()
+}
+
+fn si(value: f64) -> String {
+    const UNITS: [(f64, &str); 5] = [(1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")];
+    for (scale, unit) in UNITS {
+        if value.abs() >= scale {
+            return format!("{:.2} {unit}", value / scale);
+        }
+    }
+    format!("{value:.0} ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn units_read_naturally() {
+        assert_eq!(bytes(512.0), "512 B");
+        assert_eq!(bytes(1.5 * 1024.0 * 1024.0 * 1024.0), "1.50 GiB");
+        assert_eq!(seconds(412.34e-6), "412.3 us");
+        assert_eq!(seconds(1.25e-3), "1.25 ms");
+        assert_eq!(flops(1.234e9), "1.23 GFLOP");
+        assert_eq!(count(12.0), "12");
+    }
+
+    fn with_collectives(rows: &[(&str, usize)]) -> Report {
+        Report {
+            collectives: rows
+                .iter()
+                .map(|(kind, count)| CollectiveRow {
+                    kind: CollectiveKind::from_op_name(&format!("partir_hlo.{kind}")).unwrap(),
+                    count: *count,
+                    ..CollectiveRow::default()
+                })
+                .collect(),
+            ..Report::default()
+        }
+    }
+
+    #[test]
+    fn tactics_report_the_collectives_they_add() {
+        let mut story = PartitionReport::default();
+        story.push("(unpartitioned)", "", with_collectives(&[]));
+        story.push("BP", "batch", with_collectives(&[("all_reduce", 5)]));
+        story.push(
+            "Z3",
+            "batch",
+            with_collectives(&[("all_reduce", 2), ("all_gather", 6)]),
+        );
+        assert!(story.tactics[0].collectives_added.is_empty());
+        assert_eq!(story.tactics[1].collectives_added["all_reduce"], 5);
+        assert_eq!(story.tactics[2].collectives_added["all_reduce"], -3);
+        assert_eq!(story.tactics[2].collectives_added["all_gather"], 6);
+        let table = story.table();
+        assert!(table.contains("+6 all_gather, -3 all_reduce"), "{table}");
+        let json = story.json();
+        assert!(json.contains("\"collectives_added\""), "{json}");
+    }
+}
