@@ -71,7 +71,16 @@ def PartirSchedule : Pass<"partir-schedule", "::mlir::ModuleOp"> {
   let summary = "Apply a schedule of tactics (TOML) in order, propagating after each";
   let options = [
     Option<"file", "file", "std::string", "\"\"", "path of the schedule TOML file">,
+    Option<"device", "device", "std::string", "\"\"",
+           "after each tactic, simulate the program on this device (preset or TOML file)">,
+    Option<"report", "report", "std::string", "\"\"",
+           "with device: write the per-tactic JSON report to this path">,
   ];
+  let description = [{
+    Each tactic pins, tiles, then propagates along its axis, and a remark summarises it. With
+    `device=D`, the program after each tactic is lowered on a copy and simulated
+    (`partir-simulate`), and the remark adds its collectives, step time and peak memory.
+  }];
 }
 
 def PartirSequential : Pass<"partir-sequential", "::mlir::ModuleOp"> {
@@ -97,6 +106,12 @@ def PartirSimulate : Pass<"partir-simulate", "::mlir::ModuleOp"> {
     Option<"device", "device", "std::string", "\"tpu-v3\"", "device preset or TOML file">,
     Option<"report", "report", "std::string", "\"\"", "write the JSON report to this path">,
   ];
+  let description = [{
+    Per device of the mesh: compute time per op (roofline: FLOPs and bytes from the TMR rules
+    against the device's peaks), collective time (ring alpha-beta per mesh axis), peak memory
+    (liveness of local buffers). Prints the report on stderr; the IR is unchanged. A Core
+    program (with `partir.loop`s) is lowered to PartIR:HLO on a copy first.
+  }];
 }
 
 def PartirExportShard : Pass<"partir-export-shard", "::mlir::ModuleOp"> {

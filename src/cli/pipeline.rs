@@ -6,14 +6,14 @@ use super::CliError;
 use melior::{
     diagnostic::DiagnosticSeverity,
     dialect::DialectRegistry,
-    ir::{Location, Module},
+    ir::Module,
     pass::PassManager,
     utility::{parse_pass_pipeline, register_all_dialects, register_all_passes},
     Context,
 };
 use std::{cell::RefCell, fmt, rc::Rc};
 
-pub use crate::text::table;
+pub use crate::{ir::location::describe, text::table};
 
 /// How loud a collected diagnostic is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -151,33 +151,6 @@ impl Session {
         } else {
             CliError::located(lines.join("\n"))
         }
-    }
-}
-
-/// `file:line:col` of a location (the first file location inside names, call sites and fused
-/// locations); buffer locations (no file name) get `source`.
-pub fn describe(location: Location, source: &str) -> String {
-    if location.is_file_line_col_range() {
-        let name = location.file_line_col_range_filename();
-        let file = name.as_string_ref().as_str().unwrap_or("").to_string();
-        let file = if file.is_empty() || file == "-" {
-            source.to_string()
-        } else {
-            file
-        };
-        format!(
-            "{file}:{}:{}",
-            location.file_line_col_range_start_line(),
-            location.file_line_col_range_start_column()
-        )
-    } else if location.is_name() {
-        describe(location.name_child_location(), source)
-    } else if location.is_call_site() {
-        describe(location.call_site_callee(), source)
-    } else if location.is_fused() && location.fused_num_locations() > 0 {
-        describe(location.fused_location(0), source)
-    } else {
-        source.to_string()
     }
 }
 

@@ -7,8 +7,9 @@ mod mesh;
 mod print_rules;
 mod propagate;
 mod replicate;
-mod schedule;
+pub mod schedule;
 mod sequential;
+pub mod simulate;
 mod tile;
 mod to_mpi;
 
@@ -82,6 +83,7 @@ pub fn run<'c>(
         "partir-to-mpi" => to_mpi::run(context, module),
         "partir-export-shard" => export_shard::run(context, module),
         "partir-schedule" => schedule::run(context, module, options),
+        "partir-simulate" => simulate::run(context, module, options),
         other => Err(PassError::new(
             program_location(module),
             format!("{other}: not implemented yet in this version of partir"),

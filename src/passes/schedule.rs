@@ -2,15 +2,18 @@
 //! (replicate), tiles, then propagates along its axis; earlier decisions are never undone.
 //! After each tactic a remark summarises it, e.g.
 //! `partir-schedule: tactic 'BP' on axis 'batch': 2 values tiled, 0 pinned, 51 ops partitioned, 0 conflicts`.
+//! With `device=D` the program after each tactic (and before the first) is simulated on a
+//! lowered copy and a second remark gives its cost; `report=R.json` writes them all.
 
 use super::{
-    program_location, propagate::Propagation, replicate::replicate, tile::tile, PassError,
-    PassOptions, PassResult,
+    program_location, propagate::Propagation, replicate::replicate, simulate, tile::tile,
+    PassError, PassOptions, PassResult,
 };
 use crate::{
     ffi::{self, Severity},
     ir::{names, Mesh},
-    schedule::Schedule,
+    schedule::{Schedule, Tactic},
+    sim::{Device, PartitionReport},
 };
 use melior::{
     ir::{block::BlockLike, operation::OperationLike, OperationRef, RegionLike},
@@ -33,10 +36,67 @@ pub fn run<'c>(
             format!("{PASS}: no schedule given (file=PATH)"),
         ));
     }
-    let schedule = Schedule::load(Path::new(file))
-        .map_err(|message| PassError::new(location, format!("{PASS}: {message}")))?;
-    declare_mesh(context, module, &schedule)?;
+    let fail = |message: String| PassError::new(location, format!("{PASS}: {message}"));
+    let schedule = Schedule::load(Path::new(file)).map_err(fail)?;
+    let device = options.text("device");
+    if device.is_empty() {
+        if !options.text("report").is_empty() {
+            return Err(fail("report=PATH needs device=NAME".into()));
+        }
+        return apply(context, module, &schedule, &mut |_, _| Ok(()));
+    }
+    let device = Device::resolve(device).map_err(fail)?;
+    let mut story = PartitionReport {
+        model: crate::ir::location::describe(location, "")
+            .split(':')
+            .next()
+            .unwrap_or("")
+            .to_string(),
+        schedule: file.to_string(),
+        device: device.name.clone(),
+        ..PartitionReport::default()
+    };
+    apply(context, module, &schedule, &mut |tactic, module| {
+        let report = simulate::simulate_module(context, module, &device)?;
+        let (name, axis) = tactic
+            .map(|tactic| (tactic.name.as_str(), tactic.axis.as_str()))
+            .unwrap_or((UNPARTITIONED, ""));
+        story.push(name, axis, report);
+        let row = PartitionReport::cells(story.tactics.last().expect("pushed"));
+        ffi::emit(
+            location,
+            Severity::Remark,
+            &format!(
+                "partir-simulate: after '{name}' on {device}: collectives {}, step {} (compute {}, communication {}), peak memory {}, fits: {}",
+                row[2], row[3], row[4], row[5], row[6], row[7],
+                device = device.name,
+            ),
+        );
+        Ok(())
+    })?;
+    let path = options.text("report");
+    if !path.is_empty() {
+        std::fs::write(path, story.json())
+            .map_err(|error| fail(format!("cannot write the report '{path}': {error}")))?;
+    }
+    Ok(())
+}
+
+/// The name of the row before the first tactic.
+pub const UNPARTITIONED: &str = "(unpartitioned)";
+
+/// Applies `schedule` to `module`, calling `after` with the module before the first tactic
+/// (`None`) and after each tactic; `after` failing stops the schedule.
+pub fn apply<'c>(
+    context: &'c Context,
+    module: OperationRef<'c, '_>,
+    schedule: &Schedule,
+    after: &mut dyn FnMut(Option<&Tactic>, OperationRef<'c, '_>) -> PassResult<'c>,
+) -> PassResult<'c> {
+    let location = program_location(module);
+    declare_mesh(context, module, schedule)?;
     let mesh = Mesh::find(module).expect("declared above").0;
+    after(None, module)?;
     let mut propagation = Propagation::new(context);
     for tactic in &schedule.tactics {
         let who = format!("{PASS}: tactic '{}'", tactic.name);
@@ -73,6 +133,7 @@ pub fn run<'c>(
                 propagation.conflicts() - conflicts_before
             ),
         );
+        after(Some(tactic), module)?;
     }
     Ok(())
 }

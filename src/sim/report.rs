@@ -153,10 +153,16 @@ impl Report {
         to_json(self)
     }
 
-    /// The collective count per kind label (`all_reduce sum`: 5), for per-tactic differences.
+    /// The count of communicating collectives per kind label (`all_reduce sum`: 5), for
+    /// per-tactic differences.
     pub fn collective_counts(&self) -> BTreeMap<String, usize> {
         let mut counts = BTreeMap::new();
-        for row in &self.collectives {
+        // all_slice is local: not communication a tactic adds.
+        for row in self
+            .collectives
+            .iter()
+            .filter(|row| row.kind != CollectiveKind::AllSlice)
+        {
             *counts.entry(row.label()).or_insert(0) += row.count;
         }
         counts
@@ -173,14 +179,15 @@ impl Report {
         let mesh = if self.mesh.is_empty() {
             "no mesh".to_string()
         } else {
-            self.mesh
+            let axes: Vec<String> = self
+                .mesh
                 .iter()
                 .map(|axis| format!("{}={}", axis.name, axis.size))
-                .collect::<Vec<_>>()
-                .join(" ")
+                .collect();
+            format!("mesh {}", axes.join(" "))
         };
         let mut out = format!(
-            "partir-simulate: {}, mesh {mesh} ({} device{}), per device\n",
+            "partir-simulate: {}, {mesh} ({} device{}), per device\n",
             self.device.name,
             self.devices,
             if self.devices == 1 { "" } else { "s" }
@@ -394,10 +401,12 @@ pub fn bytes(value: f64) -> String {
     }
 }
 
-/// `412.3 us`, `1.25 ms`, `2.00 s`.
+/// `3.2 ns`, `412.3 us`, `1.25 ms`, `2.00 s`.
 pub fn seconds(value: f64) -> String {
     if value == 0.0 {
         "0".into()
+    } else if value < 1e-6 {
+        format!("{:.1} ns", value * 1e9)
     } else if value < 1e-3 {
         format!("{:.1} us", value * 1e6)
     } else if value < 1.0 {

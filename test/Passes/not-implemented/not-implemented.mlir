@@ -1,8 +1,6 @@
 // Passes declared by DESIGN §5 but not built yet fail loudly, never succeed silently.
-// RUN: not mlir-opt %plugin -p 'builtin.module(partir-simulate{device=tpu-v3})' %s 2>&1 | FileCheck %s --check-prefix=SIMULATE
 // RUN: not mlir-opt %plugin -p 'builtin.module(partir-auto{axis=batch})' %s 2>&1 | FileCheck %s --check-prefix=AUTO
 
-// SIMULATE: not-implemented.mlir:[[@LINE+2]]:1: error: partir-simulate: not implemented yet
 // AUTO: error: partir-auto: not implemented yet
 func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
   return %x : tensor<8xf32>

@@ -1,0 +1,588 @@
+//! `partir-simulate{device=D report=R.json}`: reads a PartIR:HLO program into a
+//! [`Profile`] (per-device work of every op, its collectives, its buffers) and prices it with
+//! [`sim::simulate`]. A Core program is lowered (`partir-lower-to-hlo`, `cse`) on a copy first;
+//! the IR is never changed.
+//!
+//! Work per op, from its TMR rule (every factor of the rule is a loop of the op):
+//! ```text
+//! linalg.matmul  ins(A: 8x64, B: 64x128)  factors i=8 j=128 k=64 (k: reduction)
+//!   body: mulf, addf                     → flops = 2 · 8·128·64 = 131072, matrix units
+//! linalg.generic {exp}  8x128             → transcendentals = 1024
+//! tensor.collapse_shape, extract_slice   → no FLOPs (data movement)
+//! ```
+//! Bytes per op: its operands (not the destination it writes into) plus its results.
+//! Buffers: every tensor result is a buffer, except views (reshapes, casts), and a linalg
+//! result written into a destination that dies there (one-shot bufferization's in-place rule).
+
+use super::{lower_to_hlo, program_location, PassError, PassOptions, PassResult};
+use crate::{
+    ffi,
+    ir::{core::LOOP_OP, location::describe, names, op_info::Rules, Mesh},
+    sim::{self, Buffer, CollectiveKind, CollectiveProfile, Device, OpProfile, Profile, Work},
+    tmr::FactorKind,
+};
+use melior::{
+    ir::{
+        attribute::{ArrayAttribute, StringAttribute},
+        block::BlockLike,
+        operation::OperationLike,
+        Module, OperationRef, RegionLike, Type, Value, ValueLike,
+    },
+    pass::PassManager,
+    utility::parse_pass_pipeline,
+    Context,
+};
+use std::collections::HashMap;
+
+const PASS: &str = "partir-simulate";
+
+/// Math ops XLA counts as transcendentals rather than FLOPs.
+const TRANSCENDENTAL: &[&str] = &[
+    "math.exp",
+    "math.exp2",
+    "math.expm1",
+    "math.log",
+    "math.log1p",
+    "math.log2",
+    "math.log10",
+    "math.tanh",
+    "math.sqrt",
+    "math.rsqrt",
+    "math.cbrt",
+    "math.powf",
+    "math.fpowi",
+    "math.ipowi",
+    "math.sin",
+    "math.cos",
+    "math.tan",
+    "math.atan",
+    "math.atan2",
+    "math.erf",
+    "math.erfc",
+    "math.sinh",
+    "math.cosh",
+    "math.asin",
+    "math.acos",
+    "math.asinh",
+    "math.acosh",
+    "math.atanh",
+];
+
+/// Ops that only move or reinterpret data: no FLOPs.
+fn is_data_movement(name: &str) -> bool {
+    name.starts_with("tensor.")
+        || name.starts_with("bufferization.")
+        || matches!(
+            name,
+            "arith.constant"
+                | "tosa.const"
+                | "tosa.reshape"
+                | "tosa.transpose"
+                | "tosa.slice"
+                | "tosa.concat"
+                | "tosa.pad"
+                | "tosa.tile"
+                | "tosa.gather"
+                | "tosa.cast"
+                | "tosa.identity"
+                | "partir.replicate"
+        )
+}
+
+/// Ops whose result is a view of operand 0 (no new buffer).
+fn is_view(name: &str) -> bool {
+    matches!(
+        name,
+        "tensor.collapse_shape"
+            | "tensor.expand_shape"
+            | "tensor.cast"
+            | "tensor.bitcast"
+            | "tensor.reshape"
+            | "tosa.reshape"
+            | "partir.replicate"
+    )
+}
+
+pub fn run<'c>(
+    context: &'c Context,
+    module: OperationRef<'c, '_>,
+    options: &PassOptions,
+) -> PassResult<'c> {
+    let location = program_location(module);
+    let fail = |message: String| PassError::new(location, format!("{PASS}: {message}"));
+    let device = Device::resolve(device_name(options)).map_err(fail)?;
+    let report = simulate_module(context, module, &device)?;
+    eprint!("{}", report.text());
+    let path = options.text("report");
+    if !path.is_empty() {
+        std::fs::write(path, report.json())
+            .map_err(|error| fail(format!("cannot write the report '{path}': {error}")))?;
+    }
+    Ok(())
+}
+
+/// The device option, `tpu-v3` when empty.
+pub fn device_name(options: &PassOptions) -> &str {
+    match options.text("device") {
+        "" => "tpu-v3",
+        name => name,
+    }
+}
+
+/// Simulates `module` (HLO, or Core lowered on a copy) on `device`.
+pub fn simulate_module<'c>(
+    context: &'c Context,
+    module: OperationRef<'c, '_>,
+    device: &Device,
+) -> Result<sim::Report, PassError<'c>> {
+    Ok(sim::simulate(&profile_module(context, module)?, device))
+}
+
+/// The profile of `module`'s entry function; a Core module is lowered on a copy first.
+pub fn profile_module<'c>(
+    context: &'c Context,
+    module: OperationRef<'c, '_>,
+) -> Result<Profile, PassError<'c>> {
+    if contains(module, LOOP_OP) {
+        let copy = lowered_copy(context, module)?;
+        return profile_hlo(copy.as_operation());
+    }
+    profile_hlo(module)
+}
+
+fn contains(root: OperationRef, op_name: &str) -> bool {
+    let mut found = false;
+    ffi::walk(root, |op| {
+        found = found || op.name().as_string_ref().as_str() == Ok(op_name);
+    });
+    found
+}
+
+/// A copy of `module` lowered to PartIR:HLO (`partir-lower-to-hlo`, then `cse`, as
+/// `partir partition` does).
+fn lowered_copy<'c>(
+    context: &'c Context,
+    module: OperationRef<'c, '_>,
+) -> Result<Module<'c>, PassError<'c>> {
+    let location = program_location(module);
+    let copy =
+        Module::from_operation(ffi::clone_operation(module)).expect("a module's clone is a module");
+    lower_to_hlo::run(context, copy.as_operation())?;
+    let manager = PassManager::new(context);
+    parse_pass_pipeline(manager.as_operation_pass_manager(), "builtin.module(cse)")
+        .expect("cse is registered");
+    let mut copy = copy;
+    manager
+        .run(&mut copy)
+        .map_err(|_| PassError::new(location, format!("{PASS}: cse failed on the lowered copy")))?;
+    Ok(copy)
+}
+
+/// The entry function: `main`, else the first public function, else the first.
+fn entry_function<'c, 'a>(module: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+    let functions = names::functions(module);
+    let named = |func: &OperationRef| {
+        func.attribute("sym_name")
+            .ok()
+            .and_then(|attr| StringAttribute::try_from(attr).ok())
+            .map(|name| name.value().to_string())
+    };
+    let public = |func: &OperationRef| {
+        func.attribute("sym_visibility")
+            .ok()
+            .and_then(|attr| StringAttribute::try_from(attr).ok())
+            .map(|visibility| visibility.value() == "public")
+            .unwrap_or(true)
+    };
+    functions
+        .iter()
+        .find(|func| named(func).as_deref() == Some("main"))
+        .or_else(|| functions.iter().find(|func| public(func)))
+        .or_else(|| functions.first())
+        .copied()
+}
+
+fn profile_hlo<'c>(module: OperationRef<'c, '_>) -> Result<Profile, PassError<'c>> {
+    let location = program_location(module);
+    let func = entry_function(module)
+        .ok_or_else(|| PassError::new(location, format!("{PASS}: the module has no function")))?;
+    let mesh = Mesh::find(module).map(|(mesh, _)| mesh);
+    let mut reader = Reader::new(mesh);
+    let body = func
+        .region(0)
+        .ok()
+        .and_then(|region| region.first_block())
+        .ok_or_else(|| {
+            PassError::new(location, format!("{PASS}: the entry function has no body"))
+        })?;
+    reader.arguments(body);
+    reader.block(body)?;
+    Ok(reader.finish())
+}
+
+/// Reads one function in program order.
+struct Reader {
+    mesh: Option<Mesh>,
+    rules: Rules,
+    profile: Profile,
+    /// Per SSA value (by id): its buffer.
+    buffer_of: HashMap<usize, usize>,
+    /// Values that are function arguments (never written in place).
+    arguments: Vec<usize>,
+    /// Per value, the last step that uses it (filled per block before reading it).
+    last_use: HashMap<usize, usize>,
+}
+
+impl Reader {
+    fn new(mesh: Option<Mesh>) -> Self {
+        let profile = Profile {
+            mesh: mesh
+                .as_ref()
+                .map(|mesh| mesh.axes.clone())
+                .unwrap_or_default(),
+            ..Profile::default()
+        };
+        Self {
+            mesh,
+            rules: Rules::default(),
+            profile,
+            buffer_of: HashMap::new(),
+            arguments: Vec::new(),
+            last_use: HashMap::new(),
+        }
+    }
+
+    fn arguments(&mut self, body: melior::ir::BlockRef) {
+        for index in 0..body.argument_count() {
+            let Ok(argument) = body.argument(index) else {
+                continue;
+            };
+            let value: Value = argument.into();
+            let bytes = tensor_bytes(value.r#type());
+            self.profile.argument_bytes += bytes;
+            let id = ffi::value_id(value);
+            self.arguments.push(id);
+            self.new_buffer(id, bytes, 0, usize::MAX);
+        }
+    }
+
+    fn new_buffer(&mut self, value: usize, bytes: f64, start: usize, end: usize) {
+        self.buffer_of.insert(value, self.profile.buffers.len());
+        self.profile.buffers.push(Buffer { bytes, start, end });
+    }
+
+    /// Extends the buffer of `value` to `step`.
+    fn touch(&mut self, value: usize, step: usize) {
+        if let Some(&buffer) = self.buffer_of.get(&value) {
+            let buffer = &mut self.profile.buffers[buffer];
+            buffer.end = buffer.end.max(step);
+        }
+    }
+
+    fn block<'c>(&mut self, block: melior::ir::BlockRef<'c, '_>) -> Result<(), PassError<'c>> {
+        // Last uses first, so that in-place decisions know whether a destination dies.
+        let first_step = self.profile.steps.len();
+        let mut step = first_step;
+        let mut next = block.first_operation();
+        while let Some(op) = next {
+            for index in 0..op.operand_count() {
+                if let Ok(operand) = op.operand(index) {
+                    self.last_use.insert(ffi::value_id(operand), step);
+                }
+            }
+            step += 1;
+            next = op.next_in_block();
+        }
+        let mut next = block.first_operation();
+        while let Some(op) = next {
+            self.op(op)?;
+            next = op.next_in_block();
+        }
+        Ok(())
+    }
+
+    fn op<'c>(&mut self, op: OperationRef<'c, '_>) -> Result<(), PassError<'c>> {
+        let step = self.profile.steps.len();
+        let name = op
+            .name()
+            .as_string_ref()
+            .as_str()
+            .unwrap_or("?")
+            .to_string();
+        let location = describe(op.location(), "");
+        self.profile.steps.push(if location.is_empty() {
+            name.clone()
+        } else {
+            format!("{name} at {location}")
+        });
+        let operand_count = op.operand_count();
+        let operands: Vec<Value> = (0..operand_count)
+            .filter_map(|i| op.operand(i).ok())
+            .collect();
+        for operand in &operands {
+            self.touch(ffi::value_id(*operand), step);
+        }
+        if name == "func.return" {
+            for operand in &operands {
+                self.profile.result_bytes += tensor_bytes(operand.r#type());
+                self.touch(ffi::value_id(*operand), usize::MAX);
+            }
+            return Ok(());
+        }
+        if let Some(kind) = CollectiveKind::from_op_name(&name) {
+            self.collective(op, kind)?;
+        } else {
+            self.compute(op, &name, &location);
+        }
+        self.result_buffers(op, &name, &operands, step);
+        Ok(())
+    }
+
+    fn collective<'c>(
+        &mut self,
+        op: OperationRef<'c, '_>,
+        kind: CollectiveKind,
+    ) -> Result<(), PassError<'c>> {
+        let axes: Vec<String> = op
+            .attribute("axes")
+            .ok()
+            .and_then(|attr| ArrayAttribute::try_from(attr).ok())
+            .map(|array| {
+                (0..array.len())
+                    .filter_map(|i| array.element(i).ok())
+                    .filter_map(|attr| StringAttribute::try_from(attr).ok())
+                    .map(|name| name.value().to_string())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut group_size = 1;
+        for axis in &axes {
+            let size = self.mesh.as_ref().and_then(|mesh| mesh.axis_size(axis));
+            group_size *= size.ok_or_else(|| {
+                PassError::new(
+                    op.location(),
+                    format!("{PASS}: collective over axis '{axis}', which the module's mesh does not declare"),
+                )
+            })?;
+        }
+        let reduction = match kind {
+            CollectiveKind::AllReduce | CollectiveKind::ReduceScatter => op
+                .attribute("kind")
+                .ok()
+                .and_then(|attr| melior::ir::attribute::IntegerAttribute::try_from(attr).ok())
+                .and_then(|kind| {
+                    ["sum", "max", "min", "mul"]
+                        .get(kind.value() as usize)
+                        .copied()
+                })
+                .map(String::from),
+            _ => None,
+        };
+        // The buffer a collective is about: the gathered result of an all_gather, the operand
+        // otherwise (test/Collectives/Inputs/collectives.py counts the same way).
+        let value: Value = if kind == CollectiveKind::AllGather {
+            op.result(0).map(Into::into)
+        } else {
+            op.operand(0)
+        }
+        .map_err(|_| PassError::new(op.location(), format!("{PASS}: malformed collective")))?;
+        let bytes = if kind == CollectiveKind::AllSlice {
+            0.0
+        } else {
+            tensor_bytes(value.r#type())
+        };
+        self.profile.collectives.push(CollectiveProfile {
+            kind,
+            reduction,
+            axes,
+            group_size,
+            bytes,
+        });
+        Ok(())
+    }
+
+    fn compute(&mut self, op: OperationRef, name: &str, location: &str) {
+        let Some(work) = self.work(op, name) else {
+            return;
+        };
+        if work.flops > 0.0 || work.transcendentals > 0.0 || work.bytes > 0.0 {
+            self.profile.ops.push(OpProfile {
+                name: name.to_string(),
+                location: location.to_string(),
+                work,
+            });
+        }
+    }
+
+    /// FLOPs and bytes of a computing op (None for ops that cost nothing).
+    fn work(&mut self, op: OperationRef, name: &str) -> Option<Work> {
+        let linalg = ffi::linalg_info(op);
+        let inits = linalg
+            .as_ref()
+            .map(|info| info.num_inputs)
+            .unwrap_or(op.operand_count());
+        let mut bytes: f64 = (0..inits.min(op.operand_count()))
+            .filter_map(|i| op.operand(i).ok())
+            .map(|value| tensor_bytes(value.r#type()))
+            .sum();
+        bytes += (0..op.result_count())
+            .filter_map(|i| op.result(i).ok())
+            .map(|value| tensor_bytes(value.r#type()))
+            .sum::<f64>();
+        if is_data_movement(name) {
+            let moves = !is_view(name) && !matches!(name, "tensor.empty" | "arith.constant");
+            return moves.then_some(Work {
+                bytes,
+                ..Work::default()
+            });
+        }
+        let rule = match self.rules.rule_for(op) {
+            Some(Ok(rule)) => rule,
+            _ => {
+                if op.result_count() > 0 && !name.starts_with("partir") {
+                    self.note(format!(
+                        "no rule for {name}: counted as moving its bytes only"
+                    ));
+                }
+                return Some(Work {
+                    bytes,
+                    ..Work::default()
+                });
+            }
+        };
+        let iterations: f64 = rule
+            .factors
+            .iter()
+            .map(|factor| factor.size.max(1) as f64)
+            .product();
+        let reduces = rule
+            .factors()
+            .iter()
+            .any(|factor| matches!(factor.kind, FactorKind::Reduction(_)));
+        let (per_iteration, transcendental, multiplies) = if linalg.is_some() {
+            body_ops(op)
+        } else if TRANSCENDENTAL.contains(&name) {
+            (0.0, 1.0, false)
+        } else if name == "tosa.matmul" || name.starts_with("tosa.conv") {
+            (2.0, 0.0, true)
+        } else if name.starts_with("arith.")
+            || name.starts_with("math.")
+            || name.starts_with("tosa.")
+        {
+            (1.0, 0.0, false)
+        } else {
+            (0.0, 0.0, false)
+        };
+        Some(Work {
+            flops: per_iteration * iterations,
+            transcendentals: transcendental * iterations,
+            bytes,
+            matrix: reduces && multiplies,
+        })
+    }
+
+    fn note(&mut self, note: String) {
+        if !self.profile.notes.contains(&note) {
+            self.profile.notes.push(note);
+        }
+    }
+
+    /// Gives each tensor result a buffer (or the buffer it is a view of, or writes in place).
+    fn result_buffers(&mut self, op: OperationRef, name: &str, operands: &[Value], step: usize) {
+        let linalg = ffi::linalg_info(op);
+        for index in 0..op.result_count() {
+            let Ok(result) = op.result(index) else {
+                continue;
+            };
+            let result: Value = result.into();
+            let id = ffi::value_id(result);
+            let bytes = tensor_bytes(result.r#type());
+            if bytes == 0.0 || name == "tensor.empty" {
+                continue;
+            }
+            let shared = if is_view(name) {
+                operands.first().map(|source| ffi::value_id(*source))
+            } else if let Some(info) = &linalg {
+                // Destination passing: result k is written into operand num_inputs + k.
+                operands
+                    .get(info.num_inputs + index)
+                    .map(|init| ffi::value_id(*init))
+                    .filter(|init| {
+                        self.last_use.get(init) == Some(&step) && !self.arguments.contains(init)
+                    })
+            } else {
+                None
+            };
+            match shared.and_then(|source| self.buffer_of.get(&source).copied()) {
+                Some(buffer) => {
+                    self.buffer_of.insert(id, buffer);
+                }
+                None => self.new_buffer(id, bytes, step, step),
+            }
+        }
+    }
+
+    fn finish(self) -> Profile {
+        self.profile
+    }
+}
+
+/// Per iteration of a linalg op: (FLOPs, transcendentals, multiplies?) of its body.
+fn body_ops(op: OperationRef) -> (f64, f64, bool) {
+    let (mut flops, mut transcendentals, mut multiplies) = (0.0, 0.0, false);
+    let Some(body) = op.region(0).ok().and_then(|region| region.first_block()) else {
+        return (0.0, 0.0, false);
+    };
+    let mut next = body.first_operation();
+    while let Some(inner) = next {
+        let name = inner
+            .name()
+            .as_string_ref()
+            .as_str()
+            .unwrap_or("")
+            .to_string();
+        if TRANSCENDENTAL.contains(&name.as_str()) {
+            transcendentals += 1.0;
+        } else if (name.starts_with("arith.") || name.starts_with("math."))
+            && !matches!(
+                name.as_str(),
+                "arith.constant" | "arith.index_cast" | "arith.index_castui"
+            )
+        {
+            flops += 1.0;
+            multiplies |= name == "arith.mulf" || name == "arith.muli";
+        }
+        next = inner.next_in_block();
+    }
+    (flops, transcendentals, multiplies)
+}
+
+/// Bytes of a ranked tensor (0 for anything else, e.g. an index or a scalar).
+fn tensor_bytes(ty: Type) -> f64 {
+    let Some(dims) = ffi::shaped_dims(ty) else {
+        return 0.0;
+    };
+    if !ty.to_string().starts_with("tensor<") {
+        return 0.0;
+    }
+    let elements: f64 = dims.iter().map(|&dim| dim.max(0) as f64).product();
+    elements * element_bytes(ffi::shaped_element(ty))
+}
+
+/// Bytes of one element: f32 → 4, bf16 → 2, i1 → 1, index → 8.
+fn element_bytes(ty: Type) -> f64 {
+    let text = ty.to_string();
+    match text.as_str() {
+        "index" => 8.0,
+        "bf16" | "f16" => 2.0,
+        "f64" => 8.0,
+        "f32" | "tf32" => 4.0,
+        _ => text
+            .strip_prefix('i')
+            .or_else(|| text.strip_prefix("ui"))
+            .or_else(|| text.strip_prefix("si"))
+            .and_then(|bits| bits.parse::<f64>().ok())
+            .map(|bits| (bits / 8.0).ceil())
+            .unwrap_or(4.0),
+    }
+}
