@@ -177,10 +177,80 @@ fn partition_prints_hlo_by_default_with_collectives() {
     assert!(stderr.contains("wrote the PartIR:HLO program"), "{stderr}");
 }
 
+/// A scratch directory for one test's files.
+fn scratch(test: &str) -> PathBuf {
+    let dir = root().join("target/tmp/cli").join(test);
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    dir
+}
+
 #[test]
-fn simulate_is_not_implemented_yet() {
-    let out = partir(&["simulate", path(&mlp())]);
-    assert!(error_line(&out).contains("not implemented yet"));
+fn partition_prices_every_tactic_and_writes_report_and_picture() {
+    let dir = scratch("partition_prices");
+    let (json, html, program) = (dir.join("r.json"), dir.join("r.html"), dir.join("out.mlir"));
+    let out = partir(&[
+        "partition",
+        path(&mlp()),
+        "--schedule",
+        path(&schedule("BP_MP_Z3")),
+        "--device",
+        "a100-40gb",
+        "--report",
+        path(&json),
+        "--html",
+        path(&html),
+        "-o",
+        path(&program),
+    ]);
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    for expected in [
+        "collectives added",
+        "peak memory",
+        "(unpartitioned)",
+        "+5 all_reduce sum",
+        "+6 all_gather, -3 all_reduce sum, +3 reduce_scatter sum",
+        "partir-simulate: a100-40gb, mesh batch=4 model=2 (8 devices), per device",
+    ] {
+        assert!(stderr.contains(expected), "no '{expected}' in:\n{stderr}");
+    }
+    let report = std::fs::read_to_string(&json).expect("the JSON report");
+    for tactic in ["(unpartitioned)", "BP", "MP", "Z3"] {
+        assert!(
+            report.contains(&format!("\"tactic\": \"{tactic}\"")),
+            "{report}"
+        );
+    }
+    let picture = std::fs::read_to_string(&html).expect("the picture");
+    assert!(picture.contains("<svg") && picture.contains("a100-40gb"));
+
+    // The written program simulates to the same final numbers.
+    let out = partir(&["simulate", path(&program), "--device", "a100-40gb"]);
+    let simulated = text(&out.stderr);
+    assert!(out.status.success(), "{simulated}");
+    let step = |text: &str| {
+        text.lines()
+            .find(|line| line.trim_start().starts_with("step time"))
+            .map(str::to_string)
+    };
+    assert_eq!(step(&simulated), step(&stderr), "{simulated}");
+}
+
+#[test]
+fn simulate_rejects_unknown_devices_in_one_sentence() {
+    let out = partir(&["simulate", path(&mlp()), "--device", "tpu-v9"]);
+    assert!(
+        error_line(&out).starts_with("partir: error: unknown device 'tpu-v9' (presets: tpu-v3,")
+    );
+    let out = partir(&[
+        "partition",
+        path(&mlp()),
+        "-s",
+        path(&schedule("BP")),
+        "-d",
+        "nope.toml",
+    ]);
+    assert!(error_line(&out).contains("cannot read device file 'nope.toml'"));
 }
 
 fn verify_ranks(name: &str, ranks: &str) -> Output {

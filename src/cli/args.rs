@@ -21,7 +21,7 @@ pub enum Command {
     Partition(PartitionArgs),
     /// Check that the partitioned program computes what the original computes.
     Verify(VerifyArgs),
-    /// Estimate the step time and memory of a partitioned program (not implemented yet).
+    /// Estimate the step time, memory and communication of a program on a device.
     Simulate(SimulateArgs),
 }
 
@@ -55,6 +55,16 @@ pub struct PartitionArgs {
     /// Which program to write.
     #[arg(long, value_enum, default_value_t = Stage::Hlo)]
     pub stage: Stage,
+    /// Price the program on this device after every tactic: a preset (tpu-v3, tpu-v4, tpu-v5e,
+    /// a100-40gb, a100-80gb, h100-sxm) or a device TOML file.
+    #[arg(long, short = 'd', value_name = "D", default_value = "tpu-v3")]
+    pub device: String,
+    /// Write the per-tactic report (JSON) here.
+    #[arg(long, value_name = "R.json")]
+    pub report: Option<PathBuf>,
+    /// Write the per-tactic picture (a self-contained HTML page) here.
+    #[arg(long, value_name = "R.html")]
+    pub html: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -87,7 +97,11 @@ pub struct SimulateArgs {
     /// The partitioned program.
     #[arg(value_name = "OUT.mlir")]
     pub program: PathBuf,
-    /// The device model.
-    #[arg(long, value_name = "D")]
-    pub device: Option<String>,
+    /// The device: a preset (tpu-v3, tpu-v4, tpu-v5e, a100-40gb, a100-80gb, h100-sxm) or a
+    /// device TOML file.
+    #[arg(long, short = 'd', value_name = "D", default_value = "tpu-v3")]
+    pub device: String,
+    /// Write the report (JSON) here.
+    #[arg(long, value_name = "R.json")]
+    pub report: Option<PathBuf>,
 }

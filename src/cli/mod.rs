@@ -20,9 +20,14 @@ pub mod runner;
 pub mod spmd;
 pub mod verify;
 
-use args::{Cli, Command, ModelArgs, PartitionArgs, Stage};
+use crate::{
+    passes::{schedule, simulate},
+    schedule::Schedule,
+    sim::{Device, PartitionReport, Report, TacticReport},
+};
+use args::{Cli, Command, ModelArgs, PartitionArgs, SimulateArgs, Stage};
 use clap::Parser;
-use melior::ir::Module;
+use melior::ir::{operation::OperationLike, Module};
 use pipeline::{Diag, Level, Session, TacticSummary};
 use std::{fmt, path::Path, time::Instant};
 
@@ -78,9 +83,7 @@ pub fn main() -> i32 {
     let result = match cli.command {
         Command::Partition(args) => partition_command(&args),
         Command::Verify(args) => verify::run(&args),
-        Command::Simulate(_) => Err(CliError::new(
-            "partir simulate is not implemented yet (needs partir-lower-to-hlo and partir-simulate)",
-        )),
+        Command::Simulate(args) => simulate_command(&args),
     };
     match result {
         Ok(code) => code,
@@ -133,7 +136,8 @@ fn partition_command(args: &PartitionArgs) -> Result<i32, CliError> {
     let total = Instant::now();
     let source = shown(&args.model.model);
     let session = Session::new(&source);
-    let mut module = partition(&session, &args.model)?;
+    let device = Device::resolve(&args.device).map_err(CliError::new)?;
+    let (mut module, mut story) = partition_priced(&session, &args.model, Some(&device))?;
     let what = match args.stage {
         Stage::Core => "Core",
         Stage::Hlo => {
@@ -144,6 +148,17 @@ fn partition_command(args: &PartitionArgs) -> Result<i32, CliError> {
     let text = module.as_operation().to_string();
     if args.stage == Stage::Hlo {
         eprint!("{}", collectives_summary(&text));
+    }
+    if let Some(story) = story.as_mut() {
+        for tactic in &mut story.tactics {
+            name_source(&mut tactic.report, &source);
+        }
+        story.model = source.clone();
+        story.schedule = shown(&args.model.schedule);
+        if let Some(last) = story.tactics.last() {
+            eprint!("{}", last.report.text());
+        }
+        write_reports(story, args.report.as_deref(), args.html.as_deref())?;
     }
     match &args.output {
         Some(path) => std::fs::write(path, &text).map_err(|error| {
@@ -159,6 +174,71 @@ fn partition_command(args: &PartitionArgs) -> Result<i32, CliError> {
             .unwrap_or_default(),
         seconds_text(total.elapsed().as_secs_f64())
     );
+    Ok(0)
+}
+
+/// Writes the JSON report and the picture where asked.
+fn write_reports(
+    story: &PartitionReport,
+    json: Option<&Path>,
+    html: Option<&Path>,
+) -> Result<(), CliError> {
+    let write = |path: &Path, text: String, what: &str| {
+        std::fs::write(path, text)
+            .map_err(|error| {
+                CliError::new(format!(
+                    "cannot write '{}': {}",
+                    path.display(),
+                    os_error(&error)
+                ))
+            })
+            .map(|()| eprintln!("partir: wrote the {what} to {}", path.display()))
+    };
+    if let Some(path) = json {
+        write(path, story.json(), "report")?;
+    }
+    if let Some(path) = html {
+        write(path, crate::sim::picture::html(story), "picture")?;
+    }
+    Ok(())
+}
+
+/// Locations in a program parsed from a string have no file name (`:12:5`): give them the
+/// file's.
+fn name_source(report: &mut Report, source: &str) {
+    for op in &mut report.top_ops {
+        if op.location.starts_with(':') {
+            op.location.insert_str(0, source);
+        }
+    }
+    report.memory.peak_at = report
+        .memory
+        .peak_at
+        .replace(" at :", &format!(" at {source}:"));
+}
+
+/// `partir simulate OUT.mlir --device D`: the report of an existing program (HLO, or Core
+/// lowered on a copy).
+fn simulate_command(args: &SimulateArgs) -> Result<i32, CliError> {
+    let source = shown(&args.program);
+    let session = Session::new(&source);
+    let device = Device::resolve(&args.device).map_err(CliError::new)?;
+    let text = read_model(&args.program)?;
+    let module = session.parse(&text)?;
+    let mut report = simulate::simulate_module(session.context(), module.as_operation(), &device)
+        .map_err(|error| session.pass_error(error))?;
+    name_source(&mut report, &source);
+    eprint!("{}", report.text());
+    if let Some(path) = &args.report {
+        std::fs::write(path, report.json()).map_err(|error| {
+            CliError::new(format!(
+                "cannot write '{}': {}",
+                path.display(),
+                os_error(&error)
+            ))
+        })?;
+        eprintln!("partir: wrote the report to {}", path.display());
+    }
     Ok(0)
 }
 
@@ -228,29 +308,149 @@ pub fn collectives_summary(text: &str) -> String {
 /// Reads, parses and partitions the model with its schedule; prints diagnostics and the tactic
 /// table on stderr.
 pub fn partition<'s>(session: &'s Session, args: &ModelArgs) -> Result<Module<'s>, CliError> {
+    partition_priced(session, args, None).map(|(module, _)| module)
+}
+
+/// [`partition`], and with a device, the program priced before the first tactic and after
+/// each one: a row per tactic is printed as soon as the tactic is done (long schedules show
+/// their progress).
+pub fn partition_priced<'s>(
+    session: &'s Session,
+    args: &ModelArgs,
+    device: Option<&Device>,
+) -> Result<(Module<'s>, Option<PartitionReport>), CliError> {
     let text = read_model(&args.model)?;
     check_schedule(&args.schedule)?;
+    let schedule = Schedule::load(&args.schedule).map_err(CliError::new)?;
     let step = Step::start(&format!("parsing {}", shown(&args.model)));
-    let mut module = session.parse(&text).inspect_err(|_| eprintln!("failed"))?;
+    let module = session.parse(&text).inspect_err(|_| eprintln!("failed"))?;
     step.done();
-    let step = Step::start(&format!(
-        "partitioning with {} (partir-schedule)",
-        shown(&args.schedule)
-    ));
-    let pipeline = format!(
-        "builtin.module(partir-schedule{{file={}}})",
-        pass_option(&args.schedule.to_string_lossy())
+    eprintln!(
+        "partir: partitioning with {} (partir-schedule{})",
+        shown(&args.schedule),
+        device
+            .map(|device| format!(", priced on {}", device.name))
+            .unwrap_or_default()
     );
-    let result = session.run(&mut module, &pipeline);
-    match &result {
-        Ok(()) => {
-            step.done();
-        }
-        Err(_) => step.failed(),
+    let mut story = PartitionReport {
+        device: device.map(|device| device.name.clone()).unwrap_or_default(),
+        ..PartitionReport::default()
+    };
+    let mut rows = TacticRows::new(device.is_some());
+    let mut deferred = Vec::new();
+    let mut tactic_start = Instant::now();
+    let context = session.context();
+    let result = schedule::apply(
+        context,
+        module.as_operation(),
+        &schedule,
+        &mut |tactic, op| {
+            let diags = session.take();
+            let summary = diags.iter().find_map(|diag| {
+                (diag.level == Level::Remark)
+                    .then(|| TacticSummary::parse(&diag.message))
+                    .flatten()
+            });
+            let priced = match device {
+                Some(device) => {
+                    let report = simulate::simulate_module(context, op, device)?;
+                    let (name, axis) = tactic
+                        .map(|tactic| (tactic.name.as_str(), tactic.axis.as_str()))
+                        .unwrap_or((schedule::UNPARTITIONED, ""));
+                    story.push(name, axis, report);
+                    story.tactics.last()
+                }
+                None => None,
+            };
+            if tactic.is_some() || priced.is_some() {
+                rows.print(
+                    summary.as_ref(),
+                    priced,
+                    tactic_start.elapsed().as_secs_f64(),
+                );
+            }
+            tactic_start = Instant::now();
+            // Propagation's remarks go after the table, so that its rows stay together.
+            deferred.extend(diags);
+            Ok(())
+        },
+    );
+    report_diagnostics(&deferred);
+    if let Err(error) = result {
+        return Err(session.pass_error(error));
     }
-    result?;
+    if !module.as_operation().verify() {
+        return Err(CliError::new("the partitioned program does not verify"));
+    }
     report_diagnostics(&session.take());
-    Ok(module)
+    Ok((module, device.map(|_| story)))
+}
+
+/// The per-tactic table, printed a row at a time.
+struct TacticRows {
+    priced: bool,
+    header_printed: bool,
+}
+
+impl TacticRows {
+    fn new(priced: bool) -> Self {
+        Self {
+            priced,
+            header_printed: false,
+        }
+    }
+
+    fn print(
+        &mut self,
+        summary: Option<&TacticSummary>,
+        priced: Option<&TacticReport>,
+        seconds: f64,
+    ) {
+        let mut header = vec!["ops partitioned".to_string(), "conflicts".into()];
+        let count = |label: &str| {
+            summary
+                .and_then(|summary| summary.counts.iter().find(|(name, _)| name == label))
+                .map(|(_, count)| count.clone())
+                .unwrap_or_else(|| "-".into())
+        };
+        let mut cells = vec![count("ops partitioned"), count("conflicts")];
+        match priced {
+            Some(priced) => {
+                let mut all = PartitionReport::header();
+                all.splice(2..2, header);
+                header = all;
+                let mut row = PartitionReport::cells(priced);
+                row.splice(2..2, cells);
+                cells = row;
+            }
+            None => {
+                let summary = summary.expect("a tactic's remark");
+                header.splice(0..0, ["tactic".to_string(), "axis".into()]);
+                cells.splice(0..0, [summary.tactic.clone(), summary.axis.clone()]);
+            }
+        }
+        header.push("took".into());
+        cells.push(seconds_text(seconds));
+        let widths = [17, 8, 16, 10, 36, 10, 10, 10, 12, 5, 8];
+        let line = |cells: &[String]| {
+            let mut text = String::from(" ");
+            for (index, cell) in cells.iter().enumerate() {
+                let width = if self.priced {
+                    widths.get(index).copied().unwrap_or(8)
+                } else {
+                    16
+                };
+                text.push(' ');
+                text.push_str(&format!("{cell:<width$}"));
+            }
+            text.trim_end().to_string()
+        };
+        if !self.header_printed {
+            eprintln!("{}", line(&header));
+            self.header_printed = true;
+        }
+        eprintln!("{}", line(&cells));
+    }
 }
 
 pub fn read_model(path: &Path) -> Result<String, CliError> {
@@ -282,25 +482,11 @@ pub fn os_error(error: &std::io::Error) -> String {
     }
 }
 
-/// A pass option value, quoted when MLIR's option parser would split it.
-fn pass_option(value: &str) -> String {
-    if value.contains([' ', ',', '{', '}', '=', '"']) {
-        format!("\"{}\"", value.replace('"', "\\\""))
-    } else {
-        value.to_string()
-    }
-}
-
-/// Prints warnings and remarks, then the tactic table.
+/// Prints warnings and the remarks that are not tactic summaries (those are table rows).
 fn report_diagnostics(diags: &[Diag]) {
-    let mut summaries = Vec::new();
     for diag in diags {
-        match TacticSummary::parse(&diag.message) {
-            Some(summary) if diag.level == Level::Remark => summaries.push(summary),
-            _ => eprintln!("{diag}"),
+        if diag.level != Level::Remark || TacticSummary::parse(&diag.message).is_none() {
+            eprintln!("{diag}");
         }
-    }
-    if let Some(table) = pipeline::summary_table(&summaries) {
-        eprint!("{table}");
     }
 }

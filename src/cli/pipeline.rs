@@ -67,6 +67,7 @@ impl Session {
         register_all_passes();
         let context = Context::new_with_registry(&registry, false);
         context.get_or_load_dialect("partir");
+        context.get_or_load_dialect("partir_hlo");
         let diags = Rc::new(RefCell::new(Vec::new()));
         let sink = Rc::clone(&diags);
         let source = source.to_string();
@@ -116,6 +117,13 @@ impl Session {
         manager
             .run(module)
             .map_err(|_| self.failure(&format!("the pass pipeline {pipeline} failed")))
+    }
+
+    /// The error for a pass that failed outside a pass manager: reported through the
+    /// context (so it reads like every other diagnostic), then collected.
+    pub fn pass_error(&self, error: crate::passes::PassError) -> CliError {
+        crate::ffi::emit(error.location, crate::ffi::Severity::Error, &error.message);
+        self.failure(&error.message)
     }
 
     /// Takes the diagnostics collected so far.
@@ -182,20 +190,6 @@ impl TacticSummary {
             counts,
         })
     }
-}
-
-/// The summaries as an aligned table (one row per tactic), or None when there are none.
-pub fn summary_table(summaries: &[TacticSummary]) -> Option<String> {
-    let first = summaries.first()?;
-    let mut header = vec!["tactic".to_string(), "axis".to_string()];
-    header.extend(first.counts.iter().map(|(label, _)| label.clone()));
-    let mut rows = vec![header];
-    for summary in summaries {
-        let mut row = vec![summary.tactic.clone(), summary.axis.clone()];
-        row.extend(summary.counts.iter().map(|(_, count)| count.clone()));
-        rows.push(row);
-    }
-    Some(table(&rows))
 }
 
 #[cfg(test)]

@@ -165,6 +165,10 @@ fn lowered_copy<'c>(
     module: OperationRef<'c, '_>,
 ) -> Result<Module<'c>, PassError<'c>> {
     let location = program_location(module);
+    // Outside a pass manager nothing loads the lowering's dialects for us.
+    for dialect in ["partir_hlo", "tensor", "arith", "linalg"] {
+        context.get_or_load_dialect(dialect);
+    }
     let copy =
         Module::from_operation(ffi::clone_operation(module)).expect("a module's clone is a module");
     lower_to_hlo::run(context, copy.as_operation())?;
