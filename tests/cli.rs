@@ -160,7 +160,7 @@ fn partition_prints_hlo_by_default_with_collectives() {
         "{stdout}"
     );
     assert!(!stdout.contains("partir.loop"), "{stdout}");
-    // The tactic table, then the collectives: a count per kind and axes.
+    // The tactic table, then the report with its collectives: kind, axes, count, bytes, ...
     assert!(
         stderr
             .lines()
@@ -170,7 +170,7 @@ fn partition_prints_hlo_by_default_with_collectives() {
     assert!(
         stderr.lines().any(|line| {
             let words: Vec<&str> = line.split_whitespace().collect();
-            words.len() == 4 && words[..3] == ["all_reduce", "sum", "batch"]
+            words.len() > 4 && words[..4] == ["all_reduce", "sum", "batch", "5"]
         }),
         "{stderr}"
     );

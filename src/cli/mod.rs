@@ -146,9 +146,6 @@ fn partition_command(args: &PartitionArgs) -> Result<i32, CliError> {
         }
     };
     let text = module.as_operation().to_string();
-    if args.stage == Stage::Hlo {
-        eprint!("{}", collectives_summary(&text));
-    }
     if let Some(story) = story.as_mut() {
         for tactic in &mut story.tactics {
             name_source(&mut tactic.report, &source);
@@ -259,50 +256,6 @@ pub fn lower_to_hlo(session: &Session, module: &mut Module) -> Result<(), CliErr
         }
     }
     Ok(())
-}
-
-/// The collectives of a printed PartIR:HLO module: a count per kind and axes, as lines.
-pub fn collectives_summary(text: &str) -> String {
-    let mut counts: Vec<((String, String), usize)> = Vec::new();
-    for line in text.lines() {
-        let Some(at) = line.find("= partir_hlo.") else {
-            continue;
-        };
-        let rest = &line[at + 2 + "partir_hlo.".len()..];
-        let mut words = rest.split_whitespace();
-        let Some(op) = words.next() else { continue };
-        let mut kind = op.to_string();
-        if op == "all_reduce" || op == "reduce_scatter" {
-            if let Some(reduction) = words.next() {
-                kind = format!("{op} {reduction}");
-            }
-        }
-        let axes = rest
-            .split_once(" axes [")
-            .and_then(|(_, tail)| tail.split_once(']'))
-            .map(|(axes, _)| axes.replace('"', ""))
-            .unwrap_or_default();
-        match counts
-            .iter_mut()
-            .find(|(key, _)| key.0 == kind && key.1 == axes)
-        {
-            Some((_, count)) => *count += 1,
-            None => counts.push(((kind, axes), 1)),
-        }
-    }
-    let total: usize = counts.iter().map(|(_, count)| count).sum();
-    if total == 0 {
-        return "partir: collectives: none\n".into();
-    }
-    let mut rows = vec![vec![
-        "collective".to_string(),
-        "axes".into(),
-        "count".into(),
-    ]];
-    for ((kind, axes), count) in &counts {
-        rows.push(vec![kind.clone(), axes.clone(), count.to_string()]);
-    }
-    format!("partir: collectives: {total}\n{}", pipeline::table(&rows))
 }
 
 /// Reads, parses and partitions the model with its schedule; prints diagnostics and the tactic
@@ -482,11 +435,28 @@ pub fn os_error(error: &std::io::Error) -> String {
     }
 }
 
-/// Prints warnings and the remarks that are not tactic summaries (those are table rows).
+/// Prints warnings and the remarks that are not tactic summaries (those are table rows); a
+/// remark repeated at many places is printed once, at its first place, with the count of the
+/// others.
 fn report_diagnostics(diags: &[Diag]) {
+    let mut shown: Vec<(&Diag, usize)> = Vec::new();
     for diag in diags {
-        if diag.level != Level::Remark || TacticSummary::parse(&diag.message).is_none() {
-            eprintln!("{diag}");
+        if diag.level == Level::Remark && TacticSummary::parse(&diag.message).is_some() {
+            continue;
+        }
+        match shown
+            .iter_mut()
+            .find(|(first, _)| first.level == diag.level && first.message == diag.message)
+        {
+            Some((_, more)) if diag.level != Level::Error => *more += 1,
+            _ => shown.push((diag, 0)),
+        }
+    }
+    for (diag, more) in shown {
+        match more {
+            0 => eprintln!("{diag}"),
+            1 => eprintln!("{diag} (and at 1 more place)"),
+            _ => eprintln!("{diag} (and at {more} more places)"),
         }
     }
 }
