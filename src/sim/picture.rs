@@ -1,13 +1,675 @@
-//! The picture of a [`PartitionReport`]: a self-contained HTML page with inline SVG charts.
+//! The picture of a [`PartitionReport`]: a self-contained HTML page (inline CSS and SVG, no
+//! scripts, no network). It shows the per-tactic table; per tactic, the step time (compute, then
+//! communication per set of mesh axes), the peak memory against the device's capacity and the
+//! bytes sent per set of axes; the final program's collectives and top ops; and the device's
+//! figures with their sources.
+//!
+//! Charts are horizontal bars on a linear scale from zero, one row per tactic. A non-zero bar or
+//! segment is never drawn narrower than [`MIN_BAR`] so that huge ratios stay visible; the exact
+//! figure is written at the bar's end and in its tooltip.
 
-use super::PartitionReport;
+use super::report::{bytes, flops, seconds, Report};
+use super::{PartitionReport, TacticReport};
+use std::collections::BTreeSet;
+use std::fmt::Write;
+
+/// The charts' coordinate width (they scale down with the page).
+const WIDTH: f64 = 900.0;
+/// Where bars start (tactic labels end left of it) and where the scale ends (bar-end labels
+/// go right of it).
+const PLOT_X0: f64 = 170.0;
+const PLOT_X1: f64 = 780.0;
+const ROW: f64 = 22.0;
+const GAP: f64 = 10.0;
+/// Room below the rows for the scale.
+const AXIS: f64 = 26.0;
+/// The narrowest a non-zero bar or segment is drawn.
+const MIN_BAR: f64 = 2.0;
+/// A rough width of one character of 12px text, to decide where a label fits.
+const CHAR: f64 = 7.0;
+const CHAR_BOLD: f64 = 7.8;
+
+const COMPUTE: &str = "#4e79a7";
+const FITS: &str = "#4e79a7";
+const NO_FIT: &str = "#d62728";
+const OTHER: &str = "#bab0ac";
+/// Colors of the sets of axes, in [`AxisSets`] order (compute's blue and no-fit red left out).
+const PALETTE: [&str; 7] = [
+    "#f28e2b", "#59a14f", "#b07aa1", "#76b7b2", "#edc948", "#9c755f", "#ff9da7",
+];
+
+const STYLE: &str = "
+body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif;color:#222;max-width:900px;margin:24px auto;padding:0 16px}
+h1{font-size:22px;margin:0 0 2px}
+h2{font-size:16px;margin:28px 0 6px;padding-bottom:3px;border-bottom:1px solid #ddd}
+.sub{color:#555;margin:0 0 12px}
+table{border-collapse:collapse;width:100%;font-size:13px;margin:4px 0}
+th,td{padding:3px 8px;text-align:left;border-bottom:1px solid #eee;vertical-align:top}
+th{background:#f5f6f8;font-weight:600}
+.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.bad{color:#d62728;font-weight:700}
+.legend{display:flex;flex-wrap:wrap;gap:2px 18px;font-size:13px;margin:2px 0 4px}
+.swatch{display:inline-block;width:11px;height:11px;border-radius:2px;margin-right:5px;vertical-align:-1px}
+svg{display:block;width:100%;height:auto;font-family:inherit}
+svg text{font-size:12px;fill:#333;font-variant-numeric:tabular-nums}
+svg .muted{fill:#888}
+svg .labels text{paint-order:stroke;stroke-width:3px;stroke-linejoin:round}
+svg .in{fill:#fff;font-weight:600}
+svg text.bad{fill:#d62728}
+svg .axis text{fill:#666;font-size:11px}
+.note{color:#555;font-size:13px}
+footer{margin-top:32px;padding-top:8px;border-top:1px solid #ddd;font-size:12px;color:#555}
+footer ul{margin:4px 0;padding-left:18px}
+";
 
 /// A self-contained HTML page (no scripts, no network) showing `story`.
 pub fn html(story: &PartitionReport) -> String {
-    format!(
-        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>partir: {}</title></head><body><pre>{}</pre></body></html>\n",
+    let axes = AxisSets::of(story);
+    let last = story.tactics.last();
+    let mut page = format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <title>partir: {}</title><style>{STYLE}</style></head><body>\n",
+        escape(&story.model)
+    );
+    let _ = writeln!(
+        page,
+        "<h1>{}</h1>\n<p class=\"sub\">schedule <b>{}</b> &middot; device <b>{}</b> &middot; {}; \
+         figures per device</p>",
         escape(&story.model),
-        escape(&story.table())
+        escape(&story.schedule),
+        escape(&story.device),
+        escape(
+            &last
+                .map(|tactic| mesh(&tactic.report))
+                .unwrap_or_else(|| "no mesh".into())
+        )
+    );
+    match last {
+        None => page.push_str("<p class=\"note\">No tactics were reported.</p>\n"),
+        Some(last) => {
+            section(&mut page, "Tactics", &tactic_table(story));
+            section(
+                &mut page,
+                "Step time",
+                &(legend(&axes, true) + &time_chart(story, &axes)),
+            );
+            section(&mut page, "Peak memory", &memory_chart(story));
+            section(&mut page, "Bytes sent", &communication_chart(story, &axes));
+            let (after, last) = (&last.tactic, &last.report);
+            section(
+                &mut page,
+                &format!("Collectives after {after}"),
+                &collectives_table(last, &axes),
+            );
+            section(
+                &mut page,
+                &format!("Top ops after {after}"),
+                &ops_table(last),
+            );
+            if !last.notes.is_empty() {
+                let notes: String = last
+                    .notes
+                    .iter()
+                    .map(|note| format!("<li>{}</li>", escape(note)))
+                    .collect();
+                section(
+                    &mut page,
+                    "Notes",
+                    &format!("<ul class=\"note\">{notes}</ul>"),
+                );
+            }
+        }
+    }
+    page.push_str(&footer(story, last.map(|tactic| &tactic.report)));
+    page.push_str("</body></html>\n");
+    page
+}
+
+/// `mesh batch=4 model=2 (8 devices)`.
+fn mesh(report: &Report) -> String {
+    let plural = if report.devices == 1 { "" } else { "s" };
+    if report.mesh.is_empty() {
+        return format!("no mesh ({} device{plural})", report.devices);
+    }
+    let axes: Vec<String> = report
+        .mesh
+        .iter()
+        .map(|axis| format!("{}={}", axis.name, axis.size))
+        .collect();
+    format!(
+        "mesh {} ({} device{plural})",
+        axes.join(" "),
+        report.devices
+    )
+}
+
+fn section(page: &mut String, title: &str, body: &str) {
+    let _ = writeln!(
+        page,
+        "<section><h2>{}</h2>\n{body}</section>",
+        escape(title)
+    );
+}
+
+/// The sets of mesh axes any tactic communicates over, each with its color: smaller sets
+/// first, so single axes keep their colors whatever else appears.
+struct AxisSets(Vec<Vec<String>>);
+
+impl AxisSets {
+    fn of(story: &PartitionReport) -> Self {
+        let sets: BTreeSet<(usize, Vec<String>)> = story
+            .tactics
+            .iter()
+            .flat_map(|tactic| &tactic.report.communication)
+            .map(|axis| (axis.axes.len(), axis.axes.clone()))
+            .collect();
+        Self(sets.into_iter().map(|(_, axes)| axes).collect())
+    }
+
+    fn color(&self, axes: &[String]) -> &'static str {
+        match self.0.iter().position(|set| set == axes) {
+            Some(index) => PALETTE[index % PALETTE.len()],
+            None => OTHER,
+        }
+    }
+}
+
+fn axes_label(axes: &[String]) -> String {
+    if axes.is_empty() {
+        "no axes".into()
+    } else {
+        axes.join("+")
+    }
+}
+
+fn swatch(color: &str) -> String {
+    format!("<span class=\"swatch\" style=\"background:{color}\"></span>")
+}
+
+fn legend(axes: &AxisSets, compute: bool) -> String {
+    let mut out = String::from("<div class=\"legend\">");
+    if compute {
+        let _ = write!(out, "<span>{}compute</span>", swatch(COMPUTE));
+    }
+    for set in &axes.0 {
+        let _ = write!(
+            out,
+            "<span>{}communication over {}</span>",
+            swatch(axes.color(set)),
+            escape(&axes_label(set))
+        );
+    }
+    out.push_str("</div>\n");
+    out
+}
+
+/// A linear scale from zero to a round number at or above the largest value, with round ticks
+/// (1, 2 or 5 times a power of ten; of 1024 for bytes).
+struct Scale {
+    max: f64,
+    step: f64,
+}
+
+impl Scale {
+    fn new(largest: f64, binary: bool) -> Self {
+        if !(largest.is_finite() && largest > 0.0) {
+            return Self {
+                max: 1.0,
+                step: 1.0,
+            };
+        }
+        let unit = if binary {
+            1024f64.powi((largest.log2() / 10.0).floor().max(0.0) as i32)
+        } else {
+            1.0
+        };
+        let raw = largest / unit / 5.0;
+        let magnitude = 10f64.powf(raw.log10().floor());
+        let step = [1.0, 2.0, 5.0, 10.0]
+            .into_iter()
+            .map(|m| m * magnitude)
+            .find(|step| *step >= raw * (1.0 - 1e-9))
+            .unwrap_or(10.0 * magnitude)
+            * unit;
+        Self {
+            max: (largest / step - 1e-9).ceil().max(1.0) * step,
+            step,
+        }
+    }
+
+    fn x(&self, value: f64) -> f64 {
+        PLOT_X0 + (PLOT_X1 - PLOT_X0) * value / self.max
+    }
+
+    /// The drawn width of a bar of `value`: at least [`MIN_BAR`] when positive.
+    fn width(&self, value: f64) -> f64 {
+        if value > 0.0 {
+            ((PLOT_X1 - PLOT_X0) * value / self.max).max(MIN_BAR)
+        } else {
+            0.0
+        }
+    }
+
+    fn ticks(&self) -> impl Iterator<Item = f64> + '_ {
+        let count = (self.max / self.step).round() as usize;
+        (0..=count).map(move |i| i as f64 * self.step)
+    }
+}
+
+/// One bar's segments: value, color and tooltip.
+type Segments = Vec<(f64, &'static str, String)>;
+
+/// One row per tactic: its label, stacked segments and end label. Returns the whole `<svg>`.
+fn bar_chart(
+    story: &PartitionReport,
+    scale: &Scale,
+    tick_label: fn(f64) -> String,
+    row: impl Fn(&TacticReport) -> (Segments, String, bool),
+    overlay: impl Fn(f64) -> String,
+) -> String {
+    let top = 18.0;
+    let rows_end = top + story.tactics.len() as f64 * (ROW + GAP);
+    let height = rows_end + AXIS;
+    let mut svg = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {WIDTH} {height}\" \
+         role=\"img\">\n<g class=\"axis\">"
+    );
+    for tick in scale.ticks() {
+        let x = scale.x(tick);
+        let _ = write!(
+            svg,
+            "<line x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{x:.1}\" y2=\"{:.1}\" stroke=\"#e4e4e4\"/>\
+             <text x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
+            top - 6.0,
+            rows_end + 2.0,
+            rows_end + 16.0,
+            escape(&round_label(&tick_label(tick)))
+        );
+    }
+    let _ = writeln!(
+        svg,
+        "<line x1=\"{PLOT_X0}\" y1=\"{:.1}\" x2=\"{PLOT_X1}\" y2=\"{:.1}\" stroke=\"#999\"/></g>",
+        rows_end + 2.0,
+        rows_end + 2.0
+    );
+    // End labels go over the overlay (a capacity line), so they come last.
+    let mut labels = String::from("<g class=\"labels\">");
+    for (index, tactic) in story.tactics.iter().enumerate() {
+        let y = top + index as f64 * (ROW + GAP);
+        let (segments, label, bad) = row(tactic);
+        let _ = write!(svg, "<g class=\"bar\">{}", row_label(tactic, y));
+        let mut x = PLOT_X0;
+        let mut last = "#fff";
+        for (value, color, title) in segments {
+            let width = scale.width(value);
+            if width > 0.0 {
+                let _ = write!(
+                    svg,
+                    "<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{width:.1}\" height=\"{ROW}\" \
+                     fill=\"{color}\"><title>{}</title></rect>",
+                    escape(&title)
+                );
+                last = color;
+            }
+            x += width;
+        }
+        svg.push_str("</g>\n");
+        labels.push_str(&end_label(x, y, &label, bad, last));
+    }
+    svg.push_str(&overlay(top));
+    svg.push_str(&labels);
+    svg.push_str("</g>\n</svg>\n");
+    svg
+}
+
+/// `10 ms` for `10.00 ms`: ticks are round numbers.
+fn round_label(label: &str) -> String {
+    match label.split_once(' ') {
+        Some((number, unit)) if number.contains('.') => {
+            format!(
+                "{} {unit}",
+                number.trim_end_matches('0').trim_end_matches('.')
+            )
+        }
+        _ => label.to_string(),
+    }
+}
+
+/// The tactic's name, and its axis in grey, right-aligned before the bars.
+fn row_label(tactic: &TacticReport, y: f64) -> String {
+    let name = shorten(&tactic.tactic, 18);
+    let axis = shorten(&tactic.axis, 22usize.saturating_sub(name.chars().count()));
+    format!(
+        "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\"><title>{} {}</title>{}\
+         <tspan class=\"muted\"> {}</tspan></text>",
+        PLOT_X0 - 8.0,
+        y + ROW / 2.0 + 4.0,
+        escape(&tactic.tactic),
+        escape(&tactic.axis),
+        escape(&name),
+        escape(&axis)
+    )
+}
+
+fn shorten(text: &str, limit: usize) -> String {
+    if text.chars().count() <= limit {
+        text.to_string()
+    } else {
+        let kept: String = text.chars().take(limit.saturating_sub(1)).collect();
+        kept + "…"
+    }
+}
+
+/// The figure after a bar's end; inside it, in white, when it would leave the chart. A halo of
+/// the background's color keeps lines under the text out of the way.
+fn end_label(end: f64, y: f64, text: &str, bad: bool, bar: &str) -> String {
+    let baseline = y + ROW / 2.0 + 4.0;
+    let width = text.chars().count() as f64 * if bad { CHAR_BOLD } else { CHAR };
+    let (x, anchor, class, halo) = if end + 6.0 + width <= WIDTH - 2.0 {
+        let class = if bad { " class=\"bad\"" } else { "" };
+        (end + 6.0, "start", class, "#fff")
+    } else {
+        (end - 6.0, "end", " class=\"in\"", bar)
+    };
+    format!(
+        "<text x=\"{x:.1}\" y=\"{baseline:.1}\" text-anchor=\"{anchor}\"{class} \
+         style=\"stroke:{halo}\">{}</text>",
+        escape(text)
+    )
+}
+
+/// Step time: compute, then communication per set of axes (and any the sets do not cover).
+fn time_chart(story: &PartitionReport, axes: &AxisSets) -> String {
+    let largest = story
+        .tactics
+        .iter()
+        .map(|tactic| tactic.report.totals.step_seconds)
+        .fold(0.0, f64::max);
+    let scale = Scale::new(largest, false);
+    bar_chart(
+        story,
+        &scale,
+        seconds,
+        |tactic| {
+            let report = &tactic.report;
+            let totals = &report.totals;
+            let mut segments: Segments = vec![(
+                totals.compute_seconds,
+                COMPUTE,
+                format!(
+                    "{}: compute {}",
+                    tactic.tactic,
+                    seconds(totals.compute_seconds)
+                ),
+            )];
+            for set in &axes.0 {
+                if let Some(axis) = report.communication.iter().find(|c| &c.axes == set) {
+                    segments.push((
+                        axis.seconds,
+                        axes.color(set),
+                        format!(
+                            "{}: {} collective{} over {}, {}",
+                            tactic.tactic,
+                            axis.count,
+                            if axis.count == 1 { "" } else { "s" },
+                            axes_label(set),
+                            seconds(axis.seconds)
+                        ),
+                    ));
+                }
+            }
+            let covered: f64 = report.communication.iter().map(|c| c.seconds).sum();
+            let rest = totals.communication_seconds - covered;
+            if rest > 1e-9 * totals.step_seconds.max(f64::MIN_POSITIVE) {
+                segments.push((
+                    rest,
+                    OTHER,
+                    format!("{}: other communication {}", tactic.tactic, seconds(rest)),
+                ));
+            }
+            (segments, seconds(totals.step_seconds), false)
+        },
+        |_| String::new(),
+    )
+}
+
+/// Peak memory against the capacity: a dashed line at the capacity, red bars above it.
+fn memory_chart(story: &PartitionReport) -> String {
+    let capacity = |tactic: &TacticReport| tactic.report.totals.memory_capacity_bytes;
+    let largest = story
+        .tactics
+        .iter()
+        .map(|tactic| tactic.report.totals.peak_memory_bytes.max(capacity(tactic)))
+        .fold(0.0, f64::max);
+    let scale = Scale::new(largest, true);
+    bar_chart(
+        story,
+        &scale,
+        bytes,
+        |tactic| {
+            let totals = &tactic.report.totals;
+            let peak = totals.peak_memory_bytes;
+            let share = match 100.0 * peak / totals.memory_capacity_bytes {
+                share if !share.is_finite() || share == 0.0 => String::new(),
+                share if share < 1.0 => " (<1%)".into(),
+                share => format!(" ({share:.0}%)"),
+            };
+            let mut label = format!("{}{share}", bytes(peak));
+            if !totals.fits {
+                label.push_str(" DOES NOT FIT");
+            }
+            let mut title = format!("{}: peak {}", tactic.tactic, bytes(peak));
+            if !tactic.report.memory.peak_at.is_empty() {
+                let _ = write!(title, " at {}", tactic.report.memory.peak_at);
+            }
+            let color = if totals.fits { FITS } else { NO_FIT };
+            (vec![(peak, color, title)], label, !totals.fits)
+        },
+        |top| {
+            let mut lines = String::new();
+            for (index, tactic) in story.tactics.iter().enumerate() {
+                let capacity = capacity(tactic);
+                if capacity <= 0.0 {
+                    continue;
+                }
+                let x = scale.x(capacity);
+                let y = top + index as f64 * (ROW + GAP);
+                let _ = write!(
+                    lines,
+                    "<line x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{x:.1}\" y2=\"{:.1}\" stroke=\"#222\" \
+                     stroke-width=\"1.5\" stroke-dasharray=\"4 3\"/>",
+                    y - GAP / 2.0,
+                    y + ROW + GAP / 2.0
+                );
+                if index == 0 {
+                    let _ = write!(
+                        lines,
+                        "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">capacity {}</text>",
+                        x - 4.0,
+                        y - GAP / 2.0 - 2.0,
+                        escape(&bytes(capacity))
+                    );
+                }
+            }
+            lines
+        },
+    )
+}
+
+/// Bytes each device sends per set of axes.
+fn communication_chart(story: &PartitionReport, axes: &AxisSets) -> String {
+    let sent = |tactic: &TacticReport| -> f64 {
+        tactic
+            .report
+            .communication
+            .iter()
+            .map(|c| c.traffic_bytes)
+            .sum()
+    };
+    let largest = story.tactics.iter().map(sent).fold(0.0, f64::max);
+    if largest <= 0.0 {
+        return "<p class=\"note\">No communication: no program sends anything.</p>\n".into();
+    }
+    let chart = bar_chart(
+        story,
+        &Scale::new(largest, true),
+        bytes,
+        |tactic| {
+            let mut segments: Segments = Vec::new();
+            let mut count = 0;
+            for set in &axes.0 {
+                if let Some(axis) = tactic.report.communication.iter().find(|c| &c.axes == set) {
+                    count += axis.count;
+                    segments.push((
+                        axis.traffic_bytes,
+                        axes.color(set),
+                        format!(
+                            "{}: {} sent over {} ({} in buffers, {} collective{})",
+                            tactic.tactic,
+                            bytes(axis.traffic_bytes),
+                            axes_label(set),
+                            bytes(axis.bytes),
+                            axis.count,
+                            if axis.count == 1 { "" } else { "s" }
+                        ),
+                    ));
+                }
+            }
+            let total = sent(tactic);
+            let label = if count == 0 {
+                "none".into()
+            } else {
+                format!(
+                    "{} in {count} collective{}",
+                    bytes(total),
+                    if count == 1 { "" } else { "s" }
+                )
+            };
+            (segments, label, false)
+        },
+        |_| String::new(),
+    );
+    legend(axes, false) + &chart
+}
+
+/// An HTML table of already-escaped cells; columns in `numeric` are right-aligned.
+fn table(header: &[String], rows: &[Vec<String>], numeric: &[usize]) -> String {
+    let class = |column: usize| {
+        if numeric.contains(&column) {
+            " class=\"num\""
+        } else {
+            ""
+        }
+    };
+    let mut out = String::from("<table><tr>");
+    for (column, cell) in header.iter().enumerate() {
+        let _ = write!(out, "<th{}>{}</th>", class(column), escape(cell));
+    }
+    out.push_str("</tr>\n");
+    for row in rows {
+        out.push_str("<tr>");
+        for (column, cell) in row.iter().enumerate() {
+            let _ = write!(out, "<td{}>{cell}</td>", class(column));
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</table>\n");
+    out
+}
+
+fn tactic_table(story: &PartitionReport) -> String {
+    let rows: Vec<Vec<String>> = story
+        .tactics
+        .iter()
+        .map(|tactic| {
+            let mut cells: Vec<String> = PartitionReport::cells(tactic)
+                .iter()
+                .map(|cell| escape(cell))
+                .collect();
+            if !tactic.report.totals.fits {
+                if let Some(fits) = cells.last_mut() {
+                    *fits = format!("<span class=\"bad\">{fits}</span>");
+                }
+            }
+            cells
+        })
+        .collect();
+    table(&PartitionReport::header(), &rows, &[3, 4, 5, 6])
+}
+
+fn collectives_table(report: &Report, axes: &AxisSets) -> String {
+    if report.collectives.is_empty() {
+        return "<p class=\"note\">None.</p>\n".into();
+    }
+    let header = ["kind", "axes", "count", "bytes", "sent", "time"].map(String::from);
+    let rows: Vec<Vec<String>> = report
+        .collectives
+        .iter()
+        .map(|row| {
+            vec![
+                escape(&row.label()),
+                format!(
+                    "{}{}",
+                    swatch(axes.color(&row.axes)),
+                    escape(&axes_label(&row.axes))
+                ),
+                row.count.to_string(),
+                escape(&bytes(row.bytes)),
+                escape(&bytes(row.traffic_bytes)),
+                escape(&seconds(row.seconds)),
+            ]
+        })
+        .collect();
+    table(&header, &rows, &[2, 3, 4, 5])
+}
+
+fn ops_table(report: &Report) -> String {
+    if report.top_ops.is_empty() {
+        return "<p class=\"note\">None.</p>\n".into();
+    }
+    let header = ["op", "time", "bound", "flops", "bytes", "at"].map(String::from);
+    let rows: Vec<Vec<String>> = report
+        .top_ops
+        .iter()
+        .map(|op| {
+            vec![
+                escape(&op.op),
+                escape(&seconds(op.seconds)),
+                format!("{:?}", op.bound).to_lowercase(),
+                escape(&flops(op.flops)),
+                escape(&bytes(op.bytes)),
+                escape(&op.location),
+            ]
+        })
+        .collect();
+    table(&header, &rows, &[1, 3, 4])
+}
+
+/// The device's figures and where they come from.
+fn footer(story: &PartitionReport, last: Option<&Report>) -> String {
+    let Some(report) = last else {
+        return format!("<footer>device {}</footer>\n", escape(&story.device));
+    };
+    let device = &report.device;
+    let figures = format!(
+        "{}: matrix {}/s, vector {}/s, memory {} at {:.0} GB/s, link {:.0} GB/s with {} latency",
+        device.name,
+        flops(device.matrix_flops),
+        flops(device.vector_flops),
+        bytes(device.memory_bytes),
+        device.memory_bandwidth / 1e9,
+        device.link_bandwidth / 1e9,
+        seconds(device.link_latency)
+    );
+    let sources: String = device
+        .sources
+        .iter()
+        .map(|source| format!("<li>{}</li>", escape(source)))
+        .collect();
+    format!(
+        "<footer>Device {}. Step time = compute + communication (no overlap).\
+         <ul>{sources}</ul></footer>\n",
+        escape(&figures)
     )
 }
 
@@ -15,4 +677,270 @@ fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::report::{
+        AxisCommunication, AxisSize, CollectiveRow, DeviceSummary, Memory, OpRow, Totals,
+    };
+    use super::super::{device, Bound, CollectiveKind};
+    use super::*;
+
+    const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+
+    fn communication(axes: &[&str], count: usize, traffic: f64, seconds: f64) -> AxisCommunication {
+        AxisCommunication {
+            axes: axes.iter().map(|axis| axis.to_string()).collect(),
+            count,
+            bytes: traffic * 4.0 / 3.0,
+            traffic_bytes: traffic,
+            seconds,
+        }
+    }
+
+    /// A report on tpu-v3 over batch=4 model=2 (8 devices unless `mesh` is false).
+    fn report(
+        compute: f64,
+        peak_gib: f64,
+        communication: Vec<AxisCommunication>,
+        mesh: bool,
+    ) -> Report {
+        let device = device::preset("tpu-v3").unwrap();
+        let communication_seconds = communication.iter().map(|c| c.seconds).sum::<f64>();
+        let mesh: Vec<AxisSize> = if mesh {
+            [("batch", 4), ("model", 2)]
+                .iter()
+                .map(|(name, size)| AxisSize {
+                    name: name.to_string(),
+                    size: *size,
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let collectives = communication
+            .iter()
+            .map(|c| CollectiveRow {
+                kind: if c.axes.len() > 1 {
+                    CollectiveKind::AllGather
+                } else {
+                    CollectiveKind::AllReduce
+                },
+                reduction: (c.axes.len() == 1).then(|| "sum".to_string()),
+                axes: c.axes.clone(),
+                count: c.count,
+                bytes: c.bytes,
+                traffic_bytes: c.traffic_bytes,
+                seconds: c.seconds,
+            })
+            .collect();
+        Report {
+            device: DeviceSummary::of(&device),
+            devices: mesh.iter().map(|axis| axis.size).product(),
+            mesh,
+            totals: Totals {
+                flops: compute * 100e12,
+                compute_seconds: compute,
+                communication_seconds,
+                step_seconds: compute + communication_seconds,
+                peak_memory_bytes: peak_gib * GIB,
+                memory_capacity_bytes: device.memory_bytes,
+                fits: peak_gib * GIB <= device.memory_bytes,
+                ..Totals::default()
+            },
+            memory: Memory {
+                peak_bytes: peak_gib * GIB,
+                peak_at: "stablehlo.dot_general at model.mlir:12:5".into(),
+                ..Memory::default()
+            },
+            communication,
+            collectives,
+            top_ops: vec![OpRow {
+                op: "stablehlo.dot_general".into(),
+                location: "model.mlir:12:5".into(),
+                flops: 3e12,
+                bytes: 2.0 * GIB,
+                seconds: compute / 3.0,
+                bound: Bound::Compute,
+            }],
+            notes: Vec::new(),
+        }
+    }
+
+    /// unpartitioned, BP, MP, Z3 on batch=4 model=2; the unpartitioned program does not fit.
+    fn story(model: &str) -> PartitionReport {
+        let mut story = PartitionReport {
+            model: model.into(),
+            schedule: "BP+MP+Z3".into(),
+            device: "tpu-v3".into(),
+            tactics: Vec::new(),
+        };
+        story.push("(unpartitioned)", "", report(0.040, 41.5, vec![], true));
+        story.push(
+            "BP",
+            "batch",
+            report(
+                0.010,
+                12.0,
+                vec![communication(&["batch"], 24, 1.5 * GIB, 0.0042)],
+                true,
+            ),
+        );
+        story.push(
+            "MP",
+            "model",
+            report(
+                0.005,
+                6.5,
+                vec![
+                    communication(&["batch"], 24, 0.75 * GIB, 0.0021),
+                    communication(&["model"], 48, 0.5 * GIB, 0.0035),
+                ],
+                true,
+            ),
+        );
+        story.push(
+            "Z3",
+            "batch",
+            report(
+                0.005,
+                2.25,
+                vec![
+                    communication(&["batch"], 60, 1.1 * GIB, 0.0032),
+                    communication(&["model"], 48, 0.5 * GIB, 0.0035),
+                    communication(&["batch", "model"], 1, 4096.0, 2e-6),
+                ],
+                true,
+            ),
+        );
+        story
+    }
+
+    /// Every tag in `tags` is closed as often as it is opened.
+    fn assert_balanced(page: &str) {
+        for tag in [
+            "svg", "g", "text", "tspan", "title", "rect", "table", "tr", "td", "th", "section",
+            "ul", "li", "span", "footer", "p", "h1", "h2", "div", "style", "html", "body",
+        ] {
+            let opened = page.matches(&format!("<{tag} ")).count()
+                + page.matches(&format!("<{tag}>")).count();
+            let closed = page.matches(&format!("</{tag}>")).count();
+            assert_eq!(opened, closed, "<{tag}> opened {opened}, closed {closed}");
+        }
+        for bad in ["NaN", "\"inf", "\"-inf", ">inf"] {
+            assert!(!page.contains(bad), "{bad} in {page}");
+        }
+    }
+
+    #[test]
+    fn the_page_is_well_formed_and_escapes_names() {
+        let page = html(&story("<script>alert(1)</script> & \"co\""));
+        assert_balanced(&page);
+        assert!(!page.contains("<script>"), "{page}");
+        assert!(page.contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;co&quot;"));
+        assert!(page.contains("mesh batch=4 model=2 (8 devices)"));
+        for outside in ["<script", "src=", "href=", "url("] {
+            assert!(!page.contains(outside), "self-contained: {outside}");
+        }
+        assert!(
+            page.contains("Jouppi"),
+            "the device's sources are in the footer"
+        );
+    }
+
+    #[test]
+    fn one_bar_per_tactic_in_each_chart() {
+        let story = story("mlp");
+        let page = html(&story);
+        assert_eq!(page.matches("<svg").count(), 3);
+        assert_eq!(
+            page.matches("<g class=\"bar\">").count(),
+            3 * story.tactics.len()
+        );
+        for tactic in &story.tactics {
+            let step = seconds(tactic.report.totals.step_seconds);
+            assert!(page.contains(&format!(">{step}</text>")), "{step}");
+        }
+        for axes in [
+            "communication over batch<",
+            "over model<",
+            "over batch+model<",
+        ] {
+            assert!(page.contains(axes), "legend {axes}");
+        }
+    }
+
+    #[test]
+    fn a_program_that_does_not_fit_is_red() {
+        let page = html(&story("mlp"));
+        assert_eq!(page.matches("DOES NOT FIT").count(), 1);
+        assert!(page.contains(&format!("fill=\"{NO_FIT}\"")));
+        assert!(page.contains("<span class=\"bad\">NO</span>"));
+        let mut fitting = story("mlp");
+        fitting.tactics.remove(0);
+        let page = html(&fitting);
+        assert!(!page.contains("DOES NOT FIT"));
+        assert!(!page.contains(&format!("fill=\"{NO_FIT}\"")));
+    }
+
+    #[test]
+    fn tiny_bars_stay_visible() {
+        let page = html(&story("mlp"));
+        // The 2 us over batch+model next to milliseconds.
+        assert!(page.contains(&format!("width=\"{MIN_BAR:.1}\"")), "{page}");
+        for rect in page.split("<rect ").skip(1) {
+            let width = &rect[rect.find(" width=\"").unwrap() + 8..];
+            let width: f64 = width[..width.find('"').unwrap()].parse().unwrap();
+            assert!(width >= MIN_BAR, "{width}");
+        }
+    }
+
+    #[test]
+    fn edge_cases_draw_without_gaps() {
+        // One tactic, no mesh, no communication.
+        let mut alone = PartitionReport {
+            model: "m".into(),
+            ..PartitionReport::default()
+        };
+        alone.push("(unpartitioned)", "", report(0.001, 1.0, vec![], false));
+        let page = html(&alone);
+        assert_balanced(&page);
+        assert!(page.contains("no mesh (1 device)"));
+        assert!(page.contains("No communication"));
+        assert_eq!(page.matches("<g class=\"bar\">").count(), 2);
+        // Nothing at all.
+        let page = html(&PartitionReport::default());
+        assert_balanced(&page);
+        assert!(page.contains("No tactics"));
+        // All zero.
+        let mut zero = PartitionReport::default();
+        zero.push("(unpartitioned)", "", Report::default());
+        assert_balanced(&html(&zero));
+    }
+
+    #[test]
+    fn scales_end_on_round_ticks() {
+        let scale = Scale::new(0.0173, false);
+        assert!((scale.step - 0.005).abs() < 1e-12 && (scale.max - 0.02).abs() < 1e-12);
+        let scale = Scale::new(41.5 * GIB, true);
+        assert_eq!((scale.step / GIB, scale.max / GIB), (10.0, 50.0));
+        assert_eq!(Scale::new(0.0, true).ticks().count(), 2);
+    }
+
+    /// Writes /tmp/partir-picture.html to look at.
+    #[test]
+    #[ignore]
+    fn write_example() {
+        std::fs::write("/tmp/partir-picture.html", html(&story("transformer"))).unwrap();
+        let mut alone = PartitionReport {
+            model: "<one> & only".into(),
+            schedule: "(none)".into(),
+            device: "tpu-v3".into(),
+            tactics: Vec::new(),
+        };
+        alone.push("(unpartitioned)", "", report(0.001, 0.01, vec![], false));
+        std::fs::write("/tmp/partir-picture-edge.html", html(&alone)).unwrap();
+    }
 }
