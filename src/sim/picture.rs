@@ -436,11 +436,25 @@ fn time_chart(story: &PartitionReport, axes: &AxisSets) -> String {
 /// Peak memory against the capacity: a dashed line at the capacity, red bars above it.
 fn memory_chart(story: &PartitionReport) -> String {
     let capacity = |tactic: &TacticReport| tactic.report.totals.memory_capacity_bytes;
-    let largest = story
+    let largest_peak = story
         .tactics
         .iter()
-        .map(|tactic| tactic.report.totals.peak_memory_bytes.max(capacity(tactic)))
+        .map(|tactic| tactic.report.totals.peak_memory_bytes)
         .fold(0.0, f64::max);
+    let smallest_capacity = story
+        .tactics
+        .iter()
+        .map(capacity)
+        .filter(|capacity| *capacity > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    // Peaks far below the capacity would be slivers: scale to the peaks and say where the
+    // capacity is instead of drawing it.
+    let zoomed = largest_peak > 0.0 && largest_peak * 10.0 < smallest_capacity;
+    let largest = if zoomed {
+        largest_peak
+    } else {
+        largest_peak.max(story.tactics.iter().map(capacity).fold(0.0, f64::max))
+    };
     let scale = Scale::new(largest, true);
     bar_chart(
         story,
@@ -467,6 +481,18 @@ fn memory_chart(story: &PartitionReport) -> String {
         },
         |top| {
             let mut lines = String::new();
+            if zoomed {
+                let _ = write!(
+                    lines,
+                    "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">capacity {} is off \
+                     this scale: the largest peak uses {:.2}% of it</text>",
+                    scale.x(largest_peak),
+                    top - GAP / 2.0 - 2.0,
+                    escape(&bytes(smallest_capacity)),
+                    100.0 * largest_peak / smallest_capacity
+                );
+                return lines;
+            }
             for (index, tactic) in story.tactics.iter().enumerate() {
                 let capacity = capacity(tactic);
                 if capacity <= 0.0 {
