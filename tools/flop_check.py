@@ -49,11 +49,66 @@ FORMAT = "partir-xla-cost-v1"
 BOUND = (0.95, 1.05)
 DEVICE = "tpu-v3"
 
-# Known differences: (model, schedule) -> (low, high, reason). The row's FLOP ratio
-# (partir / XLA compute flops) must then lie in [low, high] instead of BOUND; each entry says why it
-# differs. "unsharded" is the single-device run.
-KNOWN_DIFFERENCES: dict[tuple[str, str], tuple[float, float, str]] = {
+# Known differences: (model, schedule) -> {"flops": (low, high), "trans": (low, high), "why": reason}.
+# The row's FLOP ratio (partir / XLA compute flops) and transcendentals ratio must then lie in the given
+# intervals instead of BOUND (a missing key means BOUND). "unsharded" is the single-device run.
+# Measured with partir at e36dff4 against the committed xla_cost.json; intervals are the measured
+# ratio +-0.02. Two kinds: (1) a counting difference (UNet convolutions), (2) XLA and partir partition
+# the step differently, so their per-device programs do different work (the counts of each are right).
+_CONV = ("counting: the UNet's convs read a tensor.pad; partir counts all 3x3 taps over the padded input, "
+         "XLA only taps on the input (a SAME 3x3 conv on 16x16 is (46/48)^2 = 0.918 of the taps, on 8x8 "
+         "0.840): conv FLOPs 189.5M vs 170.8M unsharded, +11.0% of the whole step; the rest agrees")
+_Z2 = ("partitioning: Shardy propagates the batch-tiled optimizer state back through the weight "
+       "gradients into the forward and backward layers (it shards layer compute on `batch` by feature "
+       "dims, free since the parameters are replicated); partir tiles only the update and the "
+       "weight-gradient ops, so it does 2-3x XLA's per-device work")
+_ATTN = ("partir leaves attention's batch_matmuls and softmax (partly) replicated where XLA shards them: "
+         "the head tiling is lost where [b, s, h, d] is transposed and collapsed into the batch_matmul's "
+         "b*h batch dim")
+KNOWN_DIFFERENCES: dict[tuple[str, str], dict] = {
+    ("unet", "unsharded"): {"flops": (1.08, 1.13), "why": _CONV},
+    ("unet", "BP"): {"flops": (1.08, 1.13), "why": _CONV},
+    ("unet", "MP"): {"flops": (1.08, 1.13), "why": _CONV},
+    ("unet", "BP_MP"): {"flops": (1.08, 1.13), "why": _CONV},
+    ("unet", "Z3"): {"flops": (1.08, 1.13), "why": _CONV + " (both shard every conv 4 ways)"},
+    ("unet", "Z2"): {"flops": (1.58, 1.63), "why": _Z2 + "; plus " + _CONV},
+    ("unet", "BP_MP_Z3"): {"flops": (0.80, 0.85), "trans": (0.66, 0.71), "why":
+        "partitioning: XLA's partitioner replicates part of the conv work over `batch` (about 1.34x "
+        "partir's, after the +11% padding difference) and shards Adam's sqrt less (4801 vs 3283)"},
+    ("mlp", "Z2"): {"flops": (2.13, 2.17), "why": _Z2 + " (matmuls 1.68M vs 0.77M)"},
+    ("transformer", "Z2"): {"flops": (2.73, 2.77), "trans": (1.89, 1.94), "why": _Z2},
+    ("gns", "Z2"): {"flops": (3.02, 3.06), "why": _Z2},
+    ("transformer", "MP"): {"trans": (1.08, 1.13), "why":
+        "partitioning: " + _ATTN + " (batch_matmul 3.15M = unsharded; softmax exp 24576 vs 16384); "
+        "FLOPs pass only because XLA's fusion duplication (+4%) hides partir's +5% (unopt 1.050)"},
+    ("transformer", "Z3"): {"flops": (1.11, 1.15), "trans": (1.28, 1.32), "why":
+        "partitioning: " + _ATTN + ": batch_matmuls 3.15M (unsharded) vs XLA's 0.79M; the dense "
+        "matmuls agree (13.9M)"},
+    ("transformer", "BP_MP_Z3"): {"flops": (0.81, 0.85), "trans": (0.83, 0.88), "why":
+        "partitioning: XLA resolves Z3's `batch` tiling of the parameters against BP's `batch` tiling "
+        "of the activations by replicating work: layer norms unsharded (rsqrt 640 vs partir's 160) "
+        "and 1.1M more dot FLOPs (9.50M vs 8.39M)"},
+    ("gns", "Z3"): {"flops": (1.03, 1.08), "why":
+        "partitioning: partir leaves some one-hot gather/segment-sum batch_matmuls replicated "
+        "(1.18M vs XLA's 0.79M, which shards every dot 4 ways); dense matmuls agree (5.20M)"},
+    ("gns", "BP_MP_Z3"): {"trans": (0.72, 0.77), "why":
+        "partitioning: XLA shards part of Adam's sqrt only 4 ways (3129 vs partir's 2317 per device); "
+        "FLOPs agree (0.983)"},
+    ("mqa", "MP"): {"trans": (1.30, 1.35), "why":
+        "partitioning: MP tiles the shared K/V head (width x 16) on dh, so partir's scores are partial "
+        "sums (all_reduce) and the softmax runs on all 4 heads on both `model` devices (exp 16384 vs "
+        "8192); XLA keeps the query-head split and gathers K/V; FLOPs agree (0.990)"},
+    ("mqa", "BP_MP"): {"trans": (1.30, 1.35), "why": "as mqa/MP, with BP on top; FLOPs agree (0.989)"},
+    ("mqa", "BP_MP_Z3"): {"trans": (0.92, 0.97), "why":
+        "partitioning: XLA's BP_MP_Z3 computes more softmax than its own BP_MP (8832 vs 6304) while "
+        "partir's Z3 changes nothing for an inference step (8352 as BP_MP); FLOPs within bound (0.957)"},
+    ("mqa", "Z3"): {"flops": (1.07, 1.12), "why":
+        "partitioning: " + _ATTN + " (batch_matmuls 0.66M vs XLA's 0.26M; dense matmuls agree, 3.93M)"},
 }
+
+
+def bounds(key: tuple[str, str], what: str) -> tuple[float, float]:
+    return KNOWN_DIFFERENCES.get(key, {}).get(what, BOUND)
 
 
 def cost_path(model: str) -> Path:
@@ -172,19 +227,21 @@ def main(argv=None) -> int:
         un = r.get("unoptimized")
         ru = f"{ratio(flops, un['flops'] - un.get('all_reduce_elements', 0.0)):>7.3f}" if un else f"{'-':>7s}"
         ok = within(rf, *BOUND) and within(rt, *BOUND)
+        known = within(rf, *bounds(key, "flops")) and within(rt, *bounds(key, "trans"))
         if ok:
             status = "ok"
             n_ok += 1
             if key in KNOWN_DIFFERENCES:
                 notes.append(f"{model}/{r['schedule']}: listed in KNOWN_DIFFERENCES but within {BOUND}: drop the entry?")
-        elif key in KNOWN_DIFFERENCES and within(rf, *KNOWN_DIFFERENCES[key][:2]) and within(rt, *BOUND):
-            status = f"known [{KNOWN_DIFFERENCES[key][0]}, {KNOWN_DIFFERENCES[key][1]}]"
+        elif key in KNOWN_DIFFERENCES and known:
+            status = "known"
             n_known += 1
+            notes.append(f"known {model}/{r['schedule']}: {KNOWN_DIFFERENCES[key]['why']}")
         else:
             status = "FAIL"
             n_fail += 1
             if key in KNOWN_DIFFERENCES:
-                status += f" (known interval [{KNOWN_DIFFERENCES[key][0]}, {KNOWN_DIFFERENCES[key][1]}])"
+                status += f" (known: flops {bounds(key, 'flops')}, trans {bounds(key, 'trans')})"
         print(f"{model:12s} {r['schedule']:10s} {r['flops']:>13.0f} {r.get('all_reduce_elements', 0):>11.0f} "
               f"{flops:>13.0f} {rf:>7.3f} {ru} {r['transcendentals']:>10.0f} {trans:>12.0f} {rt:>7.3f}  {status}")
     print(f"\nratio = partir / (XLA flops - XLA all-reduce elements), XLA's compiled module; unopt = the same "
