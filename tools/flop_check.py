@@ -55,9 +55,6 @@ DEVICE = "tpu-v3"
 # Measured with partir at e36dff4 against the committed xla_cost.json; intervals are the measured
 # ratio +-0.02. Two kinds: (1) a counting difference (UNet convolutions), (2) XLA and partir partition
 # the step differently, so their per-device programs do different work (the counts of each are right).
-_CONV = ("counting: the UNet's convs read a tensor.pad; partir counts all 3x3 taps over the padded input, "
-         "XLA only taps on the input (a SAME 3x3 conv on 16x16 is (46/48)^2 = 0.918 of the taps, on 8x8 "
-         "0.840): conv FLOPs 189.5M vs 170.8M unsharded, +11.0% of the whole step; the rest agrees")
 _Z2 = ("partitioning: Shardy propagates the batch-tiled optimizer state back through the weight "
        "gradients into the forward and backward layers (it shards layer compute on `batch` by feature "
        "dims, free since the parameters are replicated); partir tiles only the update and the "
@@ -66,15 +63,10 @@ _ATTN = ("partir leaves attention's batch_matmuls and softmax (partly) replicate
          "the head tiling is lost where [b, s, h, d] is transposed and collapsed into the batch_matmul's "
          "b*h batch dim")
 KNOWN_DIFFERENCES: dict[tuple[str, str], dict] = {
-    ("unet", "unsharded"): {"flops": (1.08, 1.13), "why": _CONV},
-    ("unet", "BP"): {"flops": (1.08, 1.13), "why": _CONV},
-    ("unet", "MP"): {"flops": (1.08, 1.13), "why": _CONV},
-    ("unet", "BP_MP"): {"flops": (1.08, 1.13), "why": _CONV},
-    ("unet", "Z3"): {"flops": (1.08, 1.13), "why": _CONV + " (both shard every conv 4 ways)"},
-    ("unet", "Z2"): {"flops": (1.58, 1.63), "why": _Z2 + "; plus " + _CONV},
-    ("unet", "BP_MP_Z3"): {"flops": (0.80, 0.85), "trans": (0.66, 0.71), "why":
+    ("unet", "Z2"): {"flops": (1.42, 1.47), "why": _Z2},
+    ("unet", "BP_MP_Z3"): {"flops": (0.73, 0.77), "trans": (0.66, 0.71), "why":
         "partitioning: XLA's partitioner replicates part of the conv work over `batch` (about 1.34x "
-        "partir's, after the +11% padding difference) and shards Adam's sqrt less (4801 vs 3283)"},
+        "partir's) and shards Adam's sqrt less (4801 vs 3283)"},
     ("mlp", "Z2"): {"flops": (2.13, 2.17), "why": _Z2 + " (matmuls 1.68M vs 0.77M)"},
     ("transformer", "Z2"): {"flops": (2.73, 2.77), "trans": (1.89, 1.94), "why": _Z2},
     ("gns", "Z2"): {"flops": (3.02, 3.06), "why": _Z2},

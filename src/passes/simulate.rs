@@ -454,11 +454,15 @@ impl Reader {
                 });
             }
         };
-        let iterations: f64 = rule
+        let loop_sizes: Vec<i64> = rule
             .factors
             .iter()
-            .map(|factor| factor.size.max(1) as f64)
-            .product();
+            .map(|factor| factor.size.max(1))
+            .collect();
+        let iterations = match &linalg {
+            Some(info) => useful_iterations(op, info, &loop_sizes),
+            None => loop_sizes.iter().map(|&size| size as f64).product(),
+        };
         let reduces = rule
             .factors()
             .iter()
@@ -529,6 +533,109 @@ impl Reader {
     fn finish(self) -> Profile {
         self.profile
     }
+}
+
+/// The iterations of a linalg op that do useful work: all of them, except that a window over a
+/// zero `tensor.pad` (a padded convolution) skips the taps that land on the padding, as XLA's
+/// cost analysis and any real convolution kernel do. Per padded input dim read as
+/// `s·d_out + t·d_tap` (a strided, dilated window), count the (out, tap) pairs inside the
+/// unpadded source:
+/// ```text
+/// 3x3 conv, 16 outputs, pad 1 each side: of 16·3 = 48 pairs per spatial dim, 46 are inside
+/// → 2-D: (46/48)² of the iterations.
+/// ```
+fn useful_iterations(op: OperationRef, info: &ffi::LinalgInfo, loop_sizes: &[i64]) -> f64 {
+    let all: f64 = loop_sizes.iter().map(|&size| size as f64).product();
+    let mut windowed = vec![false; loop_sizes.len()];
+    let mut factor = 1.0;
+    for (index, map) in info.indexing_maps.iter().enumerate().take(info.num_inputs) {
+        let Some(pad) = op.operand(index).ok().and_then(zero_pad) else {
+            continue;
+        };
+        for (dim, expr) in map.results.iter().enumerate() {
+            let (Some(&low), Some(&source)) = (pad.low.get(dim), pad.source.get(dim)) else {
+                continue;
+            };
+            if low == 0 && pad.high.get(dim) == Some(&0) {
+                continue;
+            }
+            let Some([(out_stride, out), (tap_stride, tap)]) = window(expr) else {
+                continue;
+            };
+            if windowed[out] || windowed[tap] || out == tap {
+                continue;
+            }
+            let (Some(&outs), Some(&taps)) = (loop_sizes.get(out), loop_sizes.get(tap)) else {
+                continue;
+            };
+            let inside = (0..outs)
+                .flat_map(|o| (0..taps).map(move |t| out_stride * o + tap_stride * t))
+                .filter(|&at| at >= low && at < low + source)
+                .count();
+            windowed[out] = true;
+            windowed[tap] = true;
+            factor *= inside as f64 / (outs * taps) as f64;
+        }
+    }
+    all * factor
+}
+
+/// `s·d_a + t·d_b` as [(s, a), (t, b)].
+fn window(expr: &crate::tmr::AffineExprLite) -> Option<[(i64, usize); 2]> {
+    use crate::tmr::AffineExprLite::{Add, Dim, Mul};
+    let term = |term: &crate::tmr::AffineExprLite| match term {
+        Dim(dim) => Some((1, *dim)),
+        Mul(scale, inner) => match inner.as_ref() {
+            Dim(dim) => Some((*scale, *dim)),
+            _ => None,
+        },
+        _ => None,
+    };
+    match expr {
+        Add(terms) if terms.len() == 2 => Some([term(&terms[0])?, term(&terms[1])?]),
+        _ => None,
+    }
+}
+
+/// A `tensor.pad` with a zero padding value: its low and high padding and source shape.
+struct ZeroPad {
+    low: Vec<i64>,
+    high: Vec<i64>,
+    source: Vec<i64>,
+}
+
+fn zero_pad(value: Value) -> Option<ZeroPad> {
+    use melior::ir::attribute::DenseI64ArrayAttribute;
+    let pad = ffi::result_owner(value)?;
+    if pad.name().as_string_ref().as_str() != Ok("tensor.pad") {
+        return None;
+    }
+    let yielded = pad
+        .region(0)
+        .ok()?
+        .first_block()?
+        .terminator()?
+        .operand(0)
+        .ok()?;
+    let constant = ffi::result_owner(yielded)?;
+    if constant.name().as_string_ref().as_str() != Ok("arith.constant")
+        || ffi::scalar_value(constant.attribute("value").ok()?) != Some(0.0)
+    {
+        return None;
+    }
+    let dense = |name: &str| -> Option<Vec<i64>> {
+        let array = DenseI64ArrayAttribute::try_from(pad.attribute(name).ok()?).ok()?;
+        Some(
+            (0..array.len())
+                .filter_map(|i| array.element(i).ok())
+                .collect(),
+        )
+    };
+    Some(ZeroPad {
+        low: dense("static_low")?,
+        high: dense("static_high")?,
+        source: ffi::shaped_dims(pad.operand(0).ok()?.r#type())?,
+    })
 }
 
 /// Per iteration of a linalg op: (FLOPs, transcendentals, multiplies?) of its body.
