@@ -3,6 +3,7 @@
 pub mod builder;
 pub mod core;
 pub mod func_attrs;
+pub mod hlo;
 pub mod location;
 pub mod mesh;
 pub mod names;

@@ -29,7 +29,7 @@
 use super::{program_location, PassError, PassResult};
 use crate::{
     ffi,
-    ir::{builder::Builder, mesh::MESH_OP, names::NAME_ATTR, Mesh},
+    ir::{builder::Builder, hlo, mesh::MESH_OP, names::NAME_ATTR, Mesh},
 };
 use melior::{
     ir::{
@@ -105,23 +105,6 @@ fn op_name(op: OperationRef) -> String {
     op.name().as_string_ref().as_str().unwrap_or("").to_string()
 }
 
-fn integer_attribute(op: OperationRef, name: &str) -> Option<i64> {
-    IntegerAttribute::try_from(op.attribute(name).ok()?)
-        .ok()
-        .map(|attr| attr.value())
-}
-
-fn string_array(attr: Attribute) -> Option<Vec<String>> {
-    let array = ArrayAttribute::try_from(attr).ok()?;
-    (0..array.len())
-        .map(|index| {
-            StringAttribute::try_from(array.element(index).ok()?)
-                .ok()
-                .map(|text| text.value().to_string())
-        })
-        .collect()
-}
-
 /// The grid index of each axis, or the error naming the first axis not in the mesh.
 fn grid_axes(mesh: &Mesh, axes: &[String]) -> Result<Vec<usize>, String> {
     axes.iter()
@@ -167,7 +150,7 @@ fn export_collective<'c, 'a>(
     let axes = op
         .attribute("axes")
         .ok()
-        .and_then(string_array)
+        .and_then(hlo::string_array)
         .ok_or_else(|| fail(format!("'{name}' has no axes")))?;
     let indices = grid_axes(mesh, &axes).map_err(fail)?;
     let operand = ffi::anchor_value(
@@ -181,7 +164,7 @@ fn export_collective<'c, 'a>(
     let rank = ffi::tensor_shape(operand.r#type()).map_or(0, |shape| shape.len()) as i64;
     let dim =
         |attribute: &str, shard_name: &str| -> Result<(String, Attribute<'c>), PassError<'c>> {
-            let value = integer_attribute(op, attribute)
+            let value = hlo::integer_attribute(op, attribute)
                 .ok_or_else(|| fail(format!("'{name}' has no {attribute}")))?;
             if value < 0 || value >= rank {
                 return Err(fail(format!(
@@ -194,7 +177,7 @@ fn export_collective<'c, 'a>(
             ))
         };
     let kind = || -> Result<(String, Attribute<'c>), PassError<'c>> {
-        let kind = integer_attribute(op, "kind")
+        let kind = hlo::integer_attribute(op, "kind")
             .ok_or_else(|| fail(format!("'{name}' has no reduction kind")))?;
         let attribute = reduction(context, kind).ok_or_else(|| {
             fail(format!(

@@ -17,16 +17,14 @@
 use super::{lower_to_hlo, program_location, PassError, PassOptions, PassResult};
 use crate::{
     ffi,
-    ir::{core::LOOP_OP, location::describe, names, op_info::Rules, Mesh},
+    ir::{core::LOOP_OP, hlo, location::describe, names, op_info::Rules, Mesh},
     sim::{self, Buffer, CollectiveKind, CollectiveProfile, Device, OpProfile, Profile, Work},
     tmr::FactorKind,
 };
 use melior::{
     ir::{
-        attribute::{ArrayAttribute, StringAttribute},
-        block::BlockLike,
-        operation::OperationLike,
-        Module, OperationRef, RegionLike, Type, Value, ValueLike,
+        attribute::StringAttribute, block::BlockLike, operation::OperationLike, Module,
+        OperationRef, RegionLike, Type, Value, ValueLike,
     },
     pass::PassManager,
     utility::parse_pass_pipeline,
@@ -347,18 +345,7 @@ impl Reader {
         op: OperationRef<'c, '_>,
         kind: CollectiveKind,
     ) -> Result<(), PassError<'c>> {
-        let axes: Vec<String> = op
-            .attribute("axes")
-            .ok()
-            .and_then(|attr| ArrayAttribute::try_from(attr).ok())
-            .map(|array| {
-                (0..array.len())
-                    .filter_map(|i| array.element(i).ok())
-                    .filter_map(|attr| StringAttribute::try_from(attr).ok())
-                    .map(|name| name.value().to_string())
-                    .collect()
-            })
-            .unwrap_or_default();
+        let axes = hlo::collective_axes(op).unwrap_or_default();
         let mut group_size = 1;
         for axis in &axes {
             let size = self.mesh.as_ref().and_then(|mesh| mesh.axis_size(axis));
@@ -370,16 +357,9 @@ impl Reader {
             })?;
         }
         let reduction = match kind {
-            CollectiveKind::AllReduce | CollectiveKind::ReduceScatter => op
-                .attribute("kind")
-                .ok()
-                .and_then(|attr| melior::ir::attribute::IntegerAttribute::try_from(attr).ok())
-                .and_then(|kind| {
-                    ["sum", "max", "min", "mul"]
-                        .get(kind.value() as usize)
-                        .copied()
-                })
-                .map(String::from),
+            CollectiveKind::AllReduce | CollectiveKind::ReduceScatter => {
+                hlo::reduction(op).map(String::from)
+            }
             _ => None,
         };
         // The buffer a collective is about: the gathered result of an all_gather, the operand

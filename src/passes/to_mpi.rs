@@ -19,14 +19,14 @@ use crate::{
     ir::{
         builder::{scaled, Builder},
         core::static_shape,
-        func_attrs,
+        func_attrs, hlo,
         mesh::MESH_OP,
         names, Mesh,
     },
 };
 use melior::{
     ir::{
-        attribute::{ArrayAttribute, IntegerAttribute, StringAttribute},
+        attribute::{ArrayAttribute, IntegerAttribute},
         block::BlockLike,
         operation::OperationLike,
         r#type::IntegerType,
@@ -73,22 +73,11 @@ struct Group<'c, 'a> {
 }
 
 fn collective_axes(op: OperationRef) -> Vec<String> {
-    let axes = ArrayAttribute::try_from(op.attribute("axes").expect("verified collective"))
-        .expect("an array");
-    (0..axes.len())
-        .map(|index| {
-            StringAttribute::try_from(axes.element(index).expect("in range"))
-                .expect("a string")
-                .value()
-                .to_string()
-        })
-        .collect()
+    hlo::collective_axes(op).expect("verified collective")
 }
 
 fn integer_attribute(op: OperationRef, name: &str) -> i64 {
-    IntegerAttribute::try_from(op.attribute(name).expect("verified collective"))
-        .expect("an integer")
-        .value()
+    hlo::integer_attribute(op, name).expect("verified collective")
 }
 
 fn lower_function<'c, 'a>(
