@@ -10,7 +10,9 @@
 //! %d = loop "batch" [sum]     { matmul(slice 1 %a[r], ...) }   %d_local = all_reduce sum (matmul ...) axes ["batch"]
 //! %u = sub(%w, %d)   (whole)                                   all_gather of any sharded operand
 //! ```
-//! Function arguments take the sharding all their consumers agree on (else replicated);
+//! Function arguments take the sharding all their consumers agree on (else replicated); seen
+//! through a tile-action view, the view's axis nested inside what the view's consumers share
+//! (`view_sharding`);
 //! results keep the sharding they have. Both carry `partir_hlo.sharding`. Then `optimize`
 //! rewrites all_reduce+all_slice into reduce_scatter and drops all_slice∘all_gather.
 
@@ -143,7 +145,7 @@ fn sum_axes(value: Value) -> (Vec<String>, i32) {
 }
 
 /// The sharding an argument's consumers agree on (replicated when they disagree).
-fn argument_sharding(argument: Value) -> Sharding {
+fn argument_sharding(mesh: &Mesh, argument: Value) -> Sharding {
     let rank = rank_of(argument);
     let mut agreed: Option<Sharding> = None;
     for consumer in view::consumers(argument) {
@@ -152,10 +154,7 @@ fn argument_sharding(argument: Value) -> Sharding {
             Consumer::Payload(user, index) => {
                 chain_sharding(rank, &view::operand_source(user, index).slices)
             }
-            Consumer::View(view_op) => match view::identity_view(view_op) {
-                Some((_, dim, axis)) => Sharding::replicated(rank).with_axis(dim, &axis),
-                None => Sharding::replicated(rank),
-            },
+            Consumer::View(view_op) => view_sharding(mesh, view_op, rank),
             Consumer::Opaque => Sharding::replicated(rank),
         };
         match &agreed {
@@ -164,6 +163,85 @@ fn argument_sharding(argument: Value) -> Sharding {
         }
     }
     agreed.unwrap_or_else(|| Sharding::replicated(rank))
+}
+
+/// The sharding a tile-action view `loop A [tile<d>] { yield slice d %x[r] }` asks of `%x`:
+/// split on `d` along `A`, *nested inside* whatever every consumer of the view already slices
+/// it on. The view is an identity, so a source that already has `A` on `d` passes through it
+/// unchanged (the view case of `lower_function`), and its consumers reshard from that.
+///
+/// Worked example (MLP, BP_MP_Z3, mesh batch=4 model=2): MP tiles w2 (256x10) on dim 0 along
+/// model, and propagation dissolves that view into w2's consumers, which slice `%w2` on dim 0
+/// along model. Z3 then wraps `%w2` in `%v = loop "batch" [tile<0>] { slice 0 %w2 }`, and
+/// the consumers slice `%v` instead: the forward matmul `[{model}]`, the transposed copy and
+/// the update `[{model, batch}]` (batch propagated inside the model slice). Every consumer
+/// has model major on dim 0, so `%w2` arrives `[{"model", "batch"}, {}]`: 32x10 per device,
+/// as the schedule asked (model's rows, then batch's share of them), where the view alone
+/// (`[{"batch"}, {}]`, 64x10) held twice that and made the model-major consumers re-lay it
+/// out. The forward matmul gathers over batch only (32x10 -> 128x10); the others use it as
+/// it is. Without a shared prefix (or when the dim does not divide), this is `[d: A]`.
+///
+/// Fixed here, not in the tile action: the Core program is already right (the view is an
+/// identity, and the consumers' slice chains already nest batch inside model); only the layout
+/// the argument arrives in ignored what the consumers share. Re-nesting the view inside every
+/// consumer's slices in `partir-tile` would rewrite all of them for the same result.
+fn view_sharding(mesh: &Mesh, view_op: OperationRef, rank: usize) -> Sharding {
+    let Some((source, dim, axis)) = view::identity_view(view_op) else {
+        return Sharding::replicated(rank);
+    };
+    let plain = Sharding::replicated(rank).with_axis(dim, &axis);
+    let result = ffi::anchor_value(view_op.result(0).expect("a view has one result"));
+    // The longest prefix (major to minor) of every dim's axes that all consumers share.
+    let mut shared: Option<Sharding> = None;
+    for consumer in view::consumers(result) {
+        let wanted = match consumer {
+            Consumer::Payload(user, _) if name_of(user) == "func.return" => continue,
+            Consumer::Payload(user, index) => {
+                chain_sharding(rank, &view::operand_source(user, index).slices)
+            }
+            Consumer::View(inner) => view_sharding(mesh, inner, rank),
+            Consumer::Opaque => return plain,
+        };
+        shared = Some(match shared {
+            None => wanted,
+            Some(previous) => Sharding(
+                previous
+                    .0
+                    .iter()
+                    .zip(&wanted.0)
+                    .map(|(a, b)| {
+                        a.iter()
+                            .zip(b)
+                            .take_while(|(x, y)| x == y)
+                            .map(|(x, _)| x.clone())
+                            .collect()
+                    })
+                    .collect(),
+            ),
+        });
+    }
+    let Some(shared) = shared else {
+        return plain;
+    };
+    let nested = if shared.0[dim].contains(&axis) {
+        shared
+    } else {
+        shared.without_axis(&axis).with_axis(dim, &axis)
+    };
+    let shape = static_shape(source.r#type()).unwrap_or_default();
+    let divides = shape.len() == rank
+        && nested.0.iter().zip(&shape).all(|(axes, &size)| {
+            let parts: i64 = axes
+                .iter()
+                .map(|a| mesh.axis_size(a).unwrap_or(1))
+                .product();
+            size % parts == 0
+        });
+    if divides {
+        nested
+    } else {
+        plain
+    }
 }
 
 fn local_type<'c>(emitter: &Emitter<'c, '_>, ty: Type<'c>, sharding: &Sharding) -> Type<'c> {
@@ -190,7 +268,12 @@ fn lower_function<'c, 'a>(emitter: &Emitter<'c, '_>, func: OperationRef<'c, 'a>)
 
     // Arguments first: their sharding comes from their consumers, before anything changes.
     let argument_shardings: Vec<Sharding> = (0..body.argument_count())
-        .map(|index| argument_sharding(ffi::anchor_value(body.argument(index).expect("in range"))))
+        .map(|index| {
+            argument_sharding(
+                emitter.mesh,
+                ffi::anchor_value(body.argument(index).expect("in range")),
+            )
+        })
         .collect();
     let mut inputs = Vec::new();
     for (index, sharding) in argument_shardings.iter().enumerate() {
