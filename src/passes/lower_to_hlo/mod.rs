@@ -14,7 +14,8 @@
 //! through a tile-action view, the view's axis nested inside what the view's consumers share
 //! (`view_sharding`);
 //! results keep the sharding they have. Both carry `partir_hlo.sharding`. Then `optimize`
-//! rewrites all_reduce+all_slice into reduce_scatter and drops all_slice∘all_gather.
+//! moves the all_reduce sums of an add's (or sub's) operands after it (one reduce of the summed
+//! partials), rewrites all_reduce+all_slice into reduce_scatter and drops all_slice∘all_gather.
 
 mod optimize;
 mod reshard;

@@ -1,15 +1,25 @@
 //! Collective peepholes on PartIR:HLO (DESIGN §4), to a fixed point:
+//! - `add(all_reduce sum axes A x, all_reduce sum axes A y)`, each reduce used only there
+//!   → `all_reduce sum axes A (add(x, y))` (and `sub` alike): a sum distributes over addition,
+//!   so partial sums added together are reduced once, after the add (Megatron's one backward
+//!   all_reduce of the attention block's input gradient dQ·wqᵀ + dK·wkᵀ + dV·wvᵀ, instead of
+//!   one per matmul). Also through `expand_shape`/`collapse_shape` between reduce and add. A
+//!   chain of adds keeps deferring; a replicated operand stops it (x + Σa ≠ Σ(x + a));
 //! - `all_slice dim d axes A (all_reduce axes A x)`, the reduce used only there
 //!   → `reduce_scatter dim d axes A x` (ZeRO's gradient reduction);
 //! - `all_slice dim d axes A (all_gather dim d axes A x)` → `x`.
 //!
 //! Identical collectives are shared by upstream `cse` (they are Pure).
 
-use crate::ffi;
+use crate::{
+    ffi,
+    ir::hlo,
+    tmr::{AffineExprLite, IteratorType},
+};
 use melior::ir::{
     block::BlockLike,
     operation::{OperationBuilder, OperationLike},
-    Identifier, OperationRef, ValueLike,
+    Identifier, OperationRef, RegionLike, ValueLike,
 };
 
 const ALL_SLICE: &str = "partir_hlo.all_slice";
@@ -24,7 +34,153 @@ fn same_attribute(a: OperationRef, b: OperationRef, name: &str) -> bool {
     matches!((a.attribute(name), b.attribute(name)), (Ok(x), Ok(y)) if x == y)
 }
 
+/// True for an elementwise add or sub of its first two operands: `arith.addf`/`arith.subf`
+/// on tensors, or a `linalg.generic` with two inputs, parallel iterators, identity maps and
+/// a body that is one `arith.addf`/`arith.subf` of the two inputs (the init unread).
+fn is_linear_binary(op: OperationRef) -> bool {
+    let name = op.name().as_string_ref().as_str().unwrap_or("").to_string();
+    let is_add_or_sub = |name: &str| name == "arith.addf" || name == "arith.subf";
+    if is_add_or_sub(&name) {
+        return op.operand_count() == 2
+            && op.result_count() == 1
+            && op
+                .result(0)
+                .is_ok_and(|result| ffi::tensor_shape(result.r#type()).is_some());
+    }
+    if name != "linalg.generic" || op.result_count() != 1 || op.operand_count() != 3 {
+        return false;
+    }
+    let Some(info) = ffi::linalg_info(op) else {
+        return false;
+    };
+    let identity = |map: &crate::tmr::AffineMapLite| {
+        map.results.len() == map.num_dims
+            && map
+                .results
+                .iter()
+                .enumerate()
+                .all(|(dim, expr)| matches!(expr, AffineExprLite::Dim(d) if *d == dim))
+    };
+    if info.num_inputs != 2
+        || !info.indexed_dims.is_empty()
+        || !info
+            .iterator_types
+            .iter()
+            .all(|iterator| matches!(iterator, IteratorType::Parallel))
+        || !info.indexing_maps.iter().all(identity)
+    {
+        return false;
+    }
+    let Some(body) = op.region(0).ok().and_then(|region| region.first_block()) else {
+        return false;
+    };
+    let (Some(combine), Some(terminator)) = (body.first_operation(), body.terminator()) else {
+        return false;
+    };
+    let combine_name = combine
+        .name()
+        .as_string_ref()
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    let ptr = |value: melior::ir::Value| value.to_raw().ptr;
+    let argument = |index: usize| body.argument(index).ok().map(|arg| arg.to_raw().ptr);
+    is_add_or_sub(&combine_name)
+        && body.argument_count() == 3
+        && combine.operand_count() == 2
+        && combine.operand(0).ok().map(ptr) == argument(0)
+        && combine.operand(1).ok().map(ptr) == argument(1)
+        && combine
+            .next_in_block()
+            .is_some_and(|next| next.to_raw().ptr == terminator.to_raw().ptr)
+        && terminator.operand_count() == 1
+        && terminator.operand(0).ok().map(ptr) == combine.result(0).ok().map(|r| r.to_raw().ptr)
+}
+
+/// The `all_reduce sum` that operand `index` of `add` is, possibly through a chain of
+/// reshapes (`tensor.expand_shape`/`collapse_shape`, linear and the same on every device),
+/// each value used only once on the way: (the reduce, its user, the operand index there).
+fn reduced_operand<'c, 'a>(
+    add: OperationRef<'c, 'a>,
+    index: usize,
+) -> Option<(OperationRef<'c, 'a>, OperationRef<'c, 'a>, usize)> {
+    let (mut user, mut position) = (add, index);
+    loop {
+        let operand = ffi::anchor_value(user.operand(position).ok()?);
+        if ffi::uses(operand).len() != 1 {
+            return None;
+        }
+        let producer = ffi::result_owner(operand)?;
+        if is(producer, ALL_REDUCE) {
+            return (hlo::reduction(producer) == Some("sum")).then_some((producer, user, position));
+        }
+        if !(is(producer, "tensor.expand_shape") || is(producer, "tensor.collapse_shape")) {
+            return None;
+        }
+        (user, position) = (producer, 0);
+    }
+}
+
+/// `add(all_reduce sum A x, all_reduce sum A y)` → `all_reduce sum A (add(x, y))` when each
+/// reduce has no other use (see the module comment), also seen through reshapes (the reshapes
+/// then act on the partial sums). Program order, so chains of adds defer.
+fn defer_sums_past_adds<'c>(context: &'c melior::Context, module: OperationRef<'c, '_>) {
+    let mut adds = Vec::new();
+    ffi::walk(module, |op| {
+        if is_linear_binary(op) {
+            adds.push(op);
+        }
+    });
+    for add in adds {
+        let producers: Vec<(OperationRef, OperationRef, usize)> = (0..2)
+            .filter_map(|index| reduced_operand(add, index))
+            .collect();
+        let [(first, first_user, first_index), (second, second_user, second_index)] = producers[..]
+        else {
+            continue;
+        };
+        if ffi::same_operation(first, second)
+            || hlo::collective_axes(first) != hlo::collective_axes(second)
+        {
+            continue;
+        }
+        for (reduce, user, index) in [
+            (first, first_user, first_index),
+            (second, second_user, second_index),
+        ] {
+            let partial = ffi::anchor_value(reduce.operand(0).expect("one operand"));
+            ffi::set_operand(user, index, partial);
+        }
+        let result = ffi::anchor_value(add.result(0).expect("one result"));
+        let attributes: Vec<_> = ["kind", "axes"]
+            .iter()
+            .map(|name| {
+                (
+                    Identifier::new(context, name),
+                    first.attribute(name).expect("verified all_reduce"),
+                )
+            })
+            .collect();
+        let reduce = OperationBuilder::new(ALL_REDUCE, first.location())
+            .add_operands(&[result])
+            .add_attributes(&attributes)
+            .add_results(&[result.r#type()])
+            .build()
+            .expect("partir_hlo.all_reduce is registered");
+        let block = add.block().expect("in a block");
+        let reduce = ffi::anchor(block.insert_operation_after(add, reduce));
+        ffi::replace_all_uses_except(
+            result,
+            ffi::anchor_value(reduce.result(0).expect("one result")),
+            reduce,
+        );
+        ffi::erase(first);
+        ffi::erase(second);
+    }
+}
+
 pub fn run<'c>(context: &'c melior::Context, module: OperationRef<'c, '_>) {
+    defer_sums_past_adds(context, module);
     let mut slices = Vec::new();
     ffi::walk(module, |op| {
         if is(op, ALL_SLICE) {
