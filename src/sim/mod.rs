@@ -56,13 +56,15 @@ pub struct Profile {
     pub notes: Vec<String>,
 }
 
-/// How many of the top ops (by time) a report lists.
+/// How many of the top ops (by time; identical ops grouped) a report lists.
 pub const TOP_OPS: usize = 10;
 
 /// Prices `profile` on `device`.
 pub fn simulate(profile: &Profile, device: &Device) -> Report {
     use report::*;
-    let mut top: Vec<OpRow> = Vec::with_capacity(profile.ops.len());
+    // Identical ops (name, work, bound) are one row with their count: a layer repeated 48 times
+    // shows as one matmul x48, not 10 rows of the same matmul.
+    let mut groups: BTreeMap<(String, u64, u64, u64, bool), OpRow> = BTreeMap::new();
     let mut totals = Totals::default();
     for op in &profile.ops {
         let (seconds, bound) = cost::op_time(&op.work, device);
@@ -70,15 +72,28 @@ pub fn simulate(profile: &Profile, device: &Device) -> Report {
         totals.transcendentals += op.work.transcendentals;
         totals.bytes_accessed += op.work.bytes;
         totals.compute_seconds += seconds;
-        top.push(OpRow {
+        let key = (
+            op.name.clone(),
+            op.work.flops.to_bits(),
+            op.work.bytes.to_bits(),
+            op.work.transcendentals.to_bits(),
+            op.work.matrix,
+        );
+        let row = groups.entry(key).or_insert_with(|| OpRow {
             op: op.name.clone(),
+            count: 0,
             location: op.location.clone(),
-            flops: op.work.flops,
-            bytes: op.work.bytes,
-            seconds,
+            flops: 0.0,
+            bytes: 0.0,
+            seconds: 0.0,
             bound,
         });
+        row.count += 1;
+        row.flops += op.work.flops;
+        row.bytes += op.work.bytes;
+        row.seconds += seconds;
     }
+    let mut top: Vec<OpRow> = groups.into_values().collect();
     top.sort_by(|a, b| b.seconds.total_cmp(&a.seconds));
     top.truncate(TOP_OPS);
 
@@ -157,6 +172,36 @@ mod tests {
             name: name.into(),
             size,
         }
+    }
+
+    #[test]
+    fn identical_ops_are_one_top_row_with_their_count() {
+        let device = device::preset("tpu-v3").unwrap();
+        let op = |name: &str, flops: f64, line: usize| OpProfile {
+            name: name.into(),
+            location: format!("m.mlir:{line}:3"),
+            work: Work {
+                flops,
+                bytes: 1024.0,
+                ..Work::default()
+            },
+        };
+        let profile = Profile {
+            ops: vec![
+                op("linalg.matmul", 1e9, 1),
+                op("linalg.generic", 1e3, 2),
+                op("linalg.matmul", 1e9, 3),
+            ],
+            ..Profile::default()
+        };
+        let report = simulate(&profile, &device);
+        assert_eq!(report.top_ops.len(), 2);
+        let matmuls = &report.top_ops[0];
+        assert_eq!((matmuls.count, matmuls.flops), (2, 2e9));
+        assert_eq!(matmuls.location, "m.mlir:1:3");
+        assert_eq!(matmuls.label(), "linalg.matmul x2");
+        assert_eq!(report.top_ops[1].label(), "linalg.generic");
+        assert_eq!(report.totals.flops, 2e9 + 1e3);
     }
 
     #[test]

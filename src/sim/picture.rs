@@ -659,7 +659,7 @@ fn ops_table(report: &Report) -> String {
         .iter()
         .map(|op| {
             vec![
-                escape(&op.op),
+                escape(&op.label()),
                 escape(&seconds(op.seconds)),
                 format!("{:?}", op.bound).to_lowercase(),
                 escape(&flops(op.flops)),
@@ -785,6 +785,7 @@ mod tests {
             collectives,
             top_ops: vec![OpRow {
                 op: "stablehlo.dot_general".into(),
+                count: 1,
                 location: "model.mlir:12:5".into(),
                 flops: 3e12,
                 bytes: 2.0 * GIB,

@@ -122,15 +122,27 @@ impl CollectiveRow {
     }
 }
 
-/// One of the most expensive ops.
+/// One of the most expensive ops, or `count` identical ones (same name and work): then the
+/// figures are their totals and `location` is the first one's.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct OpRow {
     pub op: String,
+    pub count: usize,
     pub location: String,
     pub flops: f64,
     pub bytes: f64,
     pub seconds: f64,
     pub bound: Bound,
+}
+
+impl OpRow {
+    /// `linalg.matmul`, or `linalg.matmul x24` for a group.
+    pub fn label(&self) -> String {
+        match self.count {
+            0 | 1 => self.op.clone(),
+            count => format!("{} x{count}", self.op),
+        }
+    }
 }
 
 /// The simulator's answer for one program, per device.
@@ -265,7 +277,7 @@ impl Report {
             ]];
             for op in self.top_ops.iter().take(5) {
                 rows.push(vec![
-                    format!("  {}", op.op),
+                    format!("  {}", op.label()),
                     seconds(op.seconds),
                     format!("{:?}", op.bound).to_lowercase(),
                     flops(op.flops),
