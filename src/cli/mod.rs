@@ -305,14 +305,7 @@ pub fn partition_priced<'s>(
                     .flatten()
             });
             let priced = match device {
-                Some(device) => {
-                    let report = simulate::simulate_module(context, op, device)?;
-                    let (name, axis) = tactic
-                        .map(|tactic| (tactic.name.as_str(), tactic.axis.as_str()))
-                        .unwrap_or((schedule::UNPARTITIONED, ""));
-                    story.push(name, axis, report);
-                    story.tactics.last()
-                }
+                Some(device) => Some(schedule::price(context, op, tactic, device, &mut story)?),
                 None => None,
             };
             if tactic.is_some() || priced.is_some() {

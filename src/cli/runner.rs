@@ -206,6 +206,16 @@ pub fn harness(
         printers.push((printer, bits));
     }
     lines.push("    return\n  }".into());
+    Ok(close_harness(&module_text[..close], lines, printers))
+}
+
+/// The harness: the program's module text up to its closing brace, then `lines` (the entry
+/// function) and a declaration of each printer used, then the brace.
+pub fn close_harness(
+    module_body: &str,
+    mut lines: Vec<String>,
+    mut printers: Vec<(&'static str, &'static str)>,
+) -> String {
     printers.sort();
     printers.dedup();
     for (printer, bits) in printers {
@@ -213,11 +223,7 @@ pub fn harness(
             "  func.func private @{printer}(memref<*x{bits}>) attributes {{llvm.emit_c_interface}}"
         ));
     }
-    Ok(format!(
-        "{}\n{}\n}}\n",
-        &module_text[..close],
-        lines.join("\n")
-    ))
+    format!("{module_body}\n{}\n}}\n", lines.join("\n"))
 }
 
 /// The lines that turn result `value` (number `j`, of type `ty`) into `%b{j}`, an unranked

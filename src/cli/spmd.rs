@@ -276,17 +276,10 @@ pub fn harness(
     lines.push("    }".into());
     lines.push("    %mpi_fin = mpi.finalize : !mpi.retval".into());
     lines.push("    return\n  }".into());
-    printers.sort();
-    printers.dedup();
-    for (printer, bits) in printers {
-        lines.push(format!(
-            "  func.func private @{printer}(memref<*x{bits}>) attributes {{llvm.emit_c_interface}}"
-        ));
-    }
-    Ok(format!(
-        "{}\n{}\n}}\n",
+    Ok(runner::close_harness(
         &module_text[..close],
-        lines.join("\n")
+        lines,
+        printers,
     ))
 }
 

@@ -342,19 +342,11 @@ impl Spmd<'_> {
         std::thread::scope(|scope| {
             let original = scope.spawn(|| execute("original", &original_harness, signature));
             let partitioned = scope.spawn(|| -> Result<Vec<Vec<f64>>, CliError> {
-                let start = Instant::now();
-                let lowered = spmd::lower(&mpi_program)?;
-                eprintln!(
-                    "partir:   partitioned: lowered to LLVM in {}",
-                    seconds_text(start.elapsed().as_secs_f64())
-                );
-                let start = Instant::now();
-                let printed = spmd::execute(&lowered, ranks)?;
-                eprintln!(
-                    "partir:   partitioned: ran on {ranks} ranks ({}) in {}",
-                    spmd::MPIEXEC,
-                    seconds_text(start.elapsed().as_secs_f64())
-                );
+                let lowered = timed("partitioned: lowered to LLVM", || spmd::lower(&mpi_program))?;
+                let printed = timed(
+                    &format!("partitioned: ran on {ranks} ranks ({})", spmd::MPIEXEC),
+                    || spmd::execute(&lowered, ranks),
+                )?;
                 decode_all("partitioned", &printed, signature)
             });
             let join =
@@ -372,19 +364,22 @@ impl Spmd<'_> {
 
 /// Lowers and runs one harness; every output decoded to f64.
 fn execute(what: &str, harness: &str, signature: &Signature) -> Result<Vec<Vec<f64>>, CliError> {
-    let start = Instant::now();
-    let lowered = runner::lower(harness, what)?;
-    eprintln!(
-        "partir:   {what}: lowered to LLVM in {}",
-        seconds_text(start.elapsed().as_secs_f64())
-    );
-    let start = Instant::now();
-    let printed = runner::execute(&lowered, what)?;
-    eprintln!(
-        "partir:   {what}: ran in {}",
-        seconds_text(start.elapsed().as_secs_f64())
-    );
+    let lowered = timed(&format!("{what}: lowered to LLVM"), || {
+        runner::lower(harness, what)
+    })?;
+    let printed = timed(&format!("{what}: ran"), || runner::execute(&lowered, what))?;
     decode_all(what, &printed, signature)
+}
+
+/// Runs `step`; when it succeeds, prints `partir:   {what} in {seconds}`.
+fn timed<T>(what: &str, step: impl FnOnce() -> Result<T, CliError>) -> Result<T, CliError> {
+    let start = Instant::now();
+    let value = step()?;
+    eprintln!(
+        "partir:   {what} in {}",
+        seconds_text(start.elapsed().as_secs_f64())
+    );
+    Ok(value)
 }
 
 /// Checks the printed results against the signature and decodes them to f64.

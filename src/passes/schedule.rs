@@ -13,7 +13,7 @@ use crate::{
     ffi::{self, Severity},
     ir::{names, Mesh},
     schedule::{Schedule, Tactic},
-    sim::{Device, PartitionReport},
+    sim::{Device, PartitionReport, TacticReport},
 };
 use melior::{
     ir::{block::BlockLike, operation::OperationLike, OperationRef, RegionLike},
@@ -57,33 +57,41 @@ pub fn run<'c>(
         ..PartitionReport::default()
     };
     apply(context, module, &schedule, &mut |tactic, module| {
-        let report = simulate::simulate_module(context, module, &device)?;
-        let (name, axis) = tactic
-            .map(|tactic| (tactic.name.as_str(), tactic.axis.as_str()))
-            .unwrap_or((UNPARTITIONED, ""));
-        story.push(name, axis, report);
-        let row = PartitionReport::cells(story.tactics.last().expect("pushed"));
+        let priced = price(context, module, tactic, &device, &mut story)?;
+        let row = PartitionReport::cells(priced);
         ffi::emit(
             location,
             Severity::Remark,
             &format!(
-                "partir-simulate: after '{name}' on {device}: collectives {}, step {} (compute {}, communication {}), peak memory {}, fits: {}",
-                row[2], row[3], row[4], row[5], row[6], row[7],
+                "partir-simulate: after '{}' on {device}: collectives {}, step {} (compute {}, communication {}), peak memory {}, fits: {}",
+                row[0], row[2], row[3], row[4], row[5], row[6], row[7],
                 device = device.name,
             ),
         );
         Ok(())
     })?;
-    let path = options.text("report");
-    if !path.is_empty() {
-        std::fs::write(path, story.json())
-            .map_err(|error| fail(format!("cannot write the report '{path}': {error}")))?;
-    }
-    Ok(())
+    simulate::write_report(options, || story.json()).map_err(fail)
 }
 
 /// The name of the row before the first tactic.
 pub const UNPARTITIONED: &str = "(unpartitioned)";
+
+/// Simulates `module` (as it is after `tactic`, or before the first one) on `device` and adds
+/// the report to `story`; the added row.
+pub fn price<'c, 's>(
+    context: &'c Context,
+    module: OperationRef<'c, '_>,
+    tactic: Option<&Tactic>,
+    device: &Device,
+    story: &'s mut PartitionReport,
+) -> Result<&'s TacticReport, PassError<'c>> {
+    let report = simulate::simulate_module(context, module, device)?;
+    let (name, axis) = tactic
+        .map(|tactic| (tactic.name.as_str(), tactic.axis.as_str()))
+        .unwrap_or((UNPARTITIONED, ""));
+    story.push(name, axis, report);
+    Ok(story.tactics.last().expect("just pushed"))
+}
 
 /// Applies `schedule` to `module`, calling `after` with the module before the first tactic
 /// (`None`) and after each tactic; `after` failing stops the schedule.

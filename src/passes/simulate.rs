@@ -111,12 +111,16 @@ pub fn run<'c>(
     let device = Device::resolve(device_name(options)).map_err(fail)?;
     let report = simulate_module(context, module, &device)?;
     eprint!("{}", report.text());
-    let path = options.text("report");
-    if !path.is_empty() {
-        std::fs::write(path, report.json())
-            .map_err(|error| fail(format!("cannot write the report '{path}': {error}")))?;
+    write_report(options, || report.json()).map_err(fail)
+}
+
+/// Writes `json()` to the `report` option's path, when given.
+pub fn write_report(options: &PassOptions, json: impl FnOnce() -> String) -> Result<(), String> {
+    match options.text("report") {
+        "" => Ok(()),
+        path => std::fs::write(path, json())
+            .map_err(|error| format!("cannot write the report '{path}': {error}")),
     }
-    Ok(())
 }
 
 /// The device option, `tpu-v3` when empty.
