@@ -19,6 +19,7 @@
 
 mod optimize;
 mod reshard;
+mod scope;
 
 use super::{
     program_location,
@@ -28,7 +29,7 @@ use super::{
 use crate::{
     ffi,
     ir::{
-        core::{axis_of, static_shape, LOOP_OP, REPLICATE_OP},
+        core::{static_shape, LOOP_OP, REPLICATE_OP},
         func_attrs, names,
         sharding::Sharding,
         Mesh,
@@ -36,16 +37,13 @@ use crate::{
 };
 use melior::{
     ir::{
-        attribute::{ArrayAttribute, TypeAttribute},
-        block::BlockLike,
-        operation::OperationLike,
-        r#type::FunctionType,
+        attribute::TypeAttribute, block::BlockLike, operation::OperationLike, r#type::FunctionType,
         BlockRef, Identifier, OperationRef, RegionLike, Type, Value, ValueLike,
     },
     Context,
 };
 use reshard::Emitter;
-use std::collections::HashMap;
+use scope::{Lowering, Scope};
 
 const PASS: &str = "partir-lower-to-hlo";
 const SHARDING_ATTR: &str = "partir_hlo.sharding";
@@ -68,25 +66,6 @@ pub fn run<'c>(context: &'c Context, module: OperationRef<'c, '_>) -> PassResult
     Ok(())
 }
 
-/// Local values of the Core program's logical values, with their shardings.
-struct Locals<'c, 'a> {
-    values: HashMap<usize, (Value<'c, 'a>, Sharding)>,
-}
-
-impl<'c, 'a> Locals<'c, 'a> {
-    fn get(&self, value: Value<'c, 'a>) -> (Value<'c, 'a>, Sharding) {
-        self.values
-            .get(&ffi::value_id(value))
-            .cloned()
-            .unwrap_or_else(|| (value, Sharding::replicated(rank_of(value))))
-    }
-
-    fn set(&mut self, logical: Value<'c, 'a>, local: Value<'c, 'a>, sharding: Sharding) {
-        self.values
-            .insert(ffi::value_id(logical), (local, sharding));
-    }
-}
-
 fn rank_of(value: Value) -> usize {
     ffi::tensor_shape(value.r#type())
         .map(|shape| shape.len())
@@ -101,48 +80,6 @@ fn chain_sharding(rank: usize, slices: &[(String, usize)]) -> Sharding {
         .fold(Sharding::replicated(rank), |sharding, (axis, dim)| {
             sharding.with_axis(*dim, axis)
         })
-}
-
-/// The loops a nest result comes out of, outer first, with the result's index in each.
-fn nest_of_result<'c, 'a>(value: Value<'c, 'a>) -> Vec<(OperationRef<'c, 'a>, usize)> {
-    let mut loops = Vec::new();
-    let mut current = value;
-    while let Some(loop_op) = ffi::result_owner(current).filter(|op| name_of(*op) == LOOP_OP) {
-        let index = view::result_number(loop_op, current).expect("a result of its loop");
-        loops.push((loop_op, index));
-        current = view::yielded(loop_op, index).expect("one yielded value per result");
-    }
-    loops
-}
-
-/// The sharding of a logical value produced by a loop nest: its `#tile` actions, outer first.
-fn nest_sharding(value: Value) -> Sharding {
-    nest_of_result(value).into_iter().fold(
-        Sharding::replicated(rank_of(value)),
-        |sharding, (loop_op, index)| {
-            let axis = axis_of(loop_op).expect("a loop has an axis");
-            let result = ffi::anchor_value(loop_op.result(index).expect("in range"));
-            match view::tiling(result, &axis) {
-                Some(dim) => sharding.with_axis(dim, &axis),
-                None => sharding,
-            }
-        },
-    )
-}
-
-/// The `#partir.sum` axes (outer first) and kind of the nest result `value`.
-fn sum_axes(value: Value) -> (Vec<String>, i32) {
-    let (mut axes, mut kind) = (Vec::new(), 0);
-    for (loop_op, index) in nest_of_result(value) {
-        let actions =
-            ArrayAttribute::try_from(loop_op.attribute("actions").expect("a loop has actions"))
-                .expect("an array");
-        if let Some(sum) = actions.element(index).ok().and_then(ffi::sum_kind) {
-            axes.push(axis_of(loop_op).expect("a loop has an axis"));
-            kind = sum;
-        }
-    }
-    (axes, kind)
 }
 
 /// The sharding an argument's consumers agree on (replicated when they disagree).
@@ -263,9 +200,7 @@ fn lower_function<'c, 'a>(emitter: &Emitter<'c, '_>, func: OperationRef<'c, 'a>)
             .first_block()
             .expect("an entry block"),
     );
-    let mut locals = Locals {
-        values: HashMap::new(),
-    };
+    let mut lowering = Lowering::new(emitter);
 
     // Arguments first: their sharding comes from their consumers, before anything changes.
     let argument_shardings: Vec<Sharding> = (0..body.argument_count())
@@ -282,7 +217,7 @@ fn lower_function<'c, 'a>(emitter: &Emitter<'c, '_>, func: OperationRef<'c, 'a>)
         let ty = local_type(emitter, argument.r#type(), sharding);
         ffi::set_value_type(argument, ty);
         inputs.push(ty);
-        locals.set(argument, argument, sharding.clone());
+        lowering.set(argument, argument, sharding.clone());
     }
 
     let mut top_level = Vec::new();
@@ -295,51 +230,55 @@ fn lower_function<'c, 'a>(emitter: &Emitter<'c, '_>, func: OperationRef<'c, 'a>)
     let mut result_shardings = Vec::new();
     for op in top_level {
         let location = op.location();
-        if name_of(op) == LOOP_OP {
+        let scope = Scope::top(op);
+        let name = name_of(op);
+        if name == LOOP_OP {
             core_ops.push(op);
             if let Some((source, dim, axis)) = view::identity_view(op) {
-                let (local, sharding) = locals.get(source);
+                // A tile action's view: the value itself, split on `dim` along `axis` inside
+                // whatever it is split on already (see `view_sharding`).
+                let (local, sharding) = lowering.top_level(source, &scope);
                 let wanted = if sharding.0[dim].contains(&axis) {
                     sharding.clone()
                 } else {
                     sharding.clone().without_axis(&axis).with_axis(dim, &axis)
                 };
                 let local = emitter.reshard(op, location, local, &sharding, &wanted);
-                locals.set(
+                lowering.set(
                     ffi::anchor_value(op.result(0).expect("one result")),
                     local,
                     wanted,
                 );
                 continue;
             }
-            let payloads = view::payloads(op);
-            let [payload] = payloads[..] else {
-                return Err(PassError::new(location, format!("{PASS}: a partir.loop must hold exactly one op (besides slices); this one holds {}", payloads.len())));
-            };
-            lower_payload(emitter, &mut locals, payload, op)?;
-        } else if name_of(op) == "func.return" {
+            lowering.lower_loop(op, &scope)?;
+        } else if name == "func.return" {
             for index in 0..op.operand_count() {
-                let (local, sharding) =
-                    locals.get(ffi::anchor_value(op.operand(index).expect("in range")));
+                let (local, sharding) = lowering.top_level(
+                    ffi::anchor_value(op.operand(index).expect("in range")),
+                    &scope,
+                );
                 ffi::set_operand(op, index, local);
                 result_shardings.push(sharding);
             }
-        } else if name_of(op) == REPLICATE_OP {
+        } else if name == REPLICATE_OP {
             core_ops.push(op);
-            let (local, sharding) =
-                locals.get(ffi::anchor_value(op.operand(0).expect("one operand")));
+            let operand = ffi::anchor_value(op.operand(0).expect("one operand"));
+            let (local, sharding) = lowering.top_level(operand, &scope);
             let whole = Sharding::replicated(sharding.rank());
             let local = emitter.reshard(op, location, local, &sharding, &whole);
-            locals.set(
+            lowering.set(
                 ffi::anchor_value(op.result(0).expect("one result")),
                 local,
                 whole,
             );
-        } else if name_of(op) != crate::ir::mesh::MESH_OP {
+        } else if name != crate::ir::mesh::MESH_OP {
             // An op outside any loop computes on whole values.
             for index in 0..op.operand_count() {
-                let (local, sharding) =
-                    locals.get(ffi::anchor_value(op.operand(index).expect("in range")));
+                let (local, sharding) = lowering.top_level(
+                    ffi::anchor_value(op.operand(index).expect("in range")),
+                    &scope,
+                );
                 let whole = Sharding::replicated(sharding.rank());
                 ffi::set_operand(
                     op,
@@ -347,9 +286,26 @@ fn lower_function<'c, 'a>(emitter: &Emitter<'c, '_>, func: OperationRef<'c, 'a>)
                     emitter.reshard(op, location, local, &sharding, &whole),
                 );
             }
+            lowering.localise_captures(op, &scope)?;
         }
     }
+    // Later nests read earlier ones (through slices in their bodies): erase them first. A Core
+    // op still used by something left in place would dangle: refuse instead.
     for op in core_ops.into_iter().rev() {
+        let used = (0..op.result_count()).find_map(|index| {
+            ffi::uses(ffi::anchor_value(op.result(index).expect("in range")))
+                .first()
+                .map(|(user, _)| name_of(*user))
+        });
+        if let Some(user) = used {
+            return Err(PassError::new(
+                op.location(),
+                format!(
+                    "{PASS}: internal error: '{}' is still used by '{user}' after lowering",
+                    name_of(op)
+                ),
+            ));
+        }
         ffi::erase(op);
     }
 
@@ -365,61 +321,6 @@ fn lower_function<'c, 'a>(emitter: &Emitter<'c, '_>, func: OperationRef<'c, 'a>)
     );
     set_shardings(context, func, "arg_attrs", &argument_shardings);
     set_shardings(context, func, "res_attrs", &result_shardings);
-    Ok(())
-}
-
-/// Moves `payload` out of its nest `outer`, with local operands and reduced results.
-fn lower_payload<'c, 'a>(
-    emitter: &Emitter<'c, '_>,
-    locals: &mut Locals<'c, 'a>,
-    payload: OperationRef<'c, 'a>,
-    outer: OperationRef<'c, 'a>,
-) -> PassResult<'c> {
-    let location = payload.location();
-    if name_of(payload) == REPLICATE_OP {
-        let source = view::operand_source(payload, 0);
-        let (local, sharding) = locals.get(source.source);
-        let wanted = chain_sharding(sharding.rank(), &source.slices);
-        let local = emitter.reshard(outer, location, local, &sharding, &wanted);
-        locals.set(view::logical_result(payload, 0), local, wanted);
-        return Ok(());
-    }
-    let mut operands = Vec::new();
-    for index in 0..payload.operand_count() {
-        let source = view::operand_source(payload, index);
-        let (local, sharding) = locals.get(source.source);
-        let wanted = chain_sharding(sharding.rank(), &source.slices);
-        let local = emitter.reshard(outer, location, local, &sharding, &wanted);
-        let expected = payload.operand(index).expect("in range").r#type();
-        if local.r#type() != expected {
-            return Err(PassError::new(
-                location,
-                format!("{PASS}: internal error: operand {index} is {} locally but the op expects {expected}", local.r#type()),
-            ));
-        }
-        operands.push(local);
-    }
-    let logical: Vec<Value> = (0..payload.result_count())
-        .map(|index| view::logical_result(payload, index))
-        .collect();
-    ffi::move_before(payload, outer);
-    for (index, operand) in operands.into_iter().enumerate() {
-        ffi::set_operand(payload, index, operand);
-    }
-    let after = payload
-        .next_in_block()
-        .map(ffi::anchor)
-        .expect("the nest follows its payload");
-    for (index, logical) in logical.into_iter().enumerate() {
-        let result = ffi::anchor_value(payload.result(index).expect("in range"));
-        let (axes, kind) = sum_axes(logical);
-        let local = if axes.is_empty() {
-            result
-        } else {
-            emitter.all_reduce(after, location, result, kind, &axes)
-        };
-        locals.set(logical, local, nest_sharding(logical));
-    }
     Ok(())
 }
 
