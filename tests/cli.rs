@@ -271,7 +271,7 @@ fn assert_spmd_passes(name: &str) {
     assert!(out.status.success(), "{stdout}\n{stderr}");
     assert!(
         stdout
-            .contains("PASS: all 9 outputs of the partitioned program match the original and JAX"),
+            .contains("PASS: all 9 outputs of the partitioned program match the original (judged against it run in f64"),
         "{stdout}"
     );
     assert!(stderr.contains("partitioned: ran on 8 ranks"), "{stderr}");
@@ -328,14 +328,15 @@ fn verify_sequential_passes_on_mlp_bp() {
     assert!(out.status.success(), "{stdout}\n{stderr}");
     assert!(
         stdout
-            .contains("PASS: all 9 outputs of the partitioned program match the original and JAX"),
+            .contains("PASS: all 9 outputs of the partitioned program match the original (judged against it run in f64"),
         "{stdout}"
     );
     // Every output is listed, with the comparison against JAX's stored outputs.
     for name in ["params/w1", "opt/momentum/b2", "loss"] {
         assert!(stdout.contains(name), "{stdout}");
     }
-    assert!(stdout.contains("partitioned vs JAX"), "{stdout}");
+    assert!(stdout.contains("JAX vs f64"), "{stdout}");
+    assert!(stdout.contains("original vs f64"), "{stdout}");
     assert!(stderr.contains("partitioned: ran in"), "{stderr}");
 }
 
@@ -375,7 +376,7 @@ fn verify_with_generated_inputs() {
 
 #[test]
 fn verify_fails_with_an_impossible_tolerance_and_names_the_worst_output() {
-    let out = verify("BP", &["--tolerance", "0"]);
+    let out = verify("BP", &["--tolerance", "0", "--noise-factor", "0"]);
     let line = error_line(&out);
     assert!(
         line.starts_with("partir: error: verification failed:"),
@@ -383,4 +384,155 @@ fn verify_fails_with_an_impossible_tolerance_and_names_the_worst_output() {
     );
     assert!(line.contains("worst: '"), "{line}");
     assert!(text(&out.stdout).contains("FAIL"), "{}", text(&out.stdout));
+}
+
+/// The MLP partitioned with `schedule_name` as PartIR:HLO, with `edit` applied to its text,
+/// checked with `verify --partitioned` on 8 ranks.
+fn verify_planted(test: &str, schedule_name: &str, edit: impl Fn(&str) -> String) -> Output {
+    let dir = scratch(test);
+    let hlo = dir.join("hlo.mlir");
+    let out = partir(&[
+        "partition",
+        path(&mlp()),
+        "-s",
+        path(&schedule(schedule_name)),
+        "-o",
+        path(&hlo),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let original = std::fs::read_to_string(&hlo).unwrap();
+    let planted = edit(&original);
+    assert_ne!(planted, original, "the edit changed nothing");
+    std::fs::write(&hlo, planted).unwrap();
+    partir(&[
+        "verify",
+        path(&mlp()),
+        "--partitioned",
+        path(&hlo),
+        "--ranks",
+        "8",
+    ])
+}
+
+/// `line` of `program` (the first one containing `needle`) replaced by `with(line)`.
+fn replace_line(program: &str, needle: &str, with: impl Fn(&str) -> String) -> String {
+    let mut done = false;
+    program
+        .lines()
+        .map(|line| {
+            if !done && line.contains(needle) {
+                done = true;
+                with(line)
+            } else {
+                line.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A planted bug must fail verify, naming the outputs it breaks.
+fn assert_caught(out: &Output, outputs: &[&str]) {
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(!out.status.success(), "{stdout}\n{stderr}");
+    let line = error_line(out);
+    assert!(line.contains("verification failed:"), "{line}\n{stderr}");
+    for name in outputs {
+        assert!(line.contains(&format!("'{name}'")), "{line}");
+    }
+    assert!(stdout.contains("FAIL"), "{stdout}");
+}
+
+#[test]
+fn verify_partitioned_passes_an_unchanged_program() {
+    let out = verify_planted("planted-none", "BP_MP_Z3", |text| format!("{text}\n"));
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn verify_catches_a_dropped_all_reduce() {
+    // Megatron's forward all_reduce over model: without it each device keeps half the logits.
+    let out = verify_planted("planted-drop", "BP_MP_Z3", |program| {
+        replace_line(program, "partir_hlo.all_reduce sum", |line| {
+            let (result, rest) = line.split_once(" = partir_hlo.all_reduce sum ").unwrap();
+            let operand = rest.split_whitespace().next().unwrap();
+            let ty = rest.rsplit(" : ").next().unwrap();
+            format!("{result} = tensor.cast {operand} : {ty} to {ty}")
+        })
+    });
+    assert_caught(&out, &["loss", "params/w1"]);
+}
+
+#[test]
+fn verify_catches_a_wrong_reduction_kind() {
+    let out = verify_planted("planted-kind", "BP_MP_Z3", |program| {
+        replace_line(program, "partir_hlo.all_reduce sum", |line| {
+            line.replace("all_reduce sum", "all_reduce max")
+        })
+    });
+    assert_caught(&out, &["loss"]);
+}
+
+#[test]
+fn verify_catches_swapped_shards() {
+    // params/w2 arrives with its rows split over model then batch; declaring batch then model
+    // hands every device another device's rows.
+    let out = verify_planted("planted-swap", "BP_MP_Z3", |program| {
+        replace_line(program, "partir.name = \"params/w2\"", |line| {
+            line.replacen(
+                r#"[{"model", "batch"}, {}]"#,
+                r#"[{"batch", "model"}, {}]"#,
+                1,
+            )
+        })
+    });
+    assert_caught(&out, &["params/w2", "loss"]);
+}
+
+#[test]
+fn verify_catches_the_wrong_half_of_a_slice() {
+    // Every device takes the first chunk instead of its own (of a slice of computed data, not
+    // of an empty destination, whose contents nobody reads).
+    let out = verify_planted("planted-half", "Z3", |program| {
+        let computed = program
+            .lines()
+            .filter_map(|line| line.split_once(" = partir_hlo.all_slice "))
+            .find_map(|(_, rest)| {
+                let operand = rest.split_whitespace().next()?;
+                let definition = program
+                    .lines()
+                    .find(|line| line.trim_start().starts_with(&format!("{operand} = ")))?;
+                (!definition.contains("tensor.empty") && !definition.contains("linalg.fill"))
+                    .then(|| format!("partir_hlo.all_slice {operand} "))
+            })
+            .expect("a slice of computed data");
+        replace_line(program, &computed, |line| {
+            let (result, rest) = line.split_once(" = partir_hlo.all_slice ").unwrap();
+            let operand = rest.split_whitespace().next().unwrap();
+            let types = rest.rsplit(" : ").next().unwrap();
+            let (from, to) = types.split_once(" -> ").unwrap();
+            let shape = |ty: &str| -> Vec<String> {
+                let inner = ty
+                    .trim()
+                    .trim_start_matches("tensor<")
+                    .trim_end_matches('>');
+                let mut dims: Vec<String> = inner.split('x').map(String::from).collect();
+                dims.pop();
+                dims
+            };
+            let sizes = shape(to);
+            let zeros = vec!["0"; sizes.len()].join(", ");
+            let ones = vec!["1"; sizes.len()].join(", ");
+            format!(
+                "{result} = tensor.extract_slice {operand}[{zeros}] [{}] [{ones}] : {from} to {to}",
+                sizes.join(", ")
+            )
+        })
+    });
+    assert_caught(&out, &[]);
 }

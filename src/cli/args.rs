@@ -69,8 +69,21 @@ pub struct PartitionArgs {
 
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
-    #[command(flatten)]
-    pub model: ModelArgs,
+    /// The original program (the specification).
+    #[arg(value_name = "ORIGINAL.mlir")]
+    pub model: PathBuf,
+    /// Partition the original with this schedule and check the result.
+    #[arg(
+        long,
+        short = 's',
+        value_name = "S.toml",
+        conflicts_with = "partitioned"
+    )]
+    pub schedule: Option<PathBuf>,
+    /// Check this partitioned program instead, made by any pipeline: PartIR:Core (partir
+    /// loops, global shapes) or PartIR:HLO (device-local, with collectives).
+    #[arg(long, value_name = "OUT.mlir")]
+    pub partitioned: Option<PathBuf>,
     /// Check the sequential reading of the Core program (partir-sequential) on one process.
     #[arg(long, conflicts_with = "ranks")]
     pub sequential: bool,
@@ -78,12 +91,16 @@ pub struct VerifyArgs {
     #[arg(long, value_name = "N")]
     pub ranks: Option<u32>,
     /// Inputs (and JAX's outputs): a directory with manifest.json and .npy files
-    /// [default: <dir of MODEL>/data when it has a manifest.json, else generated inputs].
+    /// [default: <dir of ORIGINAL>/data when it has a manifest.json, else generated inputs].
     #[arg(long, value_name = "DIR")]
     pub data: Option<PathBuf>,
-    /// The largest normalised error max|a-b|/max|b| accepted per output.
+    /// An output passes when its normalised error max|a-b|/max|b| against the original run in
+    /// f64 is at most this...
     #[arg(long, default_value_t = 1e-5, value_name = "E")]
     pub tolerance: f64,
+    /// ...or at most this many times the original f32 program's own error against it.
+    #[arg(long, default_value_t = 10.0, value_name = "F")]
+    pub noise_factor: f64,
     /// The seed of generated inputs (used only without a data directory).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,

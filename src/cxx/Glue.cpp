@@ -6,7 +6,10 @@
 #include "mlir/CAPI/Support.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/AttrTypeSubElements.h"
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
 #include "partir/Core/CoreDialect.h"
 
 using namespace mlir;
@@ -57,29 +60,41 @@ extern "C" int64_t partir_cxx_range_type_size(MlirType type) {
 }
 
 namespace {
-/// The combiner of a linalg reduction: what the region does with the init's block argument.
-/// `linalg.yield (arith.addf %in, %out)` is a sum; anything unrecognised is -1.
+/// The combiner of a linalg reduction: what the region does with each init's block argument.
+/// `linalg.yield (arith.addf %in, %out)` is a sum. Each accumulator must be read once, by its
+/// combiner, whose other operand does not read it (`%out + %out * %in` is no sum of partial
+/// results). Every result must combine the same way; anything else is -1 (never tiled).
 int32_t combinerOf(linalg::LinalgOp op) {
   if (op.getNumDpsInits() == 0)
     return -1;
   Block *body = op.getBlock();
   auto yield = dyn_cast<linalg::YieldOp>(body->getTerminator());
-  if (!yield || yield.getNumOperands() == 0)
+  if (!yield || yield.getNumOperands() != op.getNumDpsInits())
     return -1;
-  Value accumulator = op.getRegionOutputArgs()[0];
-  Operation *combine = yield.getOperand(0).getDefiningOp();
-  if (!combine || combine->getNumOperands() != 2 ||
-      !llvm::is_contained(combine->getOperands(), accumulator))
-    return -1;
-  if (isa<arith::AddFOp, arith::AddIOp, arith::OrIOp>(combine))
-    return static_cast<int32_t>(ReductionKind::sum);
-  if (isa<arith::MaximumFOp, arith::MaxNumFOp, arith::MaxSIOp, arith::MaxUIOp>(combine))
-    return static_cast<int32_t>(ReductionKind::max);
-  if (isa<arith::MinimumFOp, arith::MinNumFOp, arith::MinSIOp, arith::MinUIOp>(combine))
-    return static_cast<int32_t>(ReductionKind::min);
-  if (isa<arith::MulFOp, arith::MulIOp>(combine))
-    return static_cast<int32_t>(ReductionKind::mul);
-  return -1;
+  int32_t common = -1;
+  for (auto [index, accumulator] : llvm::enumerate(op.getRegionOutputArgs())) {
+    Operation *combine = yield.getOperand(index).getDefiningOp();
+    if (!combine || combine->getBlock() != body || combine->getNumOperands() != 2 ||
+        !accumulator.hasOneUse() || !llvm::is_contained(combine->getOperands(), accumulator))
+      return -1;
+    // i1 arithmetic wraps (1 + 1 = 0) and unsigned max/min have no signed all_reduce: such
+    // reductions are not split.
+    if (accumulator.getType().isInteger(1))
+      return -1;
+    int32_t kind = -1;
+    if (isa<arith::AddFOp, arith::AddIOp>(combine))
+      kind = static_cast<int32_t>(ReductionKind::sum);
+    else if (isa<arith::MaximumFOp, arith::MaxNumFOp, arith::MaxSIOp>(combine))
+      kind = static_cast<int32_t>(ReductionKind::max);
+    else if (isa<arith::MinimumFOp, arith::MinNumFOp, arith::MinSIOp>(combine))
+      kind = static_cast<int32_t>(ReductionKind::min);
+    else if (isa<arith::MulFOp, arith::MulIOp>(combine))
+      kind = static_cast<int32_t>(ReductionKind::mul);
+    if (kind < 0 || (index > 0 && kind != common))
+      return -1;
+    common = kind;
+  }
+  return common;
 }
 } // namespace
 
@@ -106,4 +121,39 @@ extern "C" MlirAttribute partir_cxx_linalg_info(MlirOperation raw, int64_t *numI
       *indexedDims |= uint64_t{1} << index.getDim();
   });
   return wrap(static_cast<Attribute>(op.getIndexingMaps()));
+}
+
+/// Rewrites every f32 in `raw` (types, float and dense attributes, function signatures) to
+/// f64, for a higher-precision reference run of the same program. Returns false when the
+/// result does not verify (an op that insists on f32, such as a bitcast to i32); the module is
+/// then unusable and the caller drops it.
+extern "C" bool partir_cxx_widen_f32_to_f64(MlirOperation raw) {
+  Operation *root = unwrap(raw);
+  MLIRContext *context = root->getContext();
+  Type f32 = Float32Type::get(context);
+  Type f64 = Float64Type::get(context);
+  AttrTypeReplacer replacer;
+  replacer.addReplacement([&](FloatType type) -> std::optional<Type> {
+    if (type == f32)
+      return f64;
+    return std::nullopt;
+  });
+  replacer.addReplacement([&](FloatAttr attr) -> std::optional<Attribute> {
+    if (attr.getType() != f32)
+      return std::nullopt;
+    return FloatAttr::get(f64, attr.getValueAsDouble());
+  });
+  replacer.addReplacement([&](DenseFPElementsAttr attr) -> std::optional<Attribute> {
+    if (attr.getElementType() != f32)
+      return std::nullopt;
+    return attr.mapValues(f64, [](const APFloat &value) {
+      APFloat wide = value;
+      bool lost = false;
+      wide.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
+      return wide.bitcastToAPInt();
+    });
+  });
+  replacer.recursivelyReplaceElementsIn(root, /*replaceAttrs=*/true, /*replaceLocs=*/false,
+                                        /*replaceTypes=*/true);
+  return succeeded(verify(root));
 }

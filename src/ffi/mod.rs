@@ -47,6 +47,7 @@ extern "C" {
     fn partir_cxx_range_type_get(context: MlirContext, size: i64) -> MlirType;
     fn partir_cxx_type_is_range(ty: MlirType) -> bool;
     fn partir_cxx_range_type_size(ty: MlirType) -> i64;
+    fn partir_cxx_widen_f32_to_f64(op: MlirOperation) -> bool;
     fn partir_cxx_linalg_info(
         op: MlirOperation,
         num_inputs: *mut i64,
@@ -509,6 +510,13 @@ unsafe fn affine_expr_lite(expr: mlir_sys::MlirAffineExpr) -> AffineExprLite {
             AffineExprLite::Other(dims)
         }
     }
+}
+
+/// Rewrites every f32 type and attribute in `module` to f64 (a higher-precision copy of a
+/// program, for reference runs); false when the result does not verify.
+pub fn widen_f32_to_f64(module: OperationRef) -> bool {
+    // SAFETY: a live operation; the C++ side only rewrites types and attributes in place.
+    unsafe { partir_cxx_widen_f32_to_f64(module.to_raw()) }
 }
 
 /// A copy of `op` (with its regions), not yet in any block.

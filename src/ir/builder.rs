@@ -175,6 +175,38 @@ impl<'c, 'a> Builder<'c, 'a> {
         ffi::anchor_value(op.result(0).expect("one result"))
     }
 
+    /// `linalg.add ins(%a, %b) outs(%empty)` (or `mul`, `max`, `min` after `kind`): the two
+    /// combined elementwise into a new tensor.
+    pub fn combine(
+        &self,
+        kind: crate::tmr::ReductionKind,
+        a: Value<'c, '_>,
+        b: Value<'c, '_>,
+    ) -> Value<'c, 'a> {
+        use crate::tmr::ReductionKind;
+        let name = match kind {
+            ReductionKind::Mul => "linalg.mul",
+            ReductionKind::Max => "linalg.max",
+            ReductionKind::Min => "linalg.min",
+            ReductionKind::Sum | ReductionKind::Other => "linalg.add",
+        };
+        let empty = self.empty(a.r#type());
+        let op = self.insert(
+            OperationBuilder::new(name, self.location)
+                .add_attributes(&[(
+                    self.id("operandSegmentSizes"),
+                    DenseI32ArrayAttribute::new(self.context, &[2, 1]).into(),
+                )])
+                .add_operands(&[a, b, empty])
+                .add_results(&[a.r#type()])
+                .add_regions([Region::new()])
+                .build()
+                .expect("a named linalg elementwise op"),
+        );
+        ffi::fill_linalg_named_region(op);
+        ffi::anchor_value(op.result(0).expect("one result"))
+    }
+
     /// `tensor.extract_slice %source[..%offset at dim..] [shape of chunk] [1..]`.
     pub fn extract_slice(
         &self,

@@ -49,6 +49,18 @@ impl ReductionKind {
         })
     }
 
+    /// The value combining leaves unchanged (0 for a sum, 1 for a product, -inf for a max);
+    /// None for an unknown combiner.
+    pub fn identity(self) -> Option<f64> {
+        match self {
+            ReductionKind::Sum => Some(0.0),
+            ReductionKind::Mul => Some(1.0),
+            ReductionKind::Max => Some(f64::NEG_INFINITY),
+            ReductionKind::Min => Some(f64::INFINITY),
+            ReductionKind::Other => None,
+        }
+    }
+
     /// Whether combining a value with itself is a no-op (`max`, `min`): an
     /// accumulator used whole by every partial result is then still correct.
     pub fn is_idempotent(self) -> bool {

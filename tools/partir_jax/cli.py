@@ -4,11 +4,14 @@ from __future__ import annotations
 import argparse
 import ast
 import filecmp
+import json
 import importlib.util
 import shutil
 import sys
 import tempfile
 from pathlib import Path
+
+import numpy as np
 
 from . import importer, models
 from .importer import REPO_DIR, ModelSpec
@@ -101,13 +104,50 @@ def regen(out_root: Path, names, with_data=True, quiet=False):
     return rows
 
 
+# JAX's outputs are computed by XLA on this CPU: their last bits depend on its vector units
+# (FMA, AVX-512 vs AVX2 reduction orders), so they are compared within this normalised error
+# max|a-b| / max|b|. Programs, manifests and inputs (seeded PRNG, no arithmetic) stay
+# byte-exact.
+OUTPUT_TOLERANCE = 1e-4
+
+
+def output_files(tree: Path) -> set[str]:
+    """The data files holding JAX's outputs, by the tree's manifest."""
+    manifest = tree / "data" / "manifest.json"
+    if not manifest.exists():
+        return set()
+    return {f"data/{entry['file']}" for entry in json.loads(manifest.read_text()).get("outputs", [])}
+
+
+def outputs_close(fa: Path, fb: Path) -> bool:
+    a, b = np.load(fa), np.load(fb)
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if a.dtype.kind != "f":
+        return bool(np.array_equal(a, b))
+    a, b = a.astype(np.float64), b.astype(np.float64)
+    same_nan = np.isnan(a) == np.isnan(b)
+    if not same_nan.all():
+        return False
+    finite = ~np.isnan(b)
+    scale = max(float(np.abs(b[finite]).max(initial=0.0)), 1e-30)
+    return float(np.abs(a[finite] - b[finite]).max(initial=0.0)) <= OUTPUT_TOLERANCE * scale
+
+
 def compare_trees(a: Path, b: Path) -> list[str]:
-    """Files that differ between two fixture trees (relative paths)."""
+    """Files that differ between two fixture trees (relative paths): byte for byte, but JAX's
+    outputs within OUTPUT_TOLERANCE."""
     diffs = []
+    outputs = output_files(b)
     for fa in sorted(p for p in a.rglob("*") if p.is_file()):
         rel = fa.relative_to(a)
         fb = b / rel
-        if not fb.exists() or not filecmp.cmp(fa, fb, shallow=False):
+        if not fb.exists():
+            diffs.append(str(rel))
+        elif str(rel) in outputs:
+            if not outputs_close(fa, fb):
+                diffs.append(f"{rel} (beyond {OUTPUT_TOLERANCE:g} of the committed output)")
+        elif not filecmp.cmp(fa, fb, shallow=False):
             diffs.append(str(rel))
     return diffs
 
@@ -117,7 +157,7 @@ def regen_main(argv=None):
                                  description="Regenerate the committed fixtures under examples/<model>/.")
     ap.add_argument("models", nargs="*", default=models.MODELS)
     ap.add_argument("--check", action="store_true",
-                    help="regenerate into a temporary directory and compare byte for byte with examples/")
+                    help="regenerate into a temporary directory and compare with examples/ (JAX outputs within a tolerance)")
     ap.add_argument("--large", action="store_true",
                     help="instead, generate the 48-layer Transformer (and 48-layer MQA) into examples/generated/")
     a = ap.parse_args(argv)
@@ -141,7 +181,8 @@ def regen_main(argv=None):
             if bad:
                 print("regen-fixtures --check: differs from the committed fixtures:\n  " + "\n  ".join(bad))
                 return 1
-            print(f"regen-fixtures --check: {len(a.models)} models reproduce byte for byte")
+            print(f"regen-fixtures --check: {len(a.models)} models reproduce (programs and inputs byte for byte, "
+                  f"JAX's outputs within {OUTPUT_TOLERANCE:g})")
             return 0
     regen(EXAMPLES, a.models)
     return 0

@@ -24,7 +24,7 @@ use crate::{
     tmr::{Conflict, ResultTiling, Rule, TileEffect},
 };
 use melior::{
-    ir::{operation::OperationLike, OperationRef, Value, ValueLike},
+    ir::{block::BlockLike, operation::OperationLike, OperationRef, RegionLike, Value, ValueLike},
     Context,
 };
 use std::collections::{HashMap, HashSet};
@@ -185,7 +185,7 @@ impl<'c> Propagation<'c> {
         axis: &str,
         axis_size: i64,
         query: impl FnOnce(&Rule) -> Result<TileEffect, Conflict>,
-    ) -> Result<TileEffect, Stop> {
+    ) -> Result<(TileEffect, Vec<rewrite::FreshInit>), Stop> {
         let registered = self.rules.rule_for(op);
         let rule = match registered {
             None => {
@@ -224,16 +224,21 @@ impl<'c> Propagation<'c> {
                 }
             }
         }
+        // A partial result whose accumulator does not hold the reduction's identity (a bias
+        // folded into a matmul's init by fusion) starts each iteration from the identity and
+        // is combined with the accumulator once, after the loop: acc + Σ partials.
+        let mut fresh_inits = Vec::new();
         for (result, tiling) in effect.results.iter().enumerate() {
             if let ResultTiling::Sum(kind) = tiling {
                 if let Some(init) = rule.init_of(result) {
                     if effect.identity_inits.contains(&init)
-                        && !holds_identity(view::operand_source(op, init).source, *kind)
+                        && identity_fill(view::operand_source(op, init).source) != kind.identity()
                     {
-                        return Err(Stop::Conflict(format!(
-                            "result {result} would be a partial {} but its accumulator (operand {init}) is not a fill of the reduction's identity",
-                            kind.name()
-                        )));
+                        fresh_inits.push(rewrite::FreshInit {
+                            result,
+                            init,
+                            kind: *kind,
+                        });
                     }
                 }
             }
@@ -248,11 +253,17 @@ impl<'c> Propagation<'c> {
             return Err(Stop::Conflict("only splat constants can be tiled".into()));
         }
         let _ = axis_size;
-        Ok(effect)
+        Ok((effect, fresh_inits))
     }
 
-    fn apply(&mut self, op: OperationRef<'c, '_>, axis: &str, axis_size: i64, effect: &TileEffect) {
-        rewrite::wrap(self.context, op, axis, axis_size, effect);
+    fn apply(
+        &mut self,
+        op: OperationRef<'c, '_>,
+        axis: &str,
+        axis_size: i64,
+        (effect, fresh_inits): &(TileEffect, Vec<rewrite::FreshInit>),
+    ) {
+        rewrite::wrap(self.context, op, axis, axis_size, effect, fresh_inits);
         *self.wrapped.entry(axis.to_string()).or_default() += 1;
     }
 
@@ -309,24 +320,39 @@ fn agreed_demand(value: Value, axis: &str) -> Option<usize> {
     agreed
 }
 
-/// True when `value` is a `linalg.fill` (possibly partitioned) of the identity of `kind`.
-fn holds_identity(value: Value, kind: crate::tmr::ReductionKind) -> bool {
-    use crate::tmr::ReductionKind;
-    let Some((fill, _)) = view::producer(value) else {
-        return false;
+/// The scalar every element of `value` holds, when it is built as such: a `linalg.fill` of a
+/// constant, a `linalg.generic` without inputs yielding one (a generalised fill), a splat
+/// constant, possibly reshaped or partitioned (`%f = fill 0.0; %e = expand_shape %f` is 0.0).
+fn identity_fill(value: Value) -> Option<f64> {
+    let (producer, _) = view::producer(value)?;
+    let constant = |scalar: Value| {
+        ffi::result_owner(scalar)
+            .filter(|op| name_of(*op) == "arith.constant")
+            .and_then(|op| op.attribute("value").ok())
+            .and_then(ffi::scalar_value)
     };
-    if name_of(fill) != "linalg.fill" {
-        return false;
-    }
-    let scalar = view::operand_source(fill, 0).source;
-    let Some(constant) = ffi::result_owner(scalar).filter(|op| name_of(*op) == "arith.constant")
-    else {
-        return false;
-    };
-    let value = constant.attribute("value").ok().and_then(ffi::scalar_value);
-    match kind {
-        ReductionKind::Sum => value == Some(0.0),
-        ReductionKind::Mul => value == Some(1.0),
-        _ => true,
+    match name_of(producer).as_str() {
+        "linalg.fill" => constant(view::operand_source(producer, 0).source),
+        "arith.constant" => producer.attribute("value").ok().and_then(ffi::scalar_value),
+        "tensor.expand_shape" | "tensor.collapse_shape" => {
+            identity_fill(view::operand_source(producer, 0).source)
+        }
+        "linalg.generic" => {
+            let info = ffi::linalg_info(producer)?;
+            let body = producer.region(0).ok()?.first_block()?;
+            let terminator = body.terminator()?;
+            let first = body.first_operation()?;
+            // `^bb0(%out): linalg.yield %c` with %c a constant (defined in the body or above).
+            let yielded = ffi::anchor_value(terminator.operand(0).ok()?);
+            let only_yield = ffi::same_operation(first, terminator)
+                || (ffi::result_owner(yielded).is_some_and(|op| ffi::same_operation(op, first))
+                    && first
+                        .next_in_block()
+                        .is_some_and(|next| ffi::same_operation(next, terminator)));
+            (info.num_inputs == 0 && producer.result_count() == 1 && only_yield)
+                .then(|| constant(yielded))
+                .flatten()
+        }
+        _ => None,
     }
 }

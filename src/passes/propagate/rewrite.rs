@@ -4,7 +4,10 @@
 use super::view::{self, name_of};
 use crate::{
     ffi,
-    ir::core::{self, static_shape, with_dim},
+    ir::{
+        builder::Builder,
+        core::{self, static_shape, with_dim},
+    },
     tmr::{ReductionKind, ResultTiling, TileEffect},
 };
 use melior::{
@@ -25,6 +28,16 @@ fn sum_kind_code(kind: ReductionKind) -> i32 {
     }
 }
 
+/// A partial result whose accumulator is not the reduction's identity: each iteration starts
+/// from the identity instead, and the loop's sum is combined with the accumulator after it.
+#[derive(Clone, Copy, Debug)]
+pub struct FreshInit {
+    pub result: usize,
+    /// The init operand of `result`.
+    pub init: usize,
+    pub kind: ReductionKind,
+}
+
 /// Wraps payload `op` in `partir.loop axis` per `effect`, right where it is:
 /// ```mlir
 /// %y = linalg.matmul ins(%x, %w) outs(%f)          // effect: x, f sliced on 0; y tiled on 0
@@ -36,13 +49,17 @@ fn sum_kind_code(kind: ReductionKind) -> i32 {
 /// }
 /// ```
 /// Slices of a tile-action view on the same axis and dim read the view's source directly.
+/// With `fresh_inits`, `%y = matmul ins(%a, %b) outs(%bias)` tiled on its contracted dim is
+/// `%f = fill 0.0; %p = loop [#sum] { matmul ins(slices) outs(%f) }; %y = linalg.add %bias, %p`.
 pub fn wrap<'c>(
     context: &'c Context,
     op: OperationRef<'c, '_>,
     axis: &str,
     axis_size: i64,
     effect: &TileEffect,
+    fresh_inits: &[FreshInit],
 ) {
+    let outside = Builder::before(context, op);
     let location = op.location();
     let body = Block::new(&[(ffi::range_type(context, axis_size), location)]);
     let range: Value = body.argument(0).expect("one argument").into();
@@ -59,7 +76,16 @@ pub fn wrap<'c>(
                     .append_operation(core::slice(context, source, range, dim, chunk, location));
                 ffi::anchor_value(slice.result(0).expect("one result"))
             }
-            None => operand,
+            None => match fresh_inits.iter().find(|fresh| fresh.init == index) {
+                Some(fresh) => outside.filled(
+                    operand.r#type(),
+                    fresh
+                        .kind
+                        .identity()
+                        .expect("fresh inits have a known kind"),
+                ),
+                None => operand,
+            },
         });
     }
     let clone = body.append_operation(ffi::clone_operation(op));
@@ -92,9 +118,14 @@ pub fn wrap<'c>(
     let block = op.block().expect("payloads live in blocks");
     let new_loop = ffi::anchor(block.insert_operation_before(op, new_loop));
     for index in 0..op.result_count() {
+        let mut result = ffi::anchor_value(new_loop.result(index).expect("in range"));
+        if let Some(fresh) = fresh_inits.iter().find(|fresh| fresh.result == index) {
+            let accumulator = ffi::anchor_value(op.operand(fresh.init).expect("in range"));
+            result = outside.combine(fresh.kind, accumulator, result);
+        }
         ffi::replace_all_uses(
             ffi::anchor_value(op.result(index).expect("in range")),
-            ffi::anchor_value(new_loop.result(index).expect("in range")),
+            result,
         );
     }
     ffi::erase(op);
