@@ -12,6 +12,7 @@ pub mod cli;
 pub mod ffi;
 pub mod ir;
 pub mod passes;
+pub mod random;
 pub mod schedule;
 pub mod sim;
 pub mod text;

@@ -66,14 +66,17 @@ impl Schedule {
         let mesh = raw
             .mesh
             .iter()
-            .map(|(name, size)| match size.as_integer() {
-                Some(size) if size > 0 => Ok(MeshAxis {
-                    name: name.clone(),
-                    size,
-                }),
-                _ => Err(format!(
-                    "mesh axis '{name}' must have a positive integer size, got {size}"
-                )),
+            .map(|(name, size)| {
+                crate::ir::Mesh::check_axis_name(name)?;
+                match size.as_integer() {
+                    Some(size) if size > 0 => Ok(MeshAxis {
+                        name: name.clone(),
+                        size,
+                    }),
+                    _ => Err(format!(
+                        "mesh axis '{name}' must have a positive integer size, got {size}"
+                    )),
+                }
             })
             .collect::<Result<Vec<_>, _>>()?;
         if raw.tactic.is_empty() {

@@ -61,6 +61,9 @@ int64_t partir_cxx_range_type_size(MlirType type);
 MlirAttribute partir_cxx_linalg_info(MlirOperation op, int64_t *numInputs, char *iterators,
                                      size_t capacity, int32_t *combiner, uint64_t *indexedDims);
 
+/// `#partir_hlo.sharding` from an ArrayAttr (per dim) of ArrayAttrs of StringAttrs (axes).
+MlirAttribute partir_cxx_sharding_attr_get(MlirAttribute dims);
+
 /// Rewrites every f32 type and attribute under `op` to f64; false when the result does not
 /// verify.
 bool partir_cxx_widen_f32_to_f64(MlirOperation op);

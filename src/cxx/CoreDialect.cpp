@@ -128,10 +128,16 @@ LogicalResult MeshOp::verify() {
   if (getAxisNames().empty())
     return emitOpError("must declare at least one axis");
   llvm::StringSet<> seen;
-  for (auto [name, size] : llvm::zip(getAxisNames().getAsValueRange<StringAttr>(),
-                                     getAxisSizes())) {
+  for (auto [index, name, size] :
+       llvm::enumerate(getAxisNames().getAsValueRange<StringAttr>(), getAxisSizes())) {
     if (name.empty())
       return emitOpError("axis names must be non-empty");
+    if (llvm::any_of(name, [](char c) {
+          return c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20;
+        }))
+      return emitOpError() << "axis #" << index
+                           << " holds a quote, a backslash or a control character; "
+                              "name axes with printable text (batch, model, ...)";
     if (!seen.insert(name).second)
       return emitOpError() << "declares axis \"" << name << "\" twice";
     if (size <= 0)

@@ -11,6 +11,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "partir/Core/CoreDialect.h"
+#include "partir/Hlo/HloDialect.h"
 
 using namespace mlir;
 using namespace mlir::partir;
@@ -156,4 +157,13 @@ extern "C" bool partir_cxx_widen_f32_to_f64(MlirOperation raw) {
   replacer.recursivelyReplaceElementsIn(root, /*replaceAttrs=*/true, /*replaceLocs=*/false,
                                         /*replaceTypes=*/true);
   return succeeded(verify(root));
+}
+
+/// `#partir_hlo.sharding<...>` from an ArrayAttr (one per dim) of ArrayAttrs of StringAttrs.
+extern "C" MlirAttribute partir_cxx_sharding_attr_get(MlirAttribute raw) {
+  auto array = cast<ArrayAttr>(unwrap(raw));
+  SmallVector<ArrayAttr> dims;
+  for (Attribute dim : array)
+    dims.push_back(cast<ArrayAttr>(dim));
+  return wrap(partir_hlo::ShardingAttr::get(array.getContext(), dims));
 }

@@ -48,6 +48,7 @@ extern "C" {
     fn partir_cxx_type_is_range(ty: MlirType) -> bool;
     fn partir_cxx_range_type_size(ty: MlirType) -> i64;
     fn partir_cxx_widen_f32_to_f64(op: MlirOperation) -> bool;
+    fn partir_cxx_sharding_attr_get(dims: MlirAttribute) -> MlirAttribute;
     fn partir_cxx_linalg_info(
         op: MlirOperation,
         num_inputs: *mut i64,
@@ -178,6 +179,14 @@ pub fn sum_kind(attr: Attribute) -> Option<i32> {
     unsafe {
         partir_cxx_attr_is_sum(attr.to_raw()).then(|| partir_cxx_sum_attr_kind(attr.to_raw()))
     }
+}
+
+/// `#partir_hlo.sharding<...>` of `dims`: an array attribute per tensor dim, each an array of
+/// string attributes (the axes, major to minor). Built, not parsed, so any axis name is safe.
+pub fn sharding_attr<'c>(dims: Attribute<'c>) -> Attribute<'c> {
+    // SAFETY: the C++ side checks nothing beyond the casts; callers pass arrays of string
+    // arrays (`Sharding::to_attribute`), and the result is owned by the context.
+    unsafe { Attribute::from_raw(partir_cxx_sharding_attr_get(dims.to_raw())) }
 }
 
 /// `!partir.range<size>`.
@@ -333,6 +342,37 @@ pub fn resplat<'c>(attr: Attribute<'c>, ty: Type<'c>) -> Option<Attribute<'c>> {
             mlir_sys::mlirDenseElementsAttrSplatGet(ty.to_raw(), element),
         ))
     }
+}
+
+/// The text of a string attribute; None for any other attribute. (melior's
+/// `StringAttribute::value` builds a slice from MLIR's pointer, which is null for "": undefined
+/// behaviour that aborts in debug builds.)
+pub fn string_attribute(attr: Attribute) -> Option<String> {
+    // SAFETY: checked cast; the bytes are read only when the pointer is non-null.
+    unsafe {
+        let raw = attr.to_raw();
+        if !mlir_sys::mlirAttributeIsAString(raw) {
+            return None;
+        }
+        let text = mlir_sys::mlirStringAttrGetValue(raw);
+        if text.data.is_null() || text.length == 0 {
+            return Some(String::new());
+        }
+        let bytes = std::slice::from_raw_parts(text.data as *const u8, text.length);
+        Some(String::from_utf8_lossy(bytes).into_owned())
+    }
+}
+
+/// The text of a melior string ref, "" when MLIR gives a null pointer (melior's `as_str`
+/// would build a slice from it: undefined behaviour).
+pub fn string_ref_text(text: melior::StringRef) -> String {
+    let raw = text.to_raw();
+    if raw.data.is_null() || raw.length == 0 {
+        return String::new();
+    }
+    // SAFETY: a non-null MLIR string ref points to `length` readable bytes.
+    let bytes = unsafe { std::slice::from_raw_parts(raw.data as *const u8, raw.length) };
+    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// The value of a scalar (or splat) float or integer attribute; None otherwise.

@@ -171,12 +171,7 @@ pub fn axis_of(op: OperationRef) -> Option<String> {
     if name != LOOP_OP && name != REPLICATE_OP {
         return None;
     }
-    Some(
-        StringAttribute::try_from(op.attribute("axis").ok()?)
-            .ok()?
-            .value()
-            .to_string(),
-    )
+    ffi::string_attribute(op.attribute("axis").ok()?)
 }
 
 /// True when `op` is (nested in) a `partir.loop` over `axis`.

@@ -3,7 +3,7 @@
 //! `Partir_ReductionKind` in include/partir/Common/Enums.td).
 
 use melior::ir::{
-    attribute::{ArrayAttribute, IntegerAttribute, StringAttribute},
+    attribute::{ArrayAttribute, IntegerAttribute},
     operation::OperationLike,
     Attribute, OperationRef,
 };
@@ -15,11 +15,7 @@ const REDUCTION_KINDS: [&str; 4] = ["sum", "max", "min", "mul"];
 pub fn string_array(attr: Attribute) -> Option<Vec<String>> {
     let array = ArrayAttribute::try_from(attr).ok()?;
     (0..array.len())
-        .map(|index| {
-            StringAttribute::try_from(array.element(index).ok()?)
-                .ok()
-                .map(|text| text.value().to_string())
-        })
+        .map(|index| crate::ffi::string_attribute(array.element(index).ok()?))
         .collect()
 }
 

@@ -7,7 +7,7 @@ use melior::ir::Location;
 pub fn describe(location: Location, source: &str) -> String {
     if location.is_file_line_col_range() {
         let name = location.file_line_col_range_filename();
-        let file = name.as_string_ref().as_str().unwrap_or("").to_string();
+        let file = crate::ffi::string_ref_text(name.as_string_ref());
         let file = if file.is_empty() || file == "-" {
             source.to_string()
         } else {

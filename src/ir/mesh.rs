@@ -42,24 +42,18 @@ impl Mesh {
     }
 
     fn from_op(op: OperationRef) -> Option<Mesh> {
-        let symbol = StringAttribute::try_from(op.attribute("sym_name").ok()?).ok()?;
+        let symbol = crate::ffi::string_attribute(op.attribute("sym_name").ok()?)?;
         let names = ArrayAttribute::try_from(op.attribute("axis_names").ok()?).ok()?;
         let sizes = DenseI64ArrayAttribute::try_from(op.attribute("axis_sizes").ok()?).ok()?;
         let axes = (0..names.len())
             .map(|index| {
                 Some(MeshAxis {
-                    name: StringAttribute::try_from(names.element(index).ok()?)
-                        .ok()?
-                        .value()
-                        .to_string(),
+                    name: crate::ffi::string_attribute(names.element(index).ok()?)?,
                     size: sizes.element(index).ok()?,
                 })
             })
             .collect::<Option<Vec<_>>>()?;
-        Some(Mesh {
-            symbol: symbol.value().to_string(),
-            axes,
-        })
+        Some(Mesh { symbol, axes })
     }
 
     pub fn axis_size(&self, axis: &str) -> Option<i64> {
@@ -67,6 +61,27 @@ impl Mesh {
             .iter()
             .find(|candidate| candidate.name == axis)
             .map(|found| found.size)
+    }
+
+    /// Checks that an axis name can be written everywhere partir writes it (diagnostics,
+    /// attributes, schedules, exported XLA attributes): non-empty, printable, no quote or
+    /// backslash.
+    pub fn check_axis_name(name: &str) -> Result<(), String> {
+        if name.is_empty() {
+            return Err(
+                "a mesh axis has an empty name; name axes with printable text (batch, model, ...)"
+                    .into(),
+            );
+        }
+        if name
+            .chars()
+            .any(|c| c == '"' || c == '\\' || c.is_control())
+        {
+            return Err(format!(
+                "mesh axis name {name:?} holds a quote, a backslash or a control character; name axes with printable text (batch, model, ...)"
+            ));
+        }
+        Ok(())
     }
 
     /// Parses the `partir-mesh` option `batch=4,model=2` (major to minor).
@@ -84,6 +99,7 @@ impl Mesh {
             if name.is_empty() {
                 return Err(format!("mesh axis '{item}' has no name"));
             }
+            Self::check_axis_name(name)?;
             let size: i64 = size.trim().parse().map_err(|_| {
                 format!(
                     "mesh axis '{name}' has size '{}', which is not an integer",

@@ -7,7 +7,7 @@
 
 use crate::ffi;
 use melior::ir::{
-    attribute::{ArrayAttribute, DictionaryAttribute, StringAttribute},
+    attribute::{ArrayAttribute, DictionaryAttribute},
     block::BlockLike,
     operation::OperationLike,
     Location, OperationRef, RegionLike, Value, ValueLike,
@@ -119,10 +119,29 @@ pub fn functions<'c, 'a>(module: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, '
     found
 }
 
-/// Every addressable value of every function, with its name, in program order.
+/// The functions whose values selectors name: `@main` when the module has one, else every
+/// function that is not private. Helpers called from them (JAX's private functions) are not
+/// addressed: tiling a helper's argument would change its signature under its callers.
+pub fn entry_functions<'c, 'a>(module: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
+    let all = functions(module);
+    let attribute =
+        |func: &OperationRef, name: &str| func.attribute(name).ok().and_then(ffi::string_attribute);
+    if let Some(main) = all
+        .iter()
+        .find(|func| attribute(func, "sym_name").as_deref() == Some("main"))
+    {
+        return vec![*main];
+    }
+    all.into_iter()
+        .filter(|func| attribute(func, "sym_visibility").as_deref() != Some("private"))
+        .collect()
+}
+
+/// Every addressable value of the entry functions (see [`entry_functions`]), with its name, in
+/// program order.
 pub fn named_values<'c, 'a>(module: OperationRef<'c, 'a>) -> Vec<(String, NamedValue<'c, 'a>)> {
     let mut found = Vec::new();
-    for func in functions(module) {
+    for func in entry_functions(module) {
         let arg_attrs = func
             .attribute("arg_attrs")
             .ok()
@@ -137,8 +156,7 @@ pub fn named_values<'c, 'a>(module: OperationRef<'c, 'a>) -> Vec<(String, NamedV
                 .and_then(|attrs| attrs.element(index).ok())
                 .and_then(|dict| DictionaryAttribute::try_from(dict).ok())
                 .and_then(|dict| dict.element_by_name(NAME_ATTR))
-                .and_then(|name| StringAttribute::try_from(name).ok())
-                .map(|name| name.value().to_string())
+                .and_then(ffi::string_attribute)
                 .unwrap_or_else(|| format!("arg{index}"));
             let value = ffi::anchor_value(entry.argument(index).expect("index < count"));
             found.push((
@@ -150,16 +168,12 @@ pub fn named_values<'c, 'a>(module: OperationRef<'c, 'a>) -> Vec<(String, NamedV
             ));
         }
         ffi::walk(func, |op| {
-            if let Some(name) = op
-                .attribute(NAME_ATTR)
-                .ok()
-                .and_then(|name| StringAttribute::try_from(name).ok())
-            {
+            if let Some(name) = op.attribute(NAME_ATTR).ok().and_then(ffi::string_attribute) {
                 for index in 0..op.result_count() {
                     let name = if index == 0 {
-                        name.value().to_string()
+                        name.clone()
                     } else {
-                        format!("{}#{index}", name.value())
+                        format!("{name}#{index}")
                     };
                     let value = ffi::anchor_value(op.result(index).expect("index < count"));
                     found.push((

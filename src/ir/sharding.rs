@@ -1,7 +1,13 @@
 //! How a value is distributed over the mesh: per tensor dim, the axes splitting it, major to
 //! minor. `#partir_hlo.sharding<[{"batch"}, {}]>` is `Sharding(vec![vec!["batch"], vec![]])`.
 
-use melior::{ir::Attribute, Context};
+use melior::{
+    ir::{
+        attribute::{ArrayAttribute, StringAttribute},
+        Attribute,
+    },
+    Context,
+};
 use std::fmt;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -52,8 +58,18 @@ impl Sharding {
 
     /// The `#partir_hlo.sharding` attribute.
     pub fn to_attribute<'c>(&self, context: &'c Context) -> Attribute<'c> {
-        Attribute::parse(context, &format!("#partir_hlo.sharding<{self}>"))
-            .expect("a well-formed sharding")
+        let dims: Vec<Attribute> = self
+            .0
+            .iter()
+            .map(|axes| {
+                let axes: Vec<Attribute> = axes
+                    .iter()
+                    .map(|axis| StringAttribute::new(context, axis).into())
+                    .collect();
+                ArrayAttribute::new(context, &axes).into()
+            })
+            .collect();
+        crate::ffi::sharding_attr(ArrayAttribute::new(context, &dims).into())
     }
 }
 

@@ -22,7 +22,7 @@ use crate::{
     ffi,
     ir::{
         builder::{element_type, Builder},
-        core::{static_shape, LOOP_OP, SLICE_OP},
+        core::{static_shape, LOOP_OP, REPLICATE_OP, SLICE_OP},
     },
 };
 use melior::{
@@ -59,12 +59,24 @@ pub fn run<'c>(context: &'c Context, module: OperationRef<'c, '_>) -> PassResult
     for loop_op in loops.into_iter().rev() {
         lower_loop(context, loop_op);
     }
+    // Pins are identities in the sequential reading; the mesh is declarative.
+    let mut pins = Vec::new();
     let mut meshes = Vec::new();
     ffi::walk(module, |op| {
-        if op.name().as_string_ref().as_str() == Ok(crate::ir::mesh::MESH_OP) {
-            meshes.push(op);
+        let name = op.name();
+        match name.as_string_ref().as_str() {
+            Ok(REPLICATE_OP) => pins.push(op),
+            Ok(crate::ir::mesh::MESH_OP) => meshes.push(op),
+            _ => {}
         }
     });
+    for pin in pins {
+        ffi::replace_all_uses(
+            ffi::anchor_value(pin.result(0).expect("a pin has a result")),
+            ffi::anchor_value(pin.operand(0).expect("a pin has an operand")),
+        );
+        ffi::erase(pin);
+    }
     meshes.into_iter().for_each(ffi::erase);
     Ok(())
 }

@@ -23,8 +23,8 @@ use crate::{
 };
 use melior::{
     ir::{
-        attribute::StringAttribute, block::BlockLike, operation::OperationLike, Module,
-        OperationRef, RegionLike, Type, Value, ValueLike,
+        block::BlockLike, operation::OperationLike, Module, OperationRef, RegionLike, Type, Value,
+        ValueLike,
     },
     pass::PassManager,
     utility::parse_pass_pipeline,
@@ -190,14 +190,13 @@ fn entry_function<'c, 'a>(module: OperationRef<'c, 'a>) -> Option<OperationRef<'
     let named = |func: &OperationRef| {
         func.attribute("sym_name")
             .ok()
-            .and_then(|attr| StringAttribute::try_from(attr).ok())
-            .map(|name| name.value().to_string())
+            .and_then(crate::ffi::string_attribute)
     };
     let public = |func: &OperationRef| {
         func.attribute("sym_visibility")
             .ok()
-            .and_then(|attr| StringAttribute::try_from(attr).ok())
-            .map(|visibility| visibility.value() == "public")
+            .and_then(crate::ffi::string_attribute)
+            .map(|visibility| visibility == "public")
             .unwrap_or(true)
     };
     functions

@@ -79,6 +79,23 @@ pub fn tile<'c>(
                 "dim {dim} of '{name}' (size {size}) is not divisible by axis '{axis}' (size {axis_size})"
             )));
         }
+        // Split along other axes already, the dim needs room for all of them at once.
+        let others = split_along(target.value, dim);
+        let parts: i64 = others
+            .iter()
+            .map(|other| mesh_axis_size(module, who, other).unwrap_or(1))
+            .product();
+        if !others.is_empty()
+            && !others.iter().any(|other| other == axis)
+            && size % (parts * axis_size) != 0
+        {
+            let others: Vec<String> = others.iter().map(|other| format!("'{other}'")).collect();
+            return Err(error(format!(
+                "dim {dim} of '{name}' (size {size}) is already split {parts} ways (along {}); splitting it along '{axis}' (size {axis_size}) too needs a multiple of {}",
+                others.join(", "),
+                parts * axis_size
+            )));
+        }
         if pinned_along(target.value, axis) {
             return Err(error(format!(
                 "'{name}' is pinned to stay whole along axis '{axis}' (partir.replicate)"
@@ -126,4 +143,41 @@ fn slice_of<'c, 'a>(identity: OperationRef<'c, 'a>) -> OperationRef<'c, 'a> {
         body.first_operation()
             .expect("the identity starts with its slice"),
     )
+}
+
+/// The axes along which `value`'s dim `dim` is already split: by tile-action views of it on
+/// that dim, and by the slice chains its consumers read it through.
+fn split_along(value: melior::ir::Value, dim: usize) -> Vec<String> {
+    use super::propagate::view::{self, Consumer};
+    let mut axes = Vec::new();
+    for consumer in view::consumers(value) {
+        let found = match consumer {
+            Consumer::View(view_op) => match view::identity_view(view_op) {
+                Some((_, view_dim, view_axis)) => {
+                    let mut found = if view_dim == dim {
+                        vec![view_axis]
+                    } else {
+                        Vec::new()
+                    };
+                    let result = ffi::anchor_value(view_op.result(0).expect("a view has a result"));
+                    found.extend(split_along(result, dim));
+                    found
+                }
+                None => Vec::new(),
+            },
+            Consumer::Payload(user, index) => view::operand_source(user, index)
+                .slices
+                .into_iter()
+                .filter(|(_, slice_dim)| *slice_dim == dim)
+                .map(|(slice_axis, _)| slice_axis)
+                .collect(),
+            Consumer::Opaque => Vec::new(),
+        };
+        for axis in found {
+            if !axes.contains(&axis) {
+                axes.push(axis);
+            }
+        }
+    }
+    axes
 }

@@ -267,7 +267,8 @@ fn pass_through(rule: &mut Rule, shape: &[i64]) -> TensorDims {
 /// Checks slice params against rank `n` and matches the dims of the
 /// (possibly rank-reduced) `part` to the sliced dims: returns the kept ones.
 /// Unit dims are dropped greedily, while `part` has fewer dims left.
-fn kept_dims(
+/// `kept_dims(3, .., sizes [1, 16, 4], .., part [16, 4])` is `[1, 2]`.
+pub fn kept_dims(
     n: usize,
     offsets: &[i64],
     sizes: &[i64],

@@ -31,6 +31,7 @@ mod props;
 mod tests;
 
 pub use affine::{loop_sizes_from_shapes, AffineExprLite, AffineMapLite, IteratorType};
+pub use builders::kept_dims;
 pub use einsum::FactorKey;
 pub use registry::{
     structured_rule, OpAttrs, OpShapeInfo, Registry, RuleFn, ARITH_MATH_ELEMENTWISE,

@@ -21,7 +21,7 @@ use super::{
     runner::{self, Elem, Input, TensorType},
     seconds_text, shown, spmd, CliError, Step,
 };
-use crate::{ffi, ir::names};
+use crate::{ffi, ir::names, random::SplitMix64};
 use judge::{compare, judge, Judgement, NoiseRule};
 use melior::{
     ir::{
@@ -749,8 +749,8 @@ fn main_function<'c, 'a>(module: &'a Module<'c>) -> Result<OperationRef<'c, 'a>,
         .find(|func| {
             func.attribute("sym_name")
                 .ok()
-                .and_then(|name| StringAttribute::try_from(name).ok())
-                .is_some_and(|name| name.value() == "main")
+                .and_then(ffi::string_attribute)
+                .is_some_and(|name| name == "main")
         })
         .ok_or_else(|| CliError::new("the program has no func.func @main with a body"))
 }
@@ -794,8 +794,7 @@ pub fn signature(module: &Module) -> Result<Signature, CliError> {
                 .and_then(|attrs| attrs.element(j).ok())
                 .and_then(|dict| DictionaryAttribute::try_from(dict).ok())
                 .and_then(|dict| dict.element_by_name("partir.name"))
-                .and_then(|name| StringAttribute::try_from(name).ok())
-                .map(|name| name.value().to_string())
+                .and_then(ffi::string_attribute)
                 .unwrap_or_else(|| format!("result#{j}"))
         })
         .collect();
@@ -877,7 +876,7 @@ fn inputs(
                         if ty.elem.is_float() {
                             random.uniform() * 2.0 - 1.0
                         } else {
-                            (random.next() % 8) as f64
+                            (random.next_u64() % 8) as f64
                         }
                     })
                     .collect();
@@ -927,36 +926,4 @@ fn inputs(
         None
     };
     Ok((inputs, jax, format!("the inputs in {dir}")))
-}
-
-/// A small deterministic generator (SplitMix64).
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1) with 24 random bits (exact in f32).
-    fn uniform(&mut self) -> f64 {
-        (self.next() >> 40) as f64 / (1u64 << 24) as f64
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn generated_inputs_are_deterministic() {
-        let mut a = SplitMix64(7);
-        let mut b = SplitMix64(7);
-        assert_eq!(a.next(), b.next());
-        let u = a.uniform();
-        assert!((0.0..1.0).contains(&u));
-    }
 }

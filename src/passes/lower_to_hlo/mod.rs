@@ -166,20 +166,24 @@ fn view_sharding(mesh: &Mesh, view_op: OperationRef, rank: usize) -> Sharding {
     } else {
         shared.without_axis(&axis).with_axis(dim, &axis)
     };
-    let shape = static_shape(source.r#type()).unwrap_or_default();
-    let divides = shape.len() == rank
-        && nested.0.iter().zip(&shape).all(|(axes, &size)| {
+    if divides(mesh, source, &nested) {
+        nested
+    } else {
+        plain
+    }
+}
+
+/// True when every dim of `value` splits evenly as `sharding` asks.
+fn divides(mesh: &Mesh, value: Value, sharding: &Sharding) -> bool {
+    let shape = static_shape(value.r#type()).unwrap_or_default();
+    shape.len() == sharding.rank()
+        && sharding.0.iter().zip(&shape).all(|(axes, &size)| {
             let parts: i64 = axes
                 .iter()
                 .map(|a| mesh.axis_size(a).unwrap_or(1))
                 .product();
             size % parts == 0
-        });
-    if divides {
-        nested
-    } else {
-        plain
-    }
+        })
 }
 
 fn local_type<'c>(emitter: &Emitter<'c, '_>, ty: Type<'c>, sharding: &Sharding) -> Type<'c> {
@@ -238,10 +242,13 @@ fn lower_function<'c, 'a>(emitter: &Emitter<'c, '_>, func: OperationRef<'c, 'a>)
                 // A tile action's view: the value itself, split on `dim` along `axis` inside
                 // whatever it is split on already (see `view_sharding`).
                 let (local, sharding) = lowering.top_level(source, &scope);
+                let nested = sharding.clone().without_axis(&axis).with_axis(dim, &axis);
                 let wanted = if sharding.0[dim].contains(&axis) {
                     sharding.clone()
+                } else if divides(emitter.mesh, source, &nested) {
+                    nested
                 } else {
-                    sharding.clone().without_axis(&axis).with_axis(dim, &axis)
+                    Sharding::replicated(sharding.rank()).with_axis(dim, &axis)
                 };
                 let local = emitter.reshard(op, location, local, &sharding, &wanted);
                 lowering.set(

@@ -88,6 +88,12 @@ pub fn wrap<'c>(
             },
         });
     }
+    // Shapes before tiling, for ops whose attributes spell out sizes (rank-reducing slices).
+    let shape_of = |value: Value| static_shape(value.r#type()).unwrap_or_default();
+    let before = Shapes {
+        operands: op.operands().map(shape_of).collect(),
+        results: op.results().map(|r| shape_of(r.into())).collect(),
+    };
     let clone = body.append_operation(ffi::clone_operation(op));
     let clone = ffi::anchor(clone);
     for (index, operand) in operands.iter().enumerate() {
@@ -109,7 +115,7 @@ pub fn wrap<'c>(
         results.push(whole);
         let _ = result;
     }
-    retype_attributes(context, clone);
+    retype_attributes(context, clone, &before);
     let yielded: Vec<Value> = clone.results().map(ffi::anchor_value).collect();
     body.append_operation(core::yield_(context, &yielded, location));
     let region = Region::new();
@@ -139,8 +145,14 @@ fn cancel_view<'c: 'a, 'a>(value: Value<'c, 'a>, dim: usize, axis: &str) -> Valu
     }
 }
 
+/// Operand and result shapes of an op before it was re-typed.
+struct Shapes {
+    operands: Vec<Vec<i64>>,
+    results: Vec<Vec<i64>>,
+}
+
 /// Ops whose attributes spell out their result shape get them updated after re-typing.
-fn retype_attributes<'c>(context: &'c Context, op: OperationRef<'c, '_>) {
+fn retype_attributes<'c>(context: &'c Context, op: OperationRef<'c, '_>, before: &Shapes) {
     let result_shape = |index: usize| {
         op.result(index)
             .ok()
@@ -157,17 +169,17 @@ fn retype_attributes<'c>(context: &'c Context, op: OperationRef<'c, '_>) {
             }
         }
         "tensor.extract_slice" => {
-            if let Some(shape) = result_shape(0) {
-                retype_sizes(context, op, &shape);
+            if let (Some(shape), Some(old)) = (result_shape(0), before.results.first()) {
+                retype_sizes(context, op, old, &shape);
             }
         }
         "tensor.insert_slice" => {
-            if let Some(shape) = op
+            let new = op
                 .operand(0)
                 .ok()
-                .and_then(|source| static_shape(source.r#type()))
-            {
-                retype_sizes(context, op, &shape);
+                .and_then(|source| static_shape(source.r#type()));
+            if let (Some(shape), Some(old)) = (new, before.operands.first()) {
+                retype_sizes(context, op, old, &shape);
             }
         }
         "arith.constant" => {
@@ -184,20 +196,37 @@ fn retype_attributes<'c>(context: &'c Context, op: OperationRef<'c, '_>) {
     }
 }
 
-/// extract/insert_slice sizes: whole (tiled) dims follow the new shape; sliced dims with a
-/// rank-reducing result are untouched (the rule never tiles them).
-fn retype_sizes<'c>(context: &'c Context, op: OperationRef<'c, '_>, shape: &[i64]) {
-    let Some(sizes) = op
-        .attribute("static_sizes")
-        .ok()
-        .and_then(|attr| DenseI64ArrayAttribute::try_from(attr).ok())
-    else {
+/// extract/insert_slice sizes: the dims the slice keeps follow the slice's new shape (`old`
+/// before tiling, `new` after; a rank-reducing slice drops unit dims, which are never tiled).
+/// `sizes [1, 16, 4]` of a slice `16x4 -> 8x4` become `[1, 8, 4]`.
+fn retype_sizes<'c>(context: &'c Context, op: OperationRef<'c, '_>, old: &[i64], new: &[i64]) {
+    let attribute = |name: &str| {
+        op.attribute(name)
+            .ok()
+            .and_then(|attr| DenseI64ArrayAttribute::try_from(attr).ok())
+            .map(|array| {
+                (0..array.len())
+                    .filter_map(|index| array.element(index).ok())
+                    .collect::<Vec<i64>>()
+            })
+    };
+    let (Some(offsets), Some(mut sizes), Some(strides)) = (
+        attribute("static_offsets"),
+        attribute("static_sizes"),
+        attribute("static_strides"),
+    ) else {
         return;
     };
-    if sizes.len() != shape.len() {
+    let Ok(kept) = crate::tmr::kept_dims(sizes.len(), &offsets, &sizes, &strides, old) else {
+        return;
+    };
+    if kept.len() != new.len() {
         return;
     }
-    let sizes: Attribute = DenseI64ArrayAttribute::new(context, shape).into();
+    for (dim, &size) in kept.iter().zip(new) {
+        sizes[*dim] = size;
+    }
+    let sizes: Attribute = DenseI64ArrayAttribute::new(context, &sizes).into();
     ffi::set_attribute(op, "static_sizes", sizes);
 }
 
