@@ -1,8 +1,11 @@
 //! Runs a program with MLIR 22's own CPU pipeline, like `tools/partir_jax/run_mlir.py`: `@main`
-//! becomes private, an entry function materialises every input as a dense constant, calls
-//! `@main` and prints every result; `mlir-opt` lowers it to the LLVM dialect and `mlir-runner`
-//! JIT-runs it. Results are printed bit-exactly: floats are bitcast to integers of their width
-//! first (`printMemrefF32` would print six significant digits).
+//! becomes the private `@partir_model` (so that it cannot clash with C's `main`), an entry
+//! function materialises every input as a dense constant, calls it and prints every result;
+//! `mlir-opt` lowers it to the LLVM dialect and `mlir-runner` JIT-runs it; an SPMD program is
+//! compiled once instead (`mlir-translate`, `clang -O0`) and the executable started on every
+//! MPI rank (JIT-running it compiled it once per rank: 8 times on 2 cores). Results are printed
+//! bit-exactly: floats are bitcast to integers of their width first (`printMemrefF32` would
+//! print six significant digits).
 
 use super::CliError;
 use std::{
@@ -18,6 +21,9 @@ finalize-memref-to-llvm,convert-to-llvm,reconcile-unrealized-casts)";
 
 /// The entry function the harness adds.
 pub const ENTRY: &str = "partir_verify_entry";
+
+/// What the program's `@main` is renamed to in a harness.
+pub const MODEL: &str = "partir_model";
 
 /// The element types the harness handles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -163,7 +169,8 @@ impl Input {
     }
 }
 
-/// `module_text` (whose `@main` is already private) with an entry function that calls `@main`
+/// `module_text` (whose `@main` is already the private `@partir_model`) with an entry function
+/// that calls it
 /// on `inputs` and prints every result (of types `outputs`) bit-exactly.
 pub fn harness(
     module_text: &str,
@@ -185,7 +192,7 @@ pub fn harness(
     let in_types: Vec<String> = inputs.iter().map(|input| input.ty.to_string()).collect();
     let out_types: Vec<String> = outputs.iter().map(ToString::to_string).collect();
     let call = format!(
-        "call @main({}) : ({}) -> ({})",
+        "call @{MODEL}({}) : ({}) -> ({})",
         ins.join(", "),
         in_types.join(", "),
         out_types.join(", ")
@@ -284,7 +291,82 @@ pub fn lower(harness: &str, what: &str) -> Result<String, CliError> {
     })
 }
 
-/// Runs a lowered harness with `mlir-runner`; the printed results, as the integers printed.
+/// A compiled harness: an executable in a scratch directory (removed on drop).
+pub struct Executable {
+    dir: PathBuf,
+    pub path: PathBuf,
+}
+
+impl Drop for Executable {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Compiles a lowered (LLVM dialect) harness: `mlir-translate --mlir-to-llvmir`, then
+/// `clang -O0` with a C `main` calling the entry, linked with MLIR's runner utils and `libs`
+/// (`-lmpich` for an SPMD program).
+pub fn compile(lowered: &str, what: &str, libs: &[&str]) -> Result<Executable, CliError> {
+    let llvm = llvm_prefix();
+    let dir = std::env::temp_dir().join(format!(
+        "partir-verify-{}-{}-{}",
+        std::process::id(),
+        what.replace(' ', "-"),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0)
+    ));
+    std::fs::create_dir_all(&dir)
+        .map_err(|error| CliError::new(format!("cannot create '{}': {error}", dir.display())))?;
+    let executable = Executable {
+        path: dir.join("program"),
+        dir,
+    };
+    let fail = |step: &str, error: String| {
+        CliError::new(format!(
+            "{step} could not compile the {what} program: {error}"
+        ))
+    };
+    let ir = tool(
+        &llvm.join("bin/mlir-translate"),
+        &["--mlir-to-llvmir".into()],
+        lowered,
+    )
+    .map_err(|error| fail("mlir-translate", error))?;
+    let (ll, entry) = (
+        executable.dir.join("program.ll"),
+        executable.dir.join("entry.c"),
+    );
+    std::fs::write(&ll, ir)
+        .and_then(|()| {
+            std::fs::write(
+                &entry,
+                format!("void {ENTRY}(void);\nint main(void) {{ {ENTRY}(); return 0; }}\n"),
+            )
+        })
+        .map_err(|error| fail("writing", error.to_string()))?;
+    let lib_dir = llvm.join("lib");
+    let mut args: Vec<String> = vec![
+        "-O0".into(),
+        "-Wno-override-module".into(),
+        ll.display().to_string(),
+        entry.display().to_string(),
+        "-o".into(),
+        executable.path.display().to_string(),
+        format!("-L{}", lib_dir.display()),
+        "-lmlir_c_runner_utils".into(),
+        "-lmlir_runner_utils".into(),
+    ];
+    args.extend(libs.iter().map(|lib| lib.to_string()));
+    args.push("-lm".into());
+    args.push(format!("-Wl,-rpath,{}", lib_dir.display()));
+    tool(&llvm.join("bin/clang"), &args, "").map_err(|error| fail("clang", error))?;
+    Ok(executable)
+}
+
+/// Runs a lowered harness on one process with `mlir-runner` (JIT: for one run, faster than
+/// compiling and linking an executable); the printed results, as the integers printed.
 pub fn execute(lowered: &str, what: &str) -> Result<Vec<Vec<i64>>, CliError> {
     let llvm = llvm_prefix();
     let libs = format!(

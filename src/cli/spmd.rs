@@ -15,13 +15,8 @@ use melior::ir::{
     operation::OperationLike,
     Module, OperationRef,
 };
-use std::{
-    path::PathBuf,
-    process::{Command, Stdio},
-};
+use std::process::{Command, Stdio};
 
-/// The MPI library mlir-runner loads (Debian's MPICH, DESIGN §8).
-pub const MPICH: &str = "/usr/lib/x86_64-linux-gnu/libmpich.so.12";
 /// The launcher.
 pub const MPIEXEC: &str = "mpiexec.mpich";
 
@@ -227,7 +222,8 @@ pub fn harness(
     let outs: Vec<String> = (0..outputs.len()).map(|j| format!("%out{j}")).collect();
     let out_types: Vec<String> = local_outputs.iter().map(ToString::to_string).collect();
     let call = format!(
-        "func.call @main({}) : ({}) -> ({})",
+        "func.call @{}({}) : ({}) -> ({})",
+        runner::MODEL,
         args.join(", "),
         arg_types.join(", "),
         out_types.join(", ")
@@ -363,35 +359,18 @@ pub fn strip_dlti(text: &str) -> String {
     text.to_string()
 }
 
-/// Runs a lowered program on `ranks` MPI ranks (from a temporary file: mpiexec does not
-/// forward stdin to every rank); the results rank 0 printed.
+/// Compiles a lowered program once and runs it on `ranks` MPI ranks; the results rank 0
+/// printed.
 pub fn execute(lowered: &str, ranks: usize) -> Result<Vec<Vec<i64>>, CliError> {
-    let llvm = runner::llvm_prefix();
-    let file: PathBuf = std::env::temp_dir().join(format!(
-        "partir-verify-{}-{}.mlir",
-        std::process::id(),
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0)
-    ));
-    std::fs::write(&file, lowered)
-        .map_err(|error| CliError::new(format!("cannot write '{}': {error}", file.display())))?;
-    let libs = format!(
-        "-shared-libs={MPICH},{0}/lib/libmlir_c_runner_utils.so,{0}/lib/libmlir_runner_utils.so",
-        llvm.display()
-    );
+    let executable = runner::compile(lowered, "SPMD", &["-lmpich"])?;
     let output = Command::new(MPIEXEC)
         .arg("-n")
         .arg(ranks.to_string())
-        .arg(llvm.join("bin/mlir-runner"))
-        .arg(&file)
-        .args(["-e", ENTRY, "-entry-point-result=void", &libs])
+        .arg(&executable.path)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .output();
-    std::fs::remove_file(&file).ok();
     let output = output.map_err(|error| {
         CliError::new(format!(
             "cannot start {MPIEXEC} ({error}); the SPMD check needs MPICH (apt-get install mpich libmpich-dev)"
@@ -401,7 +380,7 @@ pub fn execute(lowered: &str, ranks: usize) -> Result<Vec<Vec<i64>>, CliError> {
         let stderr = String::from_utf8_lossy(&output.stderr);
         let first: Vec<&str> = stderr.lines().take(8).collect();
         return Err(CliError::new(format!(
-            "{MPIEXEC} -n {ranks} mlir-runner failed ({}): {}",
+            "{MPIEXEC} -n {ranks} failed ({}): {}",
             output.status,
             first.join("\n")
         )));

@@ -315,6 +315,12 @@ fn sequential_harness(
     }
     // Remarks of partir-sequential, if any, are not news.
     session.take();
+    let local = signature(partitioned)?;
+    if local.inputs != original.inputs || local.outputs != original.outputs {
+        return Err(CliError::new(
+            "the partitioned program's @main has another signature than the original's",
+        ));
+    }
     make_main_private(session.context(), partitioned)?;
     let text = partitioned.as_operation().to_string();
     if let Some(at) = text.find("#partir.").or_else(|| text.find("!partir.")) {
@@ -325,12 +331,6 @@ fn sequential_harness(
             "the partitioned program still uses partir attributes or types ({}...) after partir-sequential",
             &text[at..end]
         )));
-    }
-    let local = signature(partitioned)?;
-    if local.inputs != original.inputs || local.outputs != original.outputs {
-        return Err(CliError::new(
-            "the partitioned program's @main has another signature than the original's",
-        ));
     }
     runner::harness(&text, inputs, &original.outputs)
 }
@@ -805,12 +805,18 @@ pub fn signature(module: &Module) -> Result<Signature, CliError> {
     })
 }
 
+/// `@main` becomes the private `@partir_model` that a harness calls.
 fn make_main_private(context: &Context, module: &Module) -> Result<(), CliError> {
     let main = main_function(module)?;
     ffi::set_attribute(
         main,
         "sym_visibility",
         StringAttribute::new(context, "private").into(),
+    );
+    ffi::set_attribute(
+        main,
+        "sym_name",
+        StringAttribute::new(context, runner::MODEL).into(),
     );
     Ok(())
 }

@@ -204,6 +204,7 @@ fn lower_function<'c, 'a>(emitter: &Emitter<'c, '_>, func: OperationRef<'c, 'a>)
             .first_block()
             .expect("an entry block"),
     );
+    check_nesting(func)?;
     let mut lowering = Lowering::new(emitter);
 
     // Arguments first: their sharding comes from their consumers, before anything changes.
@@ -329,6 +330,31 @@ fn lower_function<'c, 'a>(emitter: &Emitter<'c, '_>, func: OperationRef<'c, 'a>)
     set_shardings(context, func, "arg_attrs", &argument_shardings);
     set_shardings(context, func, "res_attrs", &result_shardings);
     Ok(())
+}
+
+/// Core ops must sit in the function body or in loop bodies: a loop inside another op's region
+/// (an `scf.for`, after inlining a partitioned helper into one) has no device-local form here.
+fn check_nesting<'c>(func: OperationRef<'c, '_>) -> PassResult<'c> {
+    let mut misplaced = None;
+    ffi::walk(func, |op| {
+        let name = name_of(op);
+        if misplaced.is_some() || !(name == LOOP_OP || name == REPLICATE_OP) {
+            return;
+        }
+        let parent = op
+            .parent_operation()
+            .map(|parent| name_of(ffi::anchor(parent)));
+        if let Some(parent) = parent.filter(|parent| parent != "func.func" && parent != LOOP_OP) {
+            misplaced = Some((op.location(), name, parent));
+        }
+    });
+    match misplaced {
+        Some((location, name, parent)) => Err(PassError::new(
+            location,
+            format!("{PASS}: '{name}' inside '{parent}' cannot be lowered: partitioned ops must sit in a function body or in partir.loop bodies"),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// Adds `partir_hlo.sharding` to each entry of a function's `arg_attrs` / `res_attrs`.

@@ -126,9 +126,17 @@ impl<'c> Propagation<'c> {
         if !is_candidate(op, axis) {
             return false;
         }
+        let tilings: Vec<Option<usize>> = (0..op.operand_count())
+            .map(|index| view::tiling(view::operand_source(op, index).source, axis))
+            .collect();
         let mut first_stop = None;
-        for index in 0..op.operand_count() {
-            let Some(dim) = view::tiling(view::operand_source(op, index).source, axis) else {
+        // Of the partitionings the tiled operands ask for, the one most of them agree with
+        // (ties: the first operand's): operands tiled on another factor are then gathered, so
+        // the fewest are. Attention reading V tiled on its head dim and the scores tiled on
+        // heads partitions on heads, as both the scores and their row sums are.
+        let mut best: Option<(usize, (TileEffect, Vec<rewrite::FreshInit>))> = None;
+        for (index, tiling) in tilings.iter().enumerate() {
+            let Some(dim) = *tiling else {
                 continue;
             };
             if view::pins(op, axis) {
@@ -141,13 +149,25 @@ impl<'c> Propagation<'c> {
                 rule.tile_operand_by(index, dim, axis_size)
             }) {
                 Ok(effect) => {
-                    self.apply(op, axis, axis_size, &effect);
-                    return true;
+                    let agreeing = effect
+                        .0
+                        .operands
+                        .iter()
+                        .zip(&tilings)
+                        .filter(|(wanted, tiled)| wanted.is_some() && wanted == tiled)
+                        .count();
+                    if best.as_ref().is_none_or(|(most, _)| agreeing > *most) {
+                        best = Some((agreeing, effect));
+                    }
                 }
                 Err(stop) => {
                     first_stop.get_or_insert(stop);
                 }
             }
+        }
+        if let Some((_, effect)) = best {
+            self.apply(op, axis, axis_size, &effect);
+            return true;
         }
         if let Some(Stop::Conflict(reason)) = first_stop {
             self.remark(op, axis, &reason);
@@ -342,16 +362,31 @@ fn identity_fill(value: Value) -> Option<f64> {
             let body = producer.region(0).ok()?.first_block()?;
             let terminator = body.terminator()?;
             let first = body.first_operation()?;
-            // `^bb0(%out): linalg.yield %c` with %c a constant (defined in the body or above).
+            // `^bb0(%out): linalg.yield %c` with %c a constant (defined in the body or above),
+            // or `^bb0(%in, %out): linalg.yield %in` of a scalar input (a generalised
+            // `linalg.fill`: its input mapped to `()`).
             let yielded = ffi::anchor_value(terminator.operand(0).ok()?);
             let only_yield = ffi::same_operation(first, terminator)
                 || (ffi::result_owner(yielded).is_some_and(|op| ffi::same_operation(op, first))
                     && first
                         .next_in_block()
                         .is_some_and(|next| ffi::same_operation(next, terminator)));
-            (info.num_inputs == 0 && producer.result_count() == 1 && only_yield)
-                .then(|| constant(yielded))
-                .flatten()
+            if producer.result_count() != 1 || !only_yield {
+                return None;
+            }
+            let first_argument = body.argument(0).ok().map(|a| a.to_raw().ptr);
+            match info.num_inputs {
+                0 => constant(yielded),
+                1 if first_argument == Some(yielded.to_raw().ptr)
+                    && info
+                        .indexing_maps
+                        .first()
+                        .is_some_and(|m| m.results.is_empty()) =>
+                {
+                    constant(view::operand_source(producer, 0).source)
+                }
+                _ => None,
+            }
         }
         _ => None,
     }
