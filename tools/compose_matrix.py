@@ -16,6 +16,7 @@ once). Stdlib only; collectives are counted by test/Collectives/Inputs/collectiv
 
     tools/compose_matrix.py                      # the matrix, every model
     tools/compose_matrix.py --verify --jobs 2    # ... and run every distinct program on 8 ranks
+    tools/compose_matrix.py --fused              # every model x schedule, fused vs unfused
     tools/compose_matrix.py --issue-table        # the table of issue 12, regenerated
 """
 from __future__ import annotations
@@ -180,6 +181,42 @@ def print_table(header, rows, markdown: bool):
         print("  ".join(str(cell).ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
 
 
+FUSION = "builtin.module(func.func(linalg-generalize-named-ops,linalg-fuse-elementwise-ops,canonicalize,cse))"
+
+
+def fused(args, tools: Tools, work: Path) -> int:
+    """Every model x every schedule on its fused form (generalize, fuse, canonicalize, cse before
+    the schedule): no more conflicts, collectives or bytes than on the unfused program."""
+    rows, failures = [], 0
+    for model in args.models:
+        mlir = REPO / "examples" / model / f"{model}.mlir"
+        fused_mlir = work / f"{model}-fused.mlir"
+        subprocess.run([str(LLVM / "bin" / "mlir-opt"), "-p", FUSION, str(mlir), "-o", str(fused_mlir)], check=True)
+        for schedule in sorted((REPO / "examples" / model / "schedules").glob("*.toml")):
+            figures = {}
+            for what, program in (("unfused", mlir), ("fused", fused_mlir)):
+                out = work / f"{model}-{schedule.stem}-{what}.mlir"
+                result = tools.opt(pipeline(schedule, None, None), program, out)
+                if result.returncode != 0:
+                    figures[what] = (None, first_error(result.stderr))
+                    continue
+                conflicts = result.stderr.count("partir-propagate: stopped at")
+                figures[what] = ((*summary(out.read_text()), conflicts), None)
+            (base, base_error), (now, error) = figures["unfused"], figures["fused"]
+            if error or base_error:
+                verdict = f"FAIL: {error or base_error}"
+            elif now[2] > base[2] or now[0] > base[0] or now[1] > base[1]:
+                verdict = "FAIL: more than unfused"
+            else:
+                verdict = "ok"
+            failures += verdict.startswith("FAIL")
+            show = lambda f: f"{f[0]} / {f[1]:,} B, {f[2]} conflicts" if f else "-"
+            rows.append((model, schedule.stem, show(base), show(now), verdict))
+    print_table(["model", "schedule", "unfused", "fused", "verdict"], rows, args.markdown)
+    print(f"compose-matrix: {len(rows)} fused programs, {failures} failing", file=sys.stderr)
+    return 1 if failures else 0
+
+
 def issue_table(args, tools: Tools, work: Path) -> int:
     """The rows of issue 12's table, as they run now."""
     rows = []
@@ -249,11 +286,15 @@ def main() -> int:
     ap.add_argument("--build", type=Path, default=REPO / "target" / "debug")
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--issue-table", action="store_true", help="regenerate issue 12's table instead")
+    ap.add_argument("--fused", action="store_true",
+                    help="instead, every model x schedule fused (generalize, fuse, canonicalize, cse) vs unfused")
     args = ap.parse_args()
     tools = Tools(args.build)
     with tempfile.TemporaryDirectory(prefix="partir-compose-") as tmp:
         if args.issue_table:
             return issue_table(args, tools, Path(tmp))
+        if args.fused:
+            return fused(args, tools, Path(tmp))
         return run_matrix(args, tools, Path(tmp))
 
 

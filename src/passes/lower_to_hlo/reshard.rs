@@ -210,6 +210,17 @@ impl<'c> Emitter<'c, '_> {
             .filter(|(_, axes)| !axes.is_empty())
             .collect();
         let mut current = value;
+        // A dim that is re-split must first be gathered whole: from [{"model"}, {"batch"}] to
+        // [{"batch"}, {}] the rows are gathered over model before batch splits them (local rows
+        // 3 of 6 do not split 2 ways; all 6 do), then batch moves from columns to rows.
+        gathers.retain(|(dim, axes)| {
+            if slices.iter().any(|(split, _)| split == dim) {
+                current = self.all_gather(anchor, location, current, *dim, axes);
+                false
+            } else {
+                true
+            }
+        });
         // A gather on one dim and a slice on another over the same axes is an all_to_all.
         gathers.retain(|(concat, axes)| {
             if let Some(position) = slices
