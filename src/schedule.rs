@@ -7,12 +7,41 @@
 //! axis = "model"
 //! tile = { "*w1" = 1, "*w2" = 0 }      # selector = dim
 //! replicate = ["*bias*"]
+//! [[tactic]]
+//! name = "Z3"
+//! axis = "batch"
+//! tile = { "params/*" = 0, "opt/*" = 0 }
+//! propagate = "elementwise"           # ZeRO: shard state and its update, gather it for compute
 //! ```
 //! Unknown keys are errors, so a typo never silently does nothing.
 
 use crate::ir::MeshAxis;
 use serde::Deserialize;
 use std::path::Path;
+
+/// How far a tactic's tiling spreads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Reach {
+    /// Through every op the TMR allows (batch and model parallelism).
+    #[default]
+    All,
+    /// Only through elementwise ops: the tiled values and their elementwise updates (an
+    /// optimizer step) are split, every other user (a matmul, a transpose) reads the value
+    /// whole, gathered. ZeRO / FSDP: state is stored sharded, compute is not partitioned.
+    Elementwise,
+}
+
+impl Reach {
+    pub fn parse(text: &str) -> Result<Self, String> {
+        match text {
+            "" | "all" => Ok(Reach::All),
+            "elementwise" => Ok(Reach::Elementwise),
+            other => Err(format!(
+                "propagate = \"{other}\" is not a propagation reach; use \"all\" (the default) or \"elementwise\" (ZeRO: shard state and its update only)"
+            )),
+        }
+    }
+}
 
 /// One tactic: actions on one axis, followed by propagation along it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -22,6 +51,7 @@ pub struct Tactic {
     /// (selector, dim) in file order.
     pub tile: Vec<(String, usize)>,
     pub replicate: Vec<String>,
+    pub reach: Reach,
 }
 
 /// A whole schedule: the mesh it expects and its tactics in order.
@@ -50,6 +80,8 @@ struct RawTactic {
     tile: toml::Table,
     #[serde(default)]
     replicate: Vec<String>,
+    #[serde(default)]
+    propagate: String,
 }
 
 impl Schedule {
@@ -103,7 +135,8 @@ impl Schedule {
                 if tile.is_empty() && tactic.replicate.is_empty() {
                     return Err(format!("tactic '{name}' neither tiles nor replicates anything"));
                 }
-                Ok(Tactic { name, axis: tactic.axis, tile, replicate: tactic.replicate })
+                let reach = Reach::parse(&tactic.propagate).map_err(|error| format!("tactic '{name}': {error}"))?;
+                Ok(Tactic { name, axis: tactic.axis, tile, replicate: tactic.replicate, reach })
             })
             .collect::<Result<Vec<_>, String>>()?;
         Ok(Schedule { mesh, tactics })

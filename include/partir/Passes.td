@@ -64,6 +64,8 @@ def PartirPropagate : Pass<"partir-propagate", "::mlir::ModuleOp"> {
   let summary = "Propagate tiling decisions through the program with the Tile Mapping Registry";
   let options = [
     Option<"axis", "axis", "std::string", "\"\"", "mesh axis to propagate (all axes if empty)">,
+    Option<"reach", "reach", "std::string", "\"all\"",
+           "all: through every op with a rule; elementwise: only through elementwise ops (ZeRO)">,
   ];
 }
 

@@ -74,7 +74,7 @@ PARTIR_RUST_PASS(PartirTile, "partir-tile", {"value", value}, {"dim", std::to_st
                  {"axis", axis})
 PARTIR_RUST_PASS(PartirReplicate, "partir-replicate", {"value", value}, {"axis", axis})
 PARTIR_RUST_PASS(PartirPrintRules, "partir-print-rules")
-PARTIR_RUST_PASS(PartirPropagate, "partir-propagate", {"axis", axis})
+PARTIR_RUST_PASS(PartirPropagate, "partir-propagate", {"axis", axis}, {"reach", reach})
 PARTIR_RUST_PASS(PartirSchedule, "partir-schedule", {"file", file}, {"device", device},
                  {"report", report})
 PARTIR_RUST_PASS(PartirSequential, "partir-sequential")

@@ -129,7 +129,7 @@ pub fn apply<'c>(
             propagation.conflicts(),
         );
         for func in names::functions(module) {
-            propagation.run(func, &tactic.axis, axis_size);
+            propagation.run(func, &tactic.axis, axis_size, tactic.reach);
         }
         ffi::emit(
             location,

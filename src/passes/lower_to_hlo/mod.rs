@@ -186,7 +186,12 @@ fn divides(mesh: &Mesh, value: Value, sharding: &Sharding) -> bool {
         })
 }
 
-fn local_type<'c>(emitter: &Emitter<'c, '_>, ty: Type<'c>, sharding: &Sharding) -> Type<'c> {
+/// The per-device type of a value of type `ty` distributed as `sharding`.
+pub(super) fn local_type<'c>(
+    emitter: &Emitter<'c, '_>,
+    ty: Type<'c>,
+    sharding: &Sharding,
+) -> Type<'c> {
     let Some(shape) = static_shape(ty) else {
         return ty;
     };

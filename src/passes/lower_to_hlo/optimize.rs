@@ -7,7 +7,10 @@
 //!   chain of adds keeps deferring; a replicated operand stops it (x + Σa ≠ Σ(x + a));
 //! - `all_slice dim d axes A (all_reduce axes A x)`, the reduce used only there
 //!   → `reduce_scatter dim d axes A x` (ZeRO's gradient reduction);
-//! - `all_slice dim d axes A (all_gather dim d axes A x)` → `x`.
+//! - `all_slice dim d axes A (all_gather dim d axes A x)` → `x`;
+//! - `all_gather dim j (reshape x)`, where result dim j is x's dim d up to unit dims
+//!   → `reshape (all_gather dim d x)`: gathers of a value and of its unit-dim reshapes (an
+//!   optimizer state collapsed from `[1, 1, 16, 4]` to `[16, 4]`) become one, shared by cse.
 //!
 //! Identical collectives are shared by upstream `cse` (they are Pure).
 
@@ -17,6 +20,7 @@ use crate::{
     tmr::{AffineExprLite, IteratorType},
 };
 use melior::ir::{
+    attribute::ArrayAttribute,
     block::BlockLike,
     operation::{OperationBuilder, OperationLike},
     Identifier, OperationRef, RegionLike, ValueLike,
@@ -179,7 +183,144 @@ fn defer_sums_past_adds<'c>(context: &'c melior::Context, module: OperationRef<'
     }
 }
 
+/// For a reshape `op` (expand/collapse_shape) and a dim `dim` of its result: the dim of its
+/// source that carries all of it, the other dims of its reassociation group being unit.
+/// `collapse [[0, 1, 2], [3]] : 1x1x16x1 -> 16x1`, dim 1 is source dim 3; dim 0 is dim 2.
+fn reshape_source_dim(op: OperationRef, dim: usize) -> Option<usize> {
+    let name = op.name().as_string_ref().as_str().unwrap_or("").to_string();
+    let collapse = name == "tensor.collapse_shape";
+    if !collapse && name != "tensor.expand_shape" {
+        return None;
+    }
+    let groups = ArrayAttribute::try_from(op.attribute("reassociation").ok()?).ok()?;
+    // The groups index the side with more dims: the source of a collapse, the result of an
+    // expand.
+    let wide = if collapse {
+        ffi::tensor_shape(op.operand(0).ok()?.r#type())?
+    } else {
+        ffi::tensor_shape(op.result(0).ok()?.r#type())?
+    };
+    for index in 0..groups.len() {
+        let group = ArrayAttribute::try_from(groups.element(index).ok()?).ok()?;
+        let dims: Vec<usize> = (0..group.len())
+            .filter_map(|i| {
+                melior::ir::attribute::IntegerAttribute::try_from(group.element(i).ok()?)
+                    .ok()
+                    .map(|d| d.value() as usize)
+            })
+            .collect();
+        let non_unit: Vec<usize> = dims
+            .iter()
+            .copied()
+            .filter(|&d| wide.get(d).copied().flatten() != Some(1))
+            .collect();
+        let carried = match non_unit[..] {
+            [one] => one,
+            [] => *dims.first()?,
+            _ => continue,
+        };
+        if collapse && index == dim {
+            return Some(carried);
+        }
+        if !collapse && dims.contains(&dim) {
+            return (carried == dim).then_some(index);
+        }
+    }
+    None
+}
+
+/// `all_gather dim j (reshape x)` → `reshape (all_gather dim d x)` (see the module comment).
+fn gather_before_reshape<'c>(context: &'c melior::Context, module: OperationRef<'c, '_>) {
+    let mut gathers = Vec::new();
+    ffi::walk(module, |op| {
+        if is(op, ALL_GATHER) {
+            gathers.push(op);
+        }
+    });
+    for gather in gathers {
+        let operand = ffi::anchor_value(gather.operand(0).expect("one operand"));
+        let Some(reshape) = ffi::result_owner(operand) else {
+            continue;
+        };
+        let Some(dim) = hlo::integer_attribute(gather, "dim").map(|d| d as usize) else {
+            continue;
+        };
+        let Some(source_dim) = reshape_source_dim(reshape, dim) else {
+            continue;
+        };
+        let source = ffi::anchor_value(reshape.operand(0).expect("a reshape has a source"));
+        let gathered = ffi::anchor_value(gather.result(0).expect("one result"));
+        let (Some(from), Some(to)) = (
+            crate::ir::core::static_shape(operand.r#type()),
+            crate::ir::core::static_shape(gathered.r#type()),
+        ) else {
+            continue;
+        };
+        let factor = to[dim] / from[dim].max(1);
+        let Some(source_shape) = crate::ir::core::static_shape(source.r#type()) else {
+            continue;
+        };
+        let wide_source = crate::ir::core::with_dim(
+            source.r#type(),
+            source_dim,
+            source_shape[source_dim] * factor,
+        );
+        let mut attributes: Vec<(Identifier, melior::ir::Attribute)> = ["dim", "axes"]
+            .iter()
+            .map(|name| {
+                (
+                    Identifier::new(context, name),
+                    gather.attribute(name).expect("verified"),
+                )
+            })
+            .collect();
+        attributes[0].1 = melior::ir::attribute::IntegerAttribute::new(
+            melior::ir::r#type::IntegerType::new(context, 64).into(),
+            source_dim as i64,
+        )
+        .into();
+        let block = gather.block().expect("in a block");
+        let new_gather = OperationBuilder::new(ALL_GATHER, gather.location())
+            .add_operands(&[source])
+            .add_attributes(&attributes)
+            .add_results(&[wide_source])
+            .build()
+            .expect("partir_hlo.all_gather is registered");
+        let new_gather = ffi::anchor(block.insert_operation_before(gather, new_gather));
+        let mut reshape_attributes: Vec<(Identifier, melior::ir::Attribute)> = vec![(
+            Identifier::new(context, "reassociation"),
+            reshape.attribute("reassociation").expect("a reshape"),
+        )];
+        if reshape.attribute("static_output_shape").is_ok() {
+            let sizes: Vec<i64> = to.clone();
+            reshape_attributes.push((
+                Identifier::new(context, "static_output_shape"),
+                melior::ir::attribute::DenseI64ArrayAttribute::new(context, &sizes).into(),
+            ));
+        }
+        let new_reshape = OperationBuilder::new(
+            reshape.name().as_string_ref().as_str().unwrap_or(""),
+            reshape.location(),
+        )
+        .add_operands(&[ffi::anchor_value(new_gather.result(0).expect("one result"))])
+        .add_attributes(&reshape_attributes)
+        .add_results(&[gathered.r#type()])
+        .build()
+        .expect("tensor reshapes are registered");
+        let new_reshape = ffi::anchor(block.insert_operation_before(gather, new_reshape));
+        ffi::replace_all_uses(
+            gathered,
+            ffi::anchor_value(new_reshape.result(0).expect("one result")),
+        );
+        ffi::erase(gather);
+        if ffi::uses(operand).is_empty() {
+            ffi::erase(reshape);
+        }
+    }
+}
+
 pub fn run<'c>(context: &'c melior::Context, module: OperationRef<'c, '_>) {
+    gather_before_reshape(context, module);
     defer_sums_past_adds(context, module);
     let mut slices = Vec::new();
     ffi::walk(module, |op| {

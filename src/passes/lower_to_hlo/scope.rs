@@ -237,15 +237,65 @@ impl<'c, 'a, 'e, 'm> Lowering<'c, 'a, 'e, 'm> {
             return *done;
         }
         let local = self.combined(source, scope);
-        let moved = self.emitter.reshard(
-            scope.anchor,
-            value.location(),
-            local.value,
-            &local.sharding,
-            &full,
-        );
+        let moved = if local.sharding == full {
+            local.value
+        } else if let Some(recomputed) = self.recompute(local.value, source, &full, scope) {
+            recomputed
+        } else {
+            self.emitter.reshard(
+                scope.anchor,
+                value.location(),
+                local.value,
+                &local.sharding,
+                &full,
+            )
+        };
         self.materialised.insert(key, moved);
         moved
+    }
+
+    /// A value computed only from replicated scalars (an empty tensor, a fill, a broadcast of a
+    /// rank-0 tensor: Adam's bias corrections) is computed again in the layout a consumer needs
+    /// instead of being gathered or sliced: the same chunk of a broadcast costs no communication.
+    /// `local` is its local value, `logical` the Core value, `wanted` its new sharding.
+    fn recompute(
+        &mut self,
+        local: Value<'c, 'a>,
+        logical: Value<'c, 'a>,
+        wanted: &Sharding,
+        scope: &Scope<'c, 'a>,
+    ) -> Option<Value<'c, 'a>> {
+        let op = ffi::result_owner(local)?;
+        let name = name_of(op);
+        if name == "tensor.empty" && op.operand_count() == 0 {
+            let ty = super::local_type(self.emitter, logical.r#type(), wanted);
+            return Some(
+                crate::ir::builder::Builder::before(self.emitter.context, scope.anchor).empty(ty),
+            );
+        }
+        if op.result_count() != 1 || !(name == "linalg.fill" || name == "linalg.generic") {
+            return None;
+        }
+        let info = ffi::linalg_info(op)?;
+        // Inputs: scalars and rank-0 tensors only; one init, an empty tensor (or a fill's).
+        let broadcast = info.num_inputs + 1 == op.operand_count()
+            && (0..info.num_inputs)
+                .all(|index| op.operand(index).is_ok_and(|operand| rank_of(operand) == 0))
+            && info
+                .iterator_types
+                .iter()
+                .all(|iterator| matches!(iterator, crate::tmr::IteratorType::Parallel));
+        if !broadcast {
+            return None;
+        }
+        let ty = super::local_type(self.emitter, logical.r#type(), wanted);
+        let builder = crate::ir::builder::Builder::before(self.emitter.context, scope.anchor);
+        let empty = builder.empty(ty);
+        let clone = builder.insert(ffi::clone_operation(op));
+        ffi::set_operand(clone, info.num_inputs, empty);
+        let result = ffi::anchor_value(clone.result(0).expect("one result"));
+        ffi::set_value_type(result, ty);
+        Some(result)
     }
 
     /// What a yield hands to its loop: the value's form, unchanged when it was computed in the

@@ -21,6 +21,7 @@ use super::{program_location, PassError, PassOptions, PassResult};
 use crate::{
     ffi::{self, Severity},
     ir::{names, op_info::Rules, Mesh},
+    schedule::Reach,
     tmr::{Conflict, ResultTiling, Rule, TileEffect},
 };
 use melior::{
@@ -56,10 +57,12 @@ pub fn run<'c>(
             vec![(axis.to_string(), size)]
         }
     };
+    let reach = Reach::parse(options.text("reach"))
+        .map_err(|error| PassError::new(program_location(module), format!("{PASS}: {error}")))?;
     let mut propagation = Propagation::new(context);
     for func in names::functions(module) {
         for (axis, size) in &axes {
-            propagation.run(func, axis, *size);
+            propagation.run(func, axis, *size, reach);
         }
     }
     Ok(())
@@ -73,6 +76,8 @@ pub struct Propagation<'c> {
     reported: HashSet<(usize, String)>,
     /// Per run, how many ops each axis wrapped (for the schedule's summaries).
     wrapped: HashMap<String, usize>,
+    /// How far the current run spreads tilings.
+    reach: Reach,
 }
 
 /// Why an op is not partitioned along an axis.
@@ -101,11 +106,13 @@ impl<'c> Propagation<'c> {
             warned_ops: HashSet::new(),
             reported: HashSet::new(),
             wrapped: HashMap::new(),
+            reach: Reach::All,
         }
     }
 
-    /// Propagates along `axis` in `func` to a fixed point.
-    pub fn run(&mut self, func: OperationRef<'c, '_>, axis: &str, axis_size: i64) {
+    /// Propagates along `axis` in `func` to a fixed point, through the ops `reach` allows.
+    pub fn run(&mut self, func: OperationRef<'c, '_>, axis: &str, axis_size: i64, reach: Reach) {
+        self.reach = reach;
         loop {
             let mut changed = false;
             for op in view::payloads(func) {
@@ -145,7 +152,7 @@ impl<'c> Propagation<'c> {
                 )));
                 break;
             }
-            match self.effect(op, axis, axis_size, |rule| {
+            match self.effect(op, axis, axis_size, Some(index), |rule| {
                 rule.tile_operand_by(index, dim, axis_size)
             }) {
                 Ok(effect) => {
@@ -184,7 +191,7 @@ impl<'c> Propagation<'c> {
             let Some(dim) = agreed_demand(view::logical_result(op, index), axis) else {
                 continue;
             };
-            match self.effect(op, axis, axis_size, |rule| {
+            match self.effect(op, axis, axis_size, None, |rule| {
                 rule.tile_result_by(index, dim, axis_size)
             }) {
                 Ok(effect) => {
@@ -204,6 +211,7 @@ impl<'c> Propagation<'c> {
         op: OperationRef<'c, '_>,
         axis: &str,
         axis_size: i64,
+        driver: Option<usize>,
         query: impl FnOnce(&Rule) -> Result<TileEffect, Conflict>,
     ) -> Result<(TileEffect, Vec<rewrite::FreshInit>), Stop> {
         let registered = self.rules.rule_for(op);
@@ -224,7 +232,19 @@ impl<'c> Propagation<'c> {
             }
             Some(Ok(rule)) => rule,
         };
-        let effect = query(&rule).map_err(|conflict| Stop::Conflict(conflict.to_string()))?;
+        // Reaching elementwise ops only, an op the rule cannot split is simply not reached:
+        // it reads the value whole (ZeRO gathers it), no conflict to report.
+        let elementwise = self.reach == Reach::Elementwise;
+        let effect = query(&rule).map_err(|conflict| {
+            if elementwise {
+                Stop::Skip
+            } else {
+                Stop::Conflict(conflict.to_string())
+            }
+        })?;
+        if elementwise && !is_elementwise(op, &rule, &effect, driver) {
+            return Err(Stop::Skip);
+        }
         // `rewrite::wrap` gives the loop one result per tiling; a rule that does not describe
         // every result of the op must stop here rather than build a malformed loop.
         if effect.results.len() != op.result_count() {
@@ -302,6 +322,84 @@ impl<'c> Propagation<'c> {
             );
         }
     }
+}
+
+/// True when `effect` splits `op` elementwise: no reduction (but over unit dims), every result tiled on
+/// one dim d with one shape, every sliced operand as large as the results (the same elements,
+/// possibly permuted: `m = b1 * m + g^T`, a fused momentum update reading the gradient
+/// transposed), other operands used whole (a broadcast scalar or bias). Reached forward from
+/// operand `driver`, that operand itself must be read as is (`read_as_is`: the same layout up
+/// to unit dims), so `transpose(w)` does not partition on a tiled `w`: compute reads the
+/// gathered `w`.
+fn is_elementwise(
+    op: OperationRef,
+    rule: &Rule,
+    effect: &TileEffect,
+    driver: Option<usize>,
+) -> bool {
+    let shape = |value: Value| crate::ir::core::static_shape(value.r#type());
+    let Some(result_shape) = op.result(0).ok().and_then(|r| shape(r.into())) else {
+        return false;
+    };
+    let size: i64 = result_shape.iter().product();
+    let Some(ResultTiling::Tile(dim)) = effect.results.first().copied() else {
+        return false;
+    };
+    let same_elements = |index: usize| {
+        op.operand(index)
+            .ok()
+            .and_then(shape)
+            .is_some_and(|s| s.iter().product::<i64>() == size)
+    };
+    // A reduction over unit dims (IREE sums a bias gradient once more over [1, 1, 1, C]) reads
+    // one element per result element: still elementwise.
+    rule.reduction_factors()
+        .into_iter()
+        .all(|factor| rule.factor(factor).size == 1)
+        && effect
+            .results
+            .iter()
+            .all(|tiling| *tiling == ResultTiling::Tile(dim))
+        && op
+            .results()
+            .all(|r| shape(r.into()).as_ref() == Some(&result_shape))
+        && effect
+            .operands
+            .iter()
+            .enumerate()
+            .all(|(index, sliced)| sliced.is_none() || same_elements(index))
+        && driver.is_none_or(|index| {
+            let (Some(Some(sliced)), Some(operand_shape)) = (
+                effect.operands.get(index),
+                op.operand(index).ok().and_then(shape),
+            ) else {
+                return false;
+            };
+            read_as_is(&operand_shape, *sliced, &result_shape, dim)
+        })
+}
+
+/// True when a value of `from` shape split on `from_dim` is laid out as one of `to` shape split
+/// on `to_dim`: the same dims but for unit ones, in the same order, the split one at the same
+/// place among them. `[1, 1, 16, 4]` on dim 3 is `[16, 4]` on dim 1 (a unit-dim reshape of an
+/// optimizer state); a `64x64` transpose, dim 0 to dim 1, is not.
+fn read_as_is(from: &[i64], from_dim: usize, to: &[i64], to_dim: usize) -> bool {
+    let significant = |shape: &[i64], dim: usize| {
+        let kept: Vec<(usize, i64)> = shape
+            .iter()
+            .copied()
+            .enumerate()
+            .filter(|(_, size)| *size != 1)
+            .collect();
+        let position = kept.iter().position(|(d, _)| *d == dim);
+        (
+            kept.into_iter().map(|(_, size)| size).collect::<Vec<_>>(),
+            position,
+        )
+    };
+    let (from_sizes, from_position) = significant(from, from_dim);
+    let (to_sizes, to_position) = significant(to, to_dim);
+    from_sizes == to_sizes && from_position.is_some() && from_position == to_position
 }
 
 /// An op propagation may partition along `axis`: it computes tensors, is not a terminator and
