@@ -29,3 +29,28 @@ fn upstream_passes_compose_with_partir() {
     assert!(stderr.contains("140 pipelines, 0 failing"), "{stderr}");
     assert!(stdout.matches("ok, verified").count() >= 50, "{stdout}");
 }
+
+/// Fused programs partition as well as unfused ones: every zoo model x schedule after
+/// `linalg-generalize-named-ops, linalg-fuse-elementwise-ops, canonicalize, cse` has no more
+/// conflicts, collectives or bytes than the program as imported.
+#[test]
+fn fused_programs_partition_as_well_as_unfused_ones() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let build = Path::new(env!("CARGO_BIN_EXE_partir"))
+        .parent()
+        .expect("the build directory");
+    let run = Command::new("python3")
+        .arg(root.join("tools/compose_matrix.py"))
+        .arg("--fused")
+        .arg("--build")
+        .arg(build)
+        .current_dir(root)
+        .output()
+        .expect("python3 runs the matrix");
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr),
+    );
+    assert!(run.status.success(), "{stdout}\n{stderr}");
+    assert!(stderr.contains("33 fused programs, 0 failing"), "{stderr}");
+}

@@ -19,7 +19,7 @@ fn fuzz_campaign_finds_nothing() {
             "--jobs",
             "2",
             "--ranks-every",
-            "60",
+            "10",
         ])
         .arg("--out")
         .arg(&out)

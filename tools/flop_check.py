@@ -55,34 +55,25 @@ DEVICE = "tpu-v3"
 # Measured with partir at e36dff4 against the committed xla_cost.json; intervals are the measured
 # ratio +-0.02. Two kinds: (1) a counting difference (UNet convolutions), (2) XLA and partir partition
 # the step differently, so their per-device programs do different work (the counts of each are right).
-_Z2 = ("partitioning: Shardy propagates the batch-tiled optimizer state back through the weight "
-       "gradients into the forward and backward layers (it shards layer compute on `batch` by feature "
-       "dims, free since the parameters are replicated); partir tiles only the update and the "
-       "weight-gradient ops, so it does 2-3x XLA's per-device work")
+_ZERO = ("partitioning: partir's Z2/Z3 alone are ZeRO (`propagate = \"elementwise\"`): the shards "
+         "reach the optimizer update only, every device runs the whole forward and backward (data "
+         "parallelism is BP's job), so partir's per-device work is about the unsharded program's; "
+         "XLA pushes the state shardings into the computation, about 1/4 of the work for 2.5-25x the "
+         "communication (test/Collectives/*-Z3.test)")
 _ATTN = ("partir leaves attention's batch_matmuls and softmax (partly) replicated where XLA shards them: "
          "the head tiling is lost where [b, s, h, d] is transposed and collapsed into the batch_matmul's "
          "b*h batch dim")
 KNOWN_DIFFERENCES: dict[tuple[str, str], dict] = {
-    ("unet", "Z2"): {"flops": (1.42, 1.47), "why": _Z2},
     ("unet", "BP_MP_Z3"): {"flops": (0.73, 0.77), "trans": (0.66, 0.71), "why":
         "partitioning: XLA's partitioner replicates part of the conv work over `batch` (about 1.34x "
         "partir's) and shards Adam's sqrt less (4801 vs 3283)"},
-    ("mlp", "Z2"): {"flops": (2.13, 2.17), "why": _Z2 + " (matmuls 1.68M vs 0.77M)"},
-    ("transformer", "Z2"): {"flops": (2.73, 2.77), "trans": (1.89, 1.94), "why": _Z2},
-    ("gns", "Z2"): {"flops": (3.02, 3.06), "why": _Z2},
     ("transformer", "MP"): {"trans": (1.08, 1.13), "why":
         "partitioning: " + _ATTN + " (batch_matmul 3.15M = unsharded; softmax exp 24576 vs 16384); "
         "FLOPs pass only because XLA's fusion duplication (+4%) hides partir's +5% (unopt 1.050)"},
-    ("transformer", "Z3"): {"flops": (1.11, 1.15), "trans": (1.28, 1.32), "why":
-        "partitioning: " + _ATTN + ": batch_matmuls 3.15M (unsharded) vs XLA's 0.79M; the dense "
-        "matmuls agree (13.9M)"},
     ("transformer", "BP_MP_Z3"): {"flops": (0.81, 0.85), "trans": (0.83, 0.88), "why":
         "partitioning: XLA resolves Z3's `batch` tiling of the parameters against BP's `batch` tiling "
         "of the activations by replicating work: layer norms unsharded (rsqrt 640 vs partir's 160) "
         "and 1.1M more dot FLOPs (9.50M vs 8.39M)"},
-    ("gns", "Z3"): {"flops": (1.03, 1.08), "why":
-        "partitioning: partir leaves some one-hot gather/segment-sum batch_matmuls replicated "
-        "(1.18M vs XLA's 0.79M, which shards every dot 4 ways); dense matmuls agree (5.20M)"},
     ("gns", "BP_MP_Z3"): {"trans": (0.72, 0.77), "why":
         "partitioning: XLA shards part of Adam's sqrt only 4 ways (3129 vs partir's 2317 per device); "
         "FLOPs agree (0.983)"},
@@ -94,8 +85,15 @@ KNOWN_DIFFERENCES: dict[tuple[str, str], dict] = {
     ("mqa", "BP_MP_Z3"): {"trans": (0.92, 0.97), "why":
         "partitioning: XLA's BP_MP_Z3 computes more softmax than its own BP_MP (8832 vs 6304) while "
         "partir's Z3 changes nothing for an inference step (8352 as BP_MP); FLOPs within bound (0.957)"},
-    ("mqa", "Z3"): {"flops": (1.07, 1.12), "why":
-        "partitioning: " + _ATTN + " (batch_matmuls 0.66M vs XLA's 0.26M; dense matmuls agree, 3.93M)"},
+    ("mlp", "Z2"): {"flops": (3.26, 3.30), "why": _ZERO},
+    ("mlp", "Z3"): {"flops": (3.85, 3.89), "why": _ZERO},
+    ("transformer", "Z2"): {"flops": (3.57, 3.61), "trans": (1.90, 1.94), "why": _ZERO},
+    ("transformer", "Z3"): {"flops": (3.76, 3.80), "trans": (1.90, 1.94), "why": _ZERO},
+    ("unet", "Z2"): {"flops": (2.01, 2.05), "why": _ZERO},
+    ("unet", "Z3"): {"flops": (3.96, 4.00), "why": _ZERO},
+    ("gns", "Z2"): {"flops": (3.87, 3.91), "why": _ZERO},
+    ("gns", "Z3"): {"flops": (3.88, 3.92), "why": _ZERO},
+    ("mqa", "Z3"): {"flops": (3.94, 3.98), "trans": (3.83, 3.87), "why": _ZERO},
 }
 
 

@@ -198,7 +198,8 @@ def check_schedule(path: Path, arg_shapes: dict[str, list[int]]):
     assert s["tactic"], "no tactic"
     split = {}  # (arg, dim) -> product of axis sizes tiled on it
     for t in s["tactic"]:
-        assert set(t) <= {"name", "axis", "tile", "replicate"}, set(t)
+        assert set(t) <= {"name", "axis", "tile", "replicate", "propagate"}, set(t)
+        assert t.get("propagate", "all") in {"all", "elementwise"}, t
         assert isinstance(t["name"], str) and t["axis"] in MESH, t
         for sel, dim in t.get("tile", {}).items():
             hits = fnmatch.filter(arg_shapes, sel)

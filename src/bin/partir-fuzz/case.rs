@@ -124,6 +124,10 @@ fn schedule(random: &mut SplitMix64, program: &Program) -> (String, i64) {
             tile.insert(selector, toml::Value::Integer(dim as i64));
         }
         tactic.insert("tile".into(), tile.into());
+        if random.chance(0.2) {
+            // A ZeRO-style tactic: the split reaches elementwise ops only.
+            tactic.insert("propagate".into(), "elementwise".into());
+        }
         if random.chance(0.1) {
             let at = random.below(program.names.len());
             let (selector, _) = select(random, program, at);

@@ -51,8 +51,9 @@ struct Args {
     /// Do not execute accepted programs (no `partir verify`).
     #[arg(long)]
     no_execute: bool,
-    /// Also run every Nth executed case's device-local program on MPI ranks (0: never).
-    #[arg(long, default_value_t = 25)]
+    /// Also run the device-local program of every case whose seed is a multiple of N on MPI
+    /// ranks, when accepted and the mesh has at most 8 devices (0: never).
+    #[arg(long, default_value_t = 10)]
     ranks_every: u64,
     /// Run the plugin steps under valgrind's memcheck (slow; no execution).
     #[arg(long)]

@@ -559,8 +559,24 @@ impl Builder<'_> {
         });
     }
 
-    /// A generic reading `linalg.index` of a dim (an iota): that dim cannot be split.
+    /// A generic reading `linalg.index` of a dim (an iota): that dim cannot be split. Half of
+    /// them read no input (JAX's iota, only positions), half add the position to a value.
     fn iota(&mut self) {
+        if self.random.chance(0.5) {
+            let rank = 1 + self.random.below(2);
+            let shape = self.shape(rank);
+            let dim = self.random.below(rank);
+            let empty = self.empty(&shape);
+            let ty = tensor_type(&shape);
+            let maps = format!("[{}]", identity(rank));
+            let iters = iterators(&vec!["parallel"; rank]);
+            self.define(shape, |name| {
+                format!(
+                    "    {name} = linalg.generic {{indexing_maps = {maps}, iterator_types = [{iters}]}} outs({empty} : {ty}) {{\n    ^bb0(%out: f32):\n      %i = linalg.index {dim} : index\n      %n = arith.index_cast %i : index to i32\n      %f = arith.sitofp %n : i32 to f32\n      linalg.yield %f : f32\n    }} -> {ty}"
+                )
+            });
+            return;
+        }
         let input = self.value(None);
         let rank = input.shape.len();
         let dim = self.random.below(rank);

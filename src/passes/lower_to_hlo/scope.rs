@@ -277,8 +277,10 @@ impl<'c, 'a, 'e, 'm> Lowering<'c, 'a, 'e, 'm> {
             return None;
         }
         let info = ffi::linalg_info(op)?;
-        // Inputs: scalars and rank-0 tensors only; one init, an empty tensor (or a fill's).
-        let broadcast = info.num_inputs + 1 == op.operand_count()
+        // Inputs: scalars and rank-0 tensors only; one init, an empty tensor (or a fill's). A
+        // body reading `linalg.index` (an iota) depends on where its chunk is: not recomputed.
+        let broadcast = info.indexed_dims.is_empty()
+            && info.num_inputs + 1 == op.operand_count()
             && (0..info.num_inputs)
                 .all(|index| op.operand(index).is_ok_and(|operand| rank_of(operand) == 0))
             && info

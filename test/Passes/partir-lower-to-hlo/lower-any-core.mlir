@@ -108,3 +108,35 @@ func.func @nested_slice_of_body_value(%x: tensor<8x6xf32>) -> tensor<8x6xf32> {
   } : tensor<8x6xf32>
   return %y : tensor<8x6xf32>
 }
+
+// A broadcast of replicated scalars is built in the layout its user needs (no slice), but an
+// iota (a body reading linalg.index) depends on where its chunk is: it is built whole and
+// sliced (found by tools/verify_zoo.py --ranks on the MQA EMB schedule).
+// CHECK-LABEL: func.func @recompute_broadcast_not_iota(
+// CHECK:         %[[IOTA:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<8xi32>)
+// CHECK:         linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2x6xf32>)
+// CHECK:         partir_hlo.all_slice %[[IOTA]] dim 0 axes ["batch"] : tensor<8xi32> -> tensor<2xi32>
+func.func @recompute_broadcast_not_iota(%x: tensor<8x6xf32>) -> (tensor<8x6xf32>, tensor<8xi32>) {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x6xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<8x6xf32>) -> tensor<8x6xf32>
+  %ei = tensor.empty() : tensor<8xi32>
+  %iota = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>], iterator_types = ["parallel"]} outs(%ei : tensor<8xi32>) {
+  ^bb0(%out: i32):
+    %i = linalg.index 0 : index
+    %n = arith.index_cast %i : index to i32
+    linalg.yield %n : i32
+  } -> tensor<8xi32>
+  %y = partir.loop "batch" [#partir.tile<0>] (%r: !partir.range<4>) {
+    %xs = partir.slice 0 %x[%r] : tensor<8x6xf32> -> tensor<2x6xf32>
+    %fs = partir.slice 0 %f[%r] : tensor<8x6xf32> -> tensor<2x6xf32>
+    %a = arith.addf %xs, %fs : tensor<2x6xf32>
+    partir.yield %a : tensor<2x6xf32>
+  } : tensor<8x6xf32>
+  %j = partir.loop "batch" [#partir.tile<0>] (%r: !partir.range<4>) {
+    %is = partir.slice 0 %iota[%r] : tensor<8xi32> -> tensor<2xi32>
+    %k = arith.addi %is, %is : tensor<2xi32>
+    partir.yield %k : tensor<2xi32>
+  } : tensor<8xi32>
+  return %y, %j : tensor<8x6xf32>, tensor<8xi32>
+}
