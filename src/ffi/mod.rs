@@ -281,25 +281,6 @@ pub fn result_owner<'c, 'a>(value: Value<'c, 'a>) -> Option<OperationRef<'c, 'a>
     unsafe { OperationRef::from_option_raw(mlir_sys::mlirOpResultGetOwner(value.to_raw())) }
 }
 
-/// An op reference re-anchored to the IR's lifetime (melior ties refs returned by block
-/// insertion to a borrow of the block handle).
-pub fn anchor<'c, 'a>(op: OperationRef<'c, '_>) -> OperationRef<'c, 'a> {
-    // SAFETY: an operation stays alive while it is in the IR the pass is working on.
-    unsafe { OperationRef::from_raw(op.to_raw()) }
-}
-
-/// A block reference re-anchored to the IR's lifetime; see [`anchor`].
-pub fn anchor_block<'c, 'a>(block: BlockRef<'c, '_>) -> BlockRef<'c, 'a> {
-    // SAFETY: a block stays alive while it is in the IR the pass is working on.
-    unsafe { BlockRef::from_raw(block.to_raw()) }
-}
-
-/// A value re-anchored to the IR's lifetime; see [`anchor`].
-pub fn anchor_value<'c, 'a>(value: impl ValueLike<'c>) -> Value<'c, 'a> {
-    // SAFETY: as for `anchor`.
-    unsafe { Value::from_raw(value.to_raw()) }
-}
-
 /// Every use of `value`: the using operation and the operand number (melior has no use
 /// iteration).
 pub fn uses<'c: 'a, 'a>(value: Value<'c, 'a>) -> Vec<(OperationRef<'c, 'a>, usize)> {

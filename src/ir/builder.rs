@@ -38,7 +38,7 @@ pub fn element_type(ty: Type) -> Type {
 
 impl<'c, 'a> Builder<'c, 'a> {
     pub fn before(context: &'c Context, anchor: OperationRef<'c, 'a>) -> Self {
-        let block = ffi::anchor_block(anchor.block().expect("ops live in blocks"));
+        let block = anchor.block().expect("ops live in blocks");
         Self {
             context,
             block,
@@ -48,11 +48,11 @@ impl<'c, 'a> Builder<'c, 'a> {
     }
 
     pub fn insert(&self, op: Operation<'c>) -> OperationRef<'c, 'a> {
-        ffi::anchor(self.block.insert_operation_before(self.anchor, op))
+        self.block.insert_operation_before(self.anchor, op)
     }
 
     pub fn value(&self, op: Operation<'c>) -> Value<'c, 'a> {
-        ffi::anchor_value(self.insert(op).result(0).expect("one result"))
+        Value::from(self.insert(op).result(0).expect("one result"))
     }
 
     fn id(&self, name: &str) -> Identifier<'c> {
@@ -82,7 +82,7 @@ impl<'c, 'a> Builder<'c, 'a> {
     }
 
     pub fn constant(&self, attribute: Attribute<'c>, ty: Type<'c>) -> Value<'c, 'a> {
-        ffi::anchor_value(
+        Value::from(
             self.op("arith.constant", &[], &[("value", attribute)], &[ty])
                 .result(0)
                 .expect("one result"),
@@ -101,7 +101,7 @@ impl<'c, 'a> Builder<'c, 'a> {
 
     /// `name %lhs, %rhs` for a same-typed arith binary op.
     pub fn binary(&self, name: &str, lhs: Value<'c, '_>, rhs: Value<'c, '_>) -> Value<'c, 'a> {
-        ffi::anchor_value(
+        Value::from(
             self.op(name, &[lhs, rhs], &[], &[lhs.r#type()])
                 .result(0)
                 .expect("one result"),
@@ -109,7 +109,7 @@ impl<'c, 'a> Builder<'c, 'a> {
     }
 
     pub fn index_cast(&self, value: Value<'c, '_>) -> Value<'c, 'a> {
-        ffi::anchor_value(
+        Value::from(
             self.op(
                 "arith.index_cast",
                 &[value],
@@ -122,7 +122,7 @@ impl<'c, 'a> Builder<'c, 'a> {
     }
 
     pub fn empty(&self, ty: Type<'c>) -> Value<'c, 'a> {
-        ffi::anchor_value(
+        Value::from(
             self.op("tensor.empty", &[], &[], &[ty])
                 .result(0)
                 .expect("one result"),
@@ -172,7 +172,7 @@ impl<'c, 'a> Builder<'c, 'a> {
                 .expect("a named linalg elementwise op"),
         );
         ffi::fill_linalg_named_region(op);
-        ffi::anchor_value(op.result(0).expect("one result"))
+        Value::from(op.result(0).expect("one result"))
     }
 
     /// `linalg.add ins(%a, %b) outs(%empty)` (or `mul`, `max`, `min` after `kind`): the two
@@ -204,7 +204,7 @@ impl<'c, 'a> Builder<'c, 'a> {
                 .expect("a named linalg elementwise op"),
         );
         ffi::fill_linalg_named_region(op);
-        ffi::anchor_value(op.result(0).expect("one result"))
+        Value::from(op.result(0).expect("one result"))
     }
 
     /// `tensor.extract_slice %source[..%offset at dim..] [shape of chunk] [1..]`.
@@ -228,7 +228,7 @@ impl<'c, 'a> Builder<'c, 'a> {
             ],
             &[chunk],
         );
-        ffi::anchor_value(op.result(0).expect("one result"))
+        Value::from(op.result(0).expect("one result"))
     }
 
     /// `tensor.insert_slice %chunk into %dest[..%offset at dim..]`.
@@ -252,7 +252,7 @@ impl<'c, 'a> Builder<'c, 'a> {
             ],
             &[dest.r#type()],
         );
-        ffi::anchor_value(op.result(0).expect("one result"))
+        Value::from(op.result(0).expect("one result"))
     }
 
     /// The memref type of the same shape and element as a tensor type.
@@ -264,7 +264,7 @@ impl<'c, 'a> Builder<'c, 'a> {
     /// `bufferization.to_buffer %tensor`.
     pub fn to_buffer(&self, tensor: Value<'c, '_>) -> Value<'c, 'a> {
         let ty = self.memref_of(tensor.r#type());
-        ffi::anchor_value(
+        Value::from(
             self.op("bufferization.to_buffer", &[tensor], &[], &[ty])
                 .result(0)
                 .expect("one result"),
@@ -274,7 +274,7 @@ impl<'c, 'a> Builder<'c, 'a> {
     /// `bufferization.to_tensor %buffer restrict writable`.
     pub fn to_tensor(&self, buffer: Value<'c, '_>, tensor: Type<'c>) -> Value<'c, 'a> {
         let unit = Attribute::unit(self.context);
-        ffi::anchor_value(
+        Value::from(
             self.op(
                 "bufferization.to_tensor",
                 &[buffer],
@@ -288,7 +288,7 @@ impl<'c, 'a> Builder<'c, 'a> {
 
     pub fn alloc(&self, memref: Type<'c>) -> Value<'c, 'a> {
         let segments = DenseI32ArrayAttribute::new(self.context, &[0, 0]).into();
-        ffi::anchor_value(
+        Value::from(
             self.op(
                 "memref.alloc",
                 &[],
@@ -325,7 +325,7 @@ impl<'c, 'a> Builder<'c, 'a> {
                 DenseI64ArrayAttribute::new(self.context, &[1]).into(),
             ));
         }
-        ffi::anchor_value(
+        Value::from(
             self.op(name, &[buffer], &attributes, &[flat])
                 .result(0)
                 .expect("one result"),

@@ -154,13 +154,13 @@ pub fn insert_after_definition<'c, 'a>(
 ) -> OperationRef<'c, 'a> {
     if let Some(block) = ffi::argument_owner(value) {
         match block.first_operation() {
-            Some(first) => ffi::anchor(block.insert_operation_before(first, op)),
-            None => ffi::anchor(block.append_operation(op)),
+            Some(first) => block.insert_operation_before(first, op),
+            None => block.append_operation(op),
         }
     } else {
         let producer = ffi::result_owner(value).expect("a value is an argument or a result");
         let block = producer.block().expect("the producer is in a block");
-        ffi::anchor(block.insert_operation_after(producer, op))
+        block.insert_operation_after(producer, op)
     }
 }
 
@@ -194,7 +194,7 @@ pub fn users<'c, 'a>(value: Value<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
 
 /// The axis of the loop whose range a `partir.slice` uses.
 pub fn slice_axis(slice: OperationRef) -> Option<String> {
-    let range = ffi::anchor_value(slice.operand(1).ok()?);
+    let range = slice.operand(1).ok()?;
     let block = ffi::argument_owner(range)?;
-    axis_of(ffi::anchor(block.parent_operation()?))
+    axis_of(block.parent_operation()?)
 }

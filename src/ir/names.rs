@@ -112,7 +112,7 @@ pub fn functions<'c, 'a>(module: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, '
                 .region(0)
                 .is_ok_and(|region| region.first_block().is_some())
         {
-            found.push(ffi::anchor(op));
+            found.push(op);
         }
         next = op.next_in_block();
     }
@@ -158,7 +158,7 @@ pub fn named_values<'c, 'a>(module: OperationRef<'c, 'a>) -> Vec<(String, NamedV
                 .and_then(|dict| dict.element_by_name(NAME_ATTR))
                 .and_then(ffi::string_attribute)
                 .unwrap_or_else(|| format!("arg{index}"));
-            let value = ffi::anchor_value(entry.argument(index).expect("index < count"));
+            let value = Value::from(entry.argument(index).expect("index < count"));
             found.push((
                 name,
                 NamedValue {
@@ -175,7 +175,7 @@ pub fn named_values<'c, 'a>(module: OperationRef<'c, 'a>) -> Vec<(String, NamedV
                     } else {
                         format!("{name}#{index}")
                     };
-                    let value = ffi::anchor_value(op.result(index).expect("index < count"));
+                    let value = Value::from(op.result(index).expect("index < count"));
                     found.push((
                         name,
                         NamedValue {

@@ -153,10 +153,9 @@ fn export_collective<'c, 'a>(
         .and_then(hlo::string_array)
         .ok_or_else(|| fail(format!("'{name}' has no axes")))?;
     let indices = grid_axes(mesh, &axes).map_err(fail)?;
-    let operand = ffi::anchor_value(
-        op.operand(0)
-            .map_err(|_| fail(format!("'{name}' has no operand")))?,
-    );
+    let operand = op
+        .operand(0)
+        .map_err(|_| fail(format!("'{name}' has no operand")))?;
     let result_type = op
         .result(0)
         .map_err(|_| fail(format!("'{name}' has no result")))?
@@ -220,11 +219,8 @@ fn export_collective<'c, 'a>(
         .collect();
     let builder = Builder::before(context, op);
     let exported = builder.op(shard_op, &[operand], &attributes, &[result_type]);
-    let exported: Value = ffi::anchor_value(exported.result(0).expect("one result"));
-    ffi::replace_all_uses(
-        ffi::anchor_value(op.result(0).expect("one result")),
-        exported,
-    );
+    let exported: Value = Value::from(exported.result(0).expect("one result"));
+    ffi::replace_all_uses(Value::from(op.result(0).expect("one result")), exported);
     ffi::erase(op);
     Ok(())
 }

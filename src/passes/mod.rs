@@ -170,7 +170,7 @@ fn sliced_along(value: melior::ir::Value, axis: &str) -> bool {
 fn defining_scope<'c, 'a>(value: melior::ir::Value<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
     use melior::ir::block::BlockLike;
     match ffi::argument_owner(value) {
-        Some(block) => block.parent_operation().map(ffi::anchor),
+        Some(block) => block.parent_operation(),
         None => ffi::result_owner(value),
     }
 }

@@ -72,8 +72,8 @@ pub fn run<'c>(context: &'c Context, module: OperationRef<'c, '_>) -> PassResult
     });
     for pin in pins {
         ffi::replace_all_uses(
-            ffi::anchor_value(pin.result(0).expect("a pin has a result")),
-            ffi::anchor_value(pin.operand(0).expect("a pin has an operand")),
+            Value::from(pin.result(0).expect("a pin has a result")),
+            pin.operand(0).expect("a pin has an operand"),
         );
         ffi::erase(pin);
     }
@@ -102,14 +102,12 @@ fn actions(loop_op: OperationRef) -> Vec<Action> {
 
 fn lower_loop<'c>(context: &'c Context, loop_op: OperationRef<'c, '_>) {
     let outside = Builder::before(context, loop_op);
-    let body = ffi::anchor_block(
-        loop_op
-            .region(0)
-            .expect("one region")
-            .first_block()
-            .expect("one block"),
-    );
-    let range = ffi::anchor_value(body.argument(0).expect("the range"));
+    let body = loop_op
+        .region(0)
+        .expect("one region")
+        .first_block()
+        .expect("one block");
+    let range = Value::from(body.argument(0).expect("the range"));
     let iterations = ffi::range_size(range.r#type()).expect("a range");
     let actions = actions(loop_op);
     let result_types: Vec<Type> = loop_op.results().map(|result| result.r#type()).collect();
@@ -133,7 +131,7 @@ fn lower_loop<'c>(context: &'c Context, loop_op: OperationRef<'c, '_>) {
     ffi::set_value_type(range, Type::index(context));
     let accumulators: Vec<Value> = result_types
         .iter()
-        .map(|ty| ffi::anchor_value(body.add_argument(*ty, loop_op.location())))
+        .map(|ty| body.add_argument(*ty, loop_op.location()))
         .collect();
     for (user, _) in ffi::uses(range) {
         if user.name().as_string_ref().as_str() == Ok(SLICE_OP) {
@@ -141,13 +139,13 @@ fn lower_loop<'c>(context: &'c Context, loop_op: OperationRef<'c, '_>) {
         }
     }
 
-    let terminator = ffi::anchor(body.terminator().expect("partir.yield"));
+    let terminator = body.terminator().expect("partir.yield");
     let inside = Builder::before(context, terminator);
     let updated: Vec<Value> = actions
         .iter()
         .enumerate()
         .map(|(index, action)| {
-            let value = ffi::anchor_value(terminator.operand(index).expect("one value per result"));
+            let value = terminator.operand(index).expect("one value per result");
             let accumulator = accumulators[index];
             match action {
                 Action::Tile(dim) => {
@@ -187,8 +185,8 @@ fn lower_loop<'c>(context: &'c Context, loop_op: OperationRef<'c, '_>) {
     );
     for index in 0..loop_op.result_count() {
         ffi::replace_all_uses(
-            ffi::anchor_value(loop_op.result(index).expect("in range")),
-            ffi::anchor_value(for_op.result(index).expect("in range")),
+            Value::from(loop_op.result(index).expect("in range")),
+            Value::from(for_op.result(index).expect("in range")),
         );
     }
     ffi::erase(loop_op);
@@ -203,11 +201,8 @@ fn lower_slice<'c>(context: &'c Context, slice: OperationRef<'c, '_>, induction:
     let chunk_type = slice.result(0).expect("one result").r#type();
     let chunk = static_shape(chunk_type).expect("static")[dim];
     let offset = builder.binary("arith.muli", induction, builder.index(chunk));
-    let source = ffi::anchor_value(slice.operand(0).expect("a source"));
+    let source = slice.operand(0).expect("a source");
     let extracted = builder.extract_slice(source, dim, offset, chunk_type);
-    ffi::replace_all_uses(
-        ffi::anchor_value(slice.result(0).expect("one result")),
-        extracted,
-    );
+    ffi::replace_all_uses(Value::from(slice.result(0).expect("one result")), extracted);
     ffi::erase(slice);
 }

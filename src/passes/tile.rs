@@ -139,10 +139,8 @@ fn slice_of<'c, 'a>(identity: OperationRef<'c, 'a>) -> OperationRef<'c, 'a> {
         .ok()
         .and_then(|region| region.first_block())
         .expect("a loop has a body");
-    ffi::anchor(
-        body.first_operation()
-            .expect("the identity starts with its slice"),
-    )
+    body.first_operation()
+        .expect("the identity starts with its slice")
 }
 
 /// The axes along which `value`'s dim `dim` is already split: by tile-action views of it on
@@ -159,7 +157,8 @@ fn split_along(value: melior::ir::Value, dim: usize) -> Vec<String> {
                     } else {
                         Vec::new()
                     };
-                    let result = ffi::anchor_value(view_op.result(0).expect("a view has a result"));
+                    let result =
+                        melior::ir::Value::from(view_op.result(0).expect("a view has a result"));
                     found.extend(split_along(result, dim));
                     found
                 }

@@ -107,20 +107,19 @@ fn lower_function<'c, 'a>(
     let setup_anchor = match init {
         Some(init) => init
             .next_in_block()
-            .map(ffi::anchor)
             .expect("mpi.init is followed by more ops"),
-        None => ffi::anchor(body.first_operation().expect("a non-empty body")),
+        None => body.first_operation().expect("a non-empty body"),
     };
     let setup = Builder::before(context, setup_anchor);
     let comm_type = Type::parse(context, "!mpi.comm").expect("the mpi dialect is loaded");
     let i32_type: Type = IntegerType::new(context, 32).into();
-    let world = ffi::anchor_value(
+    let world = Value::from(
         setup
             .op("mpi.comm_world", &[], &[], &[comm_type])
             .result(0)
             .expect("one result"),
     );
-    let rank = ffi::anchor_value(
+    let rank = Value::from(
         setup
             .op("mpi.comm_rank", &[world], &[], &[i32_type])
             .result(0)
@@ -142,7 +141,7 @@ fn lower_function<'c, 'a>(
         let axes = collective_axes(op);
         let group = groups[&axes];
         let builder = Builder::before(context, op);
-        let operand = ffi::anchor_value(op.operand(0).expect("one operand"));
+        let operand = op.operand(0).expect("one operand");
         let result_type = op.result(0).expect("one result").r#type();
         let lowered = match name.as_str() {
             "partir_hlo.all_reduce" => {
@@ -193,10 +192,7 @@ fn lower_function<'c, 'a>(
                 ))
             }
         };
-        ffi::replace_all_uses(
-            ffi::anchor_value(op.result(0).expect("one result")),
-            lowered,
-        );
+        ffi::replace_all_uses(Value::from(op.result(0).expect("one result")), lowered);
         ffi::erase(op);
     }
     Ok(())
@@ -242,7 +238,7 @@ fn group_for<'c, 'a>(
     let key = linear(&on);
     let color = linear(&off);
     let comm_type = world.r#type();
-    let comm = ffi::anchor_value(
+    let comm = Value::from(
         setup
             .op("mpi.comm_split", &[world, color, key], &[], &[comm_type])
             .result(0)
@@ -337,7 +333,7 @@ fn unflatten<'c, 'a>(
             &[memref],
         )
     };
-    ffi::anchor_value(op.result(0).expect("one result"))
+    Value::from(op.result(0).expect("one result"))
 }
 
 /// Gathers `value` along `dim` over the group: sum of zero buffers holding each chunk.

@@ -128,7 +128,7 @@ fn view_sharding(mesh: &Mesh, view_op: OperationRef, rank: usize) -> Sharding {
         return Sharding::replicated(rank);
     };
     let plain = Sharding::replicated(rank).with_axis(dim, &axis);
-    let result = ffi::anchor_value(view_op.result(0).expect("a view has one result"));
+    let result = Value::from(view_op.result(0).expect("a view has one result"));
     // The longest prefix (major to minor) of every dim's axes that all consumers share.
     let mut shared: Option<Sharding> = None;
     for consumer in view::consumers(result) {
@@ -203,12 +203,11 @@ pub(super) fn local_type<'c>(
 
 fn lower_function<'c, 'a>(emitter: &Emitter<'c, '_>, func: OperationRef<'c, 'a>) -> PassResult<'c> {
     let context = emitter.context;
-    let body: BlockRef<'c, 'a> = ffi::anchor_block(
-        func.region(0)
-            .expect("a body")
-            .first_block()
-            .expect("an entry block"),
-    );
+    let body: BlockRef<'c, 'a> = func
+        .region(0)
+        .expect("a body")
+        .first_block()
+        .expect("an entry block");
     check_nesting(func)?;
     let mut lowering = Lowering::new(emitter);
 
@@ -217,13 +216,13 @@ fn lower_function<'c, 'a>(emitter: &Emitter<'c, '_>, func: OperationRef<'c, 'a>)
         .map(|index| {
             argument_sharding(
                 emitter.mesh,
-                ffi::anchor_value(body.argument(index).expect("in range")),
+                Value::from(body.argument(index).expect("in range")),
             )
         })
         .collect();
     let mut inputs = Vec::new();
     for (index, sharding) in argument_shardings.iter().enumerate() {
-        let argument = ffi::anchor_value(body.argument(index).expect("in range"));
+        let argument = Value::from(body.argument(index).expect("in range"));
         let ty = local_type(emitter, argument.r#type(), sharding);
         ffi::set_value_type(argument, ty);
         inputs.push(ty);
@@ -233,7 +232,7 @@ fn lower_function<'c, 'a>(emitter: &Emitter<'c, '_>, func: OperationRef<'c, 'a>)
     let mut top_level = Vec::new();
     let mut next = body.first_operation();
     while let Some(op) = next {
-        top_level.push(ffi::anchor(op));
+        top_level.push(op);
         next = op.next_in_block();
     }
     let mut core_ops = Vec::new();
@@ -258,7 +257,7 @@ fn lower_function<'c, 'a>(emitter: &Emitter<'c, '_>, func: OperationRef<'c, 'a>)
                 };
                 let local = emitter.reshard(op, location, local, &sharding, &wanted);
                 lowering.set(
-                    ffi::anchor_value(op.result(0).expect("one result")),
+                    Value::from(op.result(0).expect("one result")),
                     local,
                     wanted,
                 );
@@ -267,31 +266,23 @@ fn lower_function<'c, 'a>(emitter: &Emitter<'c, '_>, func: OperationRef<'c, 'a>)
             lowering.lower_loop(op, &scope)?;
         } else if name == "func.return" {
             for index in 0..op.operand_count() {
-                let (local, sharding) = lowering.top_level(
-                    ffi::anchor_value(op.operand(index).expect("in range")),
-                    &scope,
-                );
+                let (local, sharding) =
+                    lowering.top_level(op.operand(index).expect("in range"), &scope);
                 ffi::set_operand(op, index, local);
                 result_shardings.push(sharding);
             }
         } else if name == REPLICATE_OP {
             core_ops.push(op);
-            let operand = ffi::anchor_value(op.operand(0).expect("one operand"));
+            let operand = op.operand(0).expect("one operand");
             let (local, sharding) = lowering.top_level(operand, &scope);
             let whole = Sharding::replicated(sharding.rank());
             let local = emitter.reshard(op, location, local, &sharding, &whole);
-            lowering.set(
-                ffi::anchor_value(op.result(0).expect("one result")),
-                local,
-                whole,
-            );
+            lowering.set(Value::from(op.result(0).expect("one result")), local, whole);
         } else if name != crate::ir::mesh::MESH_OP {
             // An op outside any loop computes on whole values.
             for index in 0..op.operand_count() {
-                let (local, sharding) = lowering.top_level(
-                    ffi::anchor_value(op.operand(index).expect("in range")),
-                    &scope,
-                );
+                let (local, sharding) =
+                    lowering.top_level(op.operand(index).expect("in range"), &scope);
                 let whole = Sharding::replicated(sharding.rank());
                 ffi::set_operand(
                     op,
@@ -306,7 +297,7 @@ fn lower_function<'c, 'a>(emitter: &Emitter<'c, '_>, func: OperationRef<'c, 'a>)
     // op still used by something left in place would dangle: refuse instead.
     for op in core_ops.into_iter().rev() {
         let used = (0..op.result_count()).find_map(|index| {
-            ffi::uses(ffi::anchor_value(op.result(index).expect("in range")))
+            ffi::uses(Value::from(op.result(index).expect("in range")))
                 .first()
                 .map(|(user, _)| name_of(*user))
         });
@@ -346,9 +337,7 @@ fn check_nesting<'c>(func: OperationRef<'c, '_>) -> PassResult<'c> {
         if misplaced.is_some() || !(name == LOOP_OP || name == REPLICATE_OP) {
             return;
         }
-        let parent = op
-            .parent_operation()
-            .map(|parent| name_of(ffi::anchor(parent)));
+        let parent = op.parent_operation().map(|parent| name_of(parent));
         if let Some(parent) = parent.filter(|parent| parent != "func.func" && parent != LOOP_OP) {
             misplaced = Some((op.location(), name, parent));
         }

@@ -23,7 +23,7 @@ use melior::ir::{
     attribute::ArrayAttribute,
     block::BlockLike,
     operation::{OperationBuilder, OperationLike},
-    Identifier, OperationRef, RegionLike, ValueLike,
+    Identifier, OperationRef, RegionLike, Value, ValueLike,
 };
 
 const ALL_SLICE: &str = "partir_hlo.all_slice";
@@ -110,7 +110,7 @@ fn reduced_operand<'c, 'a>(
 ) -> Option<(OperationRef<'c, 'a>, OperationRef<'c, 'a>, usize)> {
     let (mut user, mut position) = (add, index);
     loop {
-        let operand = ffi::anchor_value(user.operand(position).ok()?);
+        let operand = user.operand(position).ok()?;
         if ffi::uses(operand).len() != 1 {
             return None;
         }
@@ -152,10 +152,10 @@ fn defer_sums_past_adds<'c>(context: &'c melior::Context, module: OperationRef<'
             (first, first_user, first_index),
             (second, second_user, second_index),
         ] {
-            let partial = ffi::anchor_value(reduce.operand(0).expect("one operand"));
+            let partial = reduce.operand(0).expect("one operand");
             ffi::set_operand(user, index, partial);
         }
-        let result = ffi::anchor_value(add.result(0).expect("one result"));
+        let result = Value::from(add.result(0).expect("one result"));
         let attributes: Vec<_> = ["kind", "axes"]
             .iter()
             .map(|name| {
@@ -172,10 +172,10 @@ fn defer_sums_past_adds<'c>(context: &'c melior::Context, module: OperationRef<'
             .build()
             .expect("partir_hlo.all_reduce is registered");
         let block = add.block().expect("in a block");
-        let reduce = ffi::anchor(block.insert_operation_after(add, reduce));
+        let reduce = block.insert_operation_after(add, reduce);
         ffi::replace_all_uses_except(
             result,
-            ffi::anchor_value(reduce.result(0).expect("one result")),
+            Value::from(reduce.result(0).expect("one result")),
             reduce,
         );
         ffi::erase(first);
@@ -238,7 +238,7 @@ fn gather_before_reshape<'c>(context: &'c melior::Context, module: OperationRef<
         }
     });
     for gather in gathers {
-        let operand = ffi::anchor_value(gather.operand(0).expect("one operand"));
+        let operand = gather.operand(0).expect("one operand");
         let Some(reshape) = ffi::result_owner(operand) else {
             continue;
         };
@@ -248,8 +248,8 @@ fn gather_before_reshape<'c>(context: &'c melior::Context, module: OperationRef<
         let Some(source_dim) = reshape_source_dim(reshape, dim) else {
             continue;
         };
-        let source = ffi::anchor_value(reshape.operand(0).expect("a reshape has a source"));
-        let gathered = ffi::anchor_value(gather.result(0).expect("one result"));
+        let source = reshape.operand(0).expect("a reshape has a source");
+        let gathered = Value::from(gather.result(0).expect("one result"));
         let (Some(from), Some(to)) = (
             crate::ir::core::static_shape(operand.r#type()),
             crate::ir::core::static_shape(gathered.r#type()),
@@ -286,7 +286,7 @@ fn gather_before_reshape<'c>(context: &'c melior::Context, module: OperationRef<
             .add_results(&[wide_source])
             .build()
             .expect("partir_hlo.all_gather is registered");
-        let new_gather = ffi::anchor(block.insert_operation_before(gather, new_gather));
+        let new_gather = block.insert_operation_before(gather, new_gather);
         let mut reshape_attributes: Vec<(Identifier, melior::ir::Attribute)> = vec![(
             Identifier::new(context, "reassociation"),
             reshape.attribute("reassociation").expect("a reshape"),
@@ -302,15 +302,15 @@ fn gather_before_reshape<'c>(context: &'c melior::Context, module: OperationRef<
             reshape.name().as_string_ref().as_str().unwrap_or(""),
             reshape.location(),
         )
-        .add_operands(&[ffi::anchor_value(new_gather.result(0).expect("one result"))])
+        .add_operands(&[Value::from(new_gather.result(0).expect("one result"))])
         .add_attributes(&reshape_attributes)
         .add_results(&[gathered.r#type()])
         .build()
         .expect("tensor reshapes are registered");
-        let new_reshape = ffi::anchor(block.insert_operation_before(gather, new_reshape));
+        let new_reshape = block.insert_operation_before(gather, new_reshape);
         ffi::replace_all_uses(
             gathered,
-            ffi::anchor_value(new_reshape.result(0).expect("one result")),
+            Value::from(new_reshape.result(0).expect("one result")),
         );
         ffi::erase(gather);
         if ffi::uses(operand).is_empty() {
@@ -329,16 +329,16 @@ pub fn run<'c>(context: &'c melior::Context, module: OperationRef<'c, '_>) {
         }
     });
     for slice in slices {
-        let operand = ffi::anchor_value(slice.operand(0).expect("one operand"));
+        let operand = slice.operand(0).expect("one operand");
         let Some(producer) = ffi::result_owner(operand) else {
             continue;
         };
         if !same_attribute(slice, producer, "axes") {
             continue;
         }
-        let result = ffi::anchor_value(slice.result(0).expect("one result"));
+        let result = Value::from(slice.result(0).expect("one result"));
         if is(producer, ALL_GATHER) && same_attribute(slice, producer, "dim") {
-            let source = ffi::anchor_value(producer.operand(0).expect("one operand"));
+            let source = producer.operand(0).expect("one operand");
             ffi::replace_all_uses(result, source);
             ffi::erase(slice);
             if ffi::uses(operand).is_empty() {
@@ -359,17 +359,14 @@ pub fn run<'c>(context: &'c melior::Context, module: OperationRef<'c, '_>) {
                 )))
                 .collect::<Vec<_>>();
             let scatter = OperationBuilder::new("partir_hlo.reduce_scatter", slice.location())
-                .add_operands(&[ffi::anchor_value(producer.operand(0).expect("one operand"))])
+                .add_operands(&[producer.operand(0).expect("one operand")])
                 .add_attributes(&attributes)
                 .add_results(&[result.r#type()])
                 .build()
                 .expect("partir_hlo.reduce_scatter is registered");
             let block = slice.block().expect("in a block");
-            let scatter = ffi::anchor(block.insert_operation_before(slice, scatter));
-            ffi::replace_all_uses(
-                result,
-                ffi::anchor_value(scatter.result(0).expect("one result")),
-            );
+            let scatter = block.insert_operation_before(slice, scatter);
+            ffi::replace_all_uses(result, Value::from(scatter.result(0).expect("one result")));
             ffi::erase(slice);
             ffi::erase(producer);
         }

@@ -10,13 +10,10 @@
 //! from [{}, {}]        to [{}, {"model"}]   ->  all_slice dim 1 axes ["model"]
 //! ```
 
-use crate::{
-    ffi,
-    ir::{
-        core::{static_shape, with_dim},
-        sharding::Sharding,
-        Mesh,
-    },
+use crate::ir::{
+    core::{static_shape, with_dim},
+    sharding::Sharding,
+    Mesh,
 };
 use melior::{
     ir::{
@@ -82,8 +79,9 @@ impl<'c> Emitter<'c, '_> {
             .build()
             .expect("partir_hlo collectives are registered");
         let block = anchor.block().expect("anchors live in blocks");
-        ffi::anchor_value(
-            ffi::anchor(block.insert_operation_before(anchor, op))
+        Value::from(
+            block
+                .insert_operation_before(anchor, op)
                 .result(0)
                 .expect("one result"),
         )

@@ -295,7 +295,7 @@ impl<'c, 'a, 'e, 'm> Lowering<'c, 'a, 'e, 'm> {
         let empty = builder.empty(ty);
         let clone = builder.insert(ffi::clone_operation(op));
         ffi::set_operand(clone, info.num_inputs, empty);
-        let result = ffi::anchor_value(clone.result(0).expect("one result"));
+        let result = Value::from(clone.result(0).expect("one result"));
         ffi::set_value_type(result, ty);
         Some(result)
     }
@@ -367,20 +367,18 @@ impl<'c, 'a, 'e, 'm> Lowering<'c, 'a, 'e, 'm> {
     ) -> Result<(), PassError<'c>> {
         let axis = axis_of(loop_op).expect("a verified loop has an axis");
         let inner = scope.inside(axis.clone());
-        let body = ffi::anchor_block(
-            loop_op
-                .region(0)
-                .expect("a loop has a body")
-                .first_block()
-                .expect("a loop body has a block"),
-        );
+        let body = loop_op
+            .region(0)
+            .expect("a loop has a body")
+            .first_block()
+            .expect("a loop body has a block");
         self.lower_block(body, &inner)?;
         let actions =
             ArrayAttribute::try_from(loop_op.attribute("actions").expect("a loop has actions"))
                 .expect("an array");
         let terminator = body.terminator().expect("a loop body ends in partir.yield");
         for index in 0..loop_op.result_count() {
-            let yielded = ffi::anchor_value(terminator.operand(index).expect("one per result"));
+            let yielded = terminator.operand(index).expect("one per result");
             let local = self.yielded(yielded, &inner);
             let action = actions.element(index).expect("one action per result");
             let local = if let Some(dim) = ffi::tile_dim(action) {
@@ -403,7 +401,7 @@ impl<'c, 'a, 'e, 'm> Lowering<'c, 'a, 'e, 'm> {
                     ..local
                 }
             };
-            let result = ffi::anchor_value(loop_op.result(index).expect("in range"));
+            let result = Value::from(loop_op.result(index).expect("in range"));
             self.set_local(result, local);
             if scope.axes.is_empty() {
                 // At the top, partial results are combined right away, next to their producer.
@@ -422,7 +420,7 @@ impl<'c, 'a, 'e, 'm> Lowering<'c, 'a, 'e, 'm> {
         let mut ops = Vec::new();
         let mut next = block.first_operation();
         while let Some(op) = next {
-            ops.push(ffi::anchor(op));
+            ops.push(op);
             next = op.next_in_block();
         }
         for op in ops {
@@ -432,11 +430,11 @@ impl<'c, 'a, 'e, 'm> Lowering<'c, 'a, 'e, 'm> {
                 LOOP_OP => self.lower_loop(op, scope)?,
                 REPLICATE_OP => {
                     // A pin inside a nest: the value, whole within the scope.
-                    let operand = ffi::anchor_value(op.operand(0).expect("one operand"));
+                    let operand = op.operand(0).expect("one operand");
                     let whole = Sharding::replicated(rank_of(operand));
                     let local = self.materialise(operand, scope, &whole);
                     self.set_local(
-                        ffi::anchor_value(op.result(0).expect("one result")),
+                        Value::from(op.result(0).expect("one result")),
                         Local {
                             value: local,
                             sharding: whole,
@@ -452,7 +450,7 @@ impl<'c, 'a, 'e, 'm> Lowering<'c, 'a, 'e, 'm> {
     }
 
     fn record_slice(&mut self, slice: OperationRef<'c, 'a>) {
-        let source = ffi::anchor_value(slice.operand(0).expect("a slice has a source"));
+        let source = slice.operand(0).expect("a slice has a source");
         let axis = crate::ir::core::slice_axis(slice).expect("a verified slice has a loop range");
         let dim = view::slice_dim(slice).expect("a verified slice has a dim");
         let form = match self.form(source) {
@@ -466,7 +464,7 @@ impl<'c, 'a, 'e, 'm> Lowering<'c, 'a, 'e, 'm> {
             },
         };
         self.forms.insert(
-            ffi::value_id(ffi::anchor_value(slice.result(0).expect("one result"))),
+            ffi::value_id(Value::from(slice.result(0).expect("one result"))),
             form,
         );
     }
@@ -480,7 +478,7 @@ impl<'c, 'a, 'e, 'm> Lowering<'c, 'a, 'e, 'm> {
         let location = op.location();
         let mut operands = Vec::new();
         for index in 0..op.operand_count() {
-            let operand = ffi::anchor_value(op.operand(index).expect("in range"));
+            let operand = op.operand(index).expect("in range");
             let local = self.materialise(operand, scope, &Sharding::replicated(rank_of(operand)));
             if local.r#type() != operand.r#type() {
                 return Err(PassError::new(
@@ -501,7 +499,7 @@ impl<'c, 'a, 'e, 'm> Lowering<'c, 'a, 'e, 'm> {
             ffi::set_operand(op, index, operand);
         }
         for index in 0..op.result_count() {
-            let result = ffi::anchor_value(op.result(index).expect("in range"));
+            let result = Value::from(op.result(index).expect("in range"));
             self.set_local(
                 result,
                 Local {
@@ -532,7 +530,7 @@ impl<'c, 'a, 'e, 'm> Lowering<'c, 'a, 'e, 'm> {
                 return;
             }
             for index in 0..inner.operand_count() {
-                let value = ffi::anchor_value(inner.operand(index).expect("in range"));
+                let value = inner.operand(index).expect("in range");
                 if !defined_inside(value, op) {
                     captured.push((inner, index, value));
                 }
@@ -562,14 +560,14 @@ impl<'c, 'a, 'e, 'm> Lowering<'c, 'a, 'e, 'm> {
 /// True when `value` is defined by an op nested in `op` or is an argument of a block in it.
 fn defined_inside(value: Value, op: OperationRef) -> bool {
     let mut parent = match ffi::argument_owner(value) {
-        Some(block) => block.parent_operation().map(ffi::anchor),
+        Some(block) => block.parent_operation(),
         None => ffi::result_owner(value),
     };
     while let Some(candidate) = parent {
         if ffi::same_operation(candidate, op) {
             return true;
         }
-        parent = candidate.parent_operation().map(ffi::anchor);
+        parent = candidate.parent_operation();
     }
     false
 }

@@ -463,7 +463,7 @@ fn identity_fill(value: Value) -> Option<f64> {
             // `^bb0(%out): linalg.yield %c` with %c a constant (defined in the body or above),
             // or `^bb0(%in, %out): linalg.yield %in` of a scalar input (a generalised
             // `linalg.fill`: its input mapped to `()`).
-            let yielded = ffi::anchor_value(terminator.operand(0).ok()?);
+            let yielded = terminator.operand(0).ok()?;
             let only_yield = ffi::same_operation(first, terminator)
                 || (ffi::result_owner(yielded).is_some_and(|op| ffi::same_operation(op, first))
                     && first

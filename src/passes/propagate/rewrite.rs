@@ -65,7 +65,7 @@ pub fn wrap<'c>(
     let range: Value = body.argument(0).expect("one argument").into();
     let mut operands = Vec::new();
     for index in 0..op.operand_count() {
-        let operand = ffi::anchor_value(op.operand(index).expect("in range"));
+        let operand = op.operand(index).expect("in range");
         operands.push(match effect.operands.get(index).copied().flatten() {
             Some(dim) => {
                 let source = cancel_view(operand, dim, axis);
@@ -74,7 +74,7 @@ pub fn wrap<'c>(
                 let chunk = with_dim(source.r#type(), dim, whole[dim] / axis_size);
                 let slice = body
                     .append_operation(core::slice(context, source, range, dim, chunk, location));
-                ffi::anchor_value(slice.result(0).expect("one result"))
+                Value::from(slice.result(0).expect("one result"))
             }
             None => match fresh_inits.iter().find(|fresh| fresh.init == index) {
                 Some(fresh) => outside.filled(
@@ -95,14 +95,13 @@ pub fn wrap<'c>(
         results: op.results().map(|r| shape_of(r.into())).collect(),
     };
     let clone = body.append_operation(ffi::clone_operation(op));
-    let clone = ffi::anchor(clone);
     for (index, operand) in operands.iter().enumerate() {
         ffi::set_operand(clone, index, *operand);
     }
     let mut actions = Vec::new();
     let mut results = Vec::new();
     for (index, tiling) in effect.results.iter().enumerate() {
-        let result = ffi::anchor_value(clone.result(index).expect("in range"));
+        let result = Value::from(clone.result(index).expect("in range"));
         let whole = result.r#type();
         match *tiling {
             ResultTiling::Tile(dim) => {
@@ -116,23 +115,20 @@ pub fn wrap<'c>(
         let _ = result;
     }
     retype_attributes(context, clone, &before);
-    let yielded: Vec<Value> = clone.results().map(ffi::anchor_value).collect();
+    let yielded: Vec<Value> = clone.results().map(Value::from).collect();
     body.append_operation(core::yield_(context, &yielded, location));
     let region = Region::new();
     region.append_block(body);
     let new_loop = core::loop_(context, axis, &actions, &results, region, location);
     let block = op.block().expect("payloads live in blocks");
-    let new_loop = ffi::anchor(block.insert_operation_before(op, new_loop));
+    let new_loop = block.insert_operation_before(op, new_loop);
     for index in 0..op.result_count() {
-        let mut result = ffi::anchor_value(new_loop.result(index).expect("in range"));
+        let mut result = Value::from(new_loop.result(index).expect("in range"));
         if let Some(fresh) = fresh_inits.iter().find(|fresh| fresh.result == index) {
-            let accumulator = ffi::anchor_value(op.operand(fresh.init).expect("in range"));
+            let accumulator = op.operand(fresh.init).expect("in range");
             result = outside.combine(fresh.kind, accumulator, result);
         }
-        ffi::replace_all_uses(
-            ffi::anchor_value(op.result(index).expect("in range")),
-            result,
-        );
+        ffi::replace_all_uses(Value::from(op.result(index).expect("in range")), result);
     }
     ffi::erase(op);
 }
@@ -241,7 +237,7 @@ pub fn cancel_views(func: OperationRef, axis: &str) {
     });
     for view_op in views {
         let (source, dim, _) = view::identity_view(view_op).expect("collected above");
-        let result = ffi::anchor_value(view_op.result(0).expect("one result"));
+        let result = Value::from(view_op.result(0).expect("one result"));
         // A view of a value that is already tiled on the same dim along the axis (a tiled
         // named result whose producer backward propagation wrapped) is that value:
         // `loop A [tile<d>] { yield slice d (loop A [tile<d>] {.. yield v})[r] }` puts every

@@ -41,7 +41,7 @@ pub fn payloads<'c, 'a>(func: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>>
     let mut found = Vec::new();
     let body = func.region(0).ok().and_then(|region| region.first_block());
     if let Some(body) = body {
-        collect_payloads(ffi::anchor_block(body), &mut found);
+        collect_payloads(body, &mut found);
     }
     found
 }
@@ -52,11 +52,10 @@ fn collect_payloads<'c, 'a>(
 ) {
     let mut next = block.first_operation();
     while let Some(op) = next {
-        let op = ffi::anchor(op);
         if is(op, LOOP_OP) {
             if identity_view(op).is_none() {
                 if let Some(inner) = op.region(0).ok().and_then(|region| region.first_block()) {
-                    collect_payloads(ffi::anchor_block(inner), found);
+                    collect_payloads(inner, found);
                 }
             }
         } else if !is(op, SLICE_OP) && !is(op, YIELD_OP) {
@@ -69,13 +68,13 @@ fn collect_payloads<'c, 'a>(
 /// The partir.loop ops around `op`, innermost first.
 pub fn nest<'c, 'a>(op: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
     let mut loops = Vec::new();
-    let mut parent = op.parent_operation().map(ffi::anchor);
+    let mut parent = op.parent_operation();
     while let Some(candidate) = parent {
         if !is(candidate, LOOP_OP) {
             break;
         }
         loops.push(candidate);
-        parent = candidate.parent_operation().map(ffi::anchor);
+        parent = candidate.parent_operation();
     }
     loops
 }
@@ -97,7 +96,7 @@ fn tile_action(loop_op: OperationRef, index: usize) -> Option<usize> {
 pub fn yielded<'c, 'a>(loop_op: OperationRef<'c, 'a>, index: usize) -> Option<Value<'c, 'a>> {
     let body = loop_op.region(0).ok()?.first_block()?;
     let terminator = body.terminator()?;
-    terminator.operand(index).ok().map(ffi::anchor_value)
+    terminator.operand(index).ok()
 }
 
 /// For an identity loop `loop A [tile<d>] (%r) { %s = slice d %x[%r]; yield %s }`: (x, d, A).
@@ -110,23 +109,19 @@ pub fn identity_view<'c, 'a>(
         return None;
     }
     let body = loop_op.region(0).ok()?.first_block()?;
-    let slice = ffi::anchor(body.first_operation()?);
+    let slice = body.first_operation()?;
     let terminator = body.terminator()?;
     if !is(slice, SLICE_OP) || loop_op.result_count() != 1 || terminator.operand_count() != 1 {
         return None;
     }
-    let yields_slice = ffi::anchor_value(terminator.operand(0).ok()?).to_raw().ptr
-        == slice.result(0).ok()?.to_raw().ptr;
+    let yields_slice =
+        terminator.operand(0).ok()?.to_raw().ptr == slice.result(0).ok()?.to_raw().ptr;
     let next_is_yield = slice.next_in_block().is_some_and(|next| is(next, YIELD_OP));
     let dim = slice_dim(slice)?;
     if !(yields_slice && next_is_yield && tile_action(loop_op, 0) == Some(dim)) {
         return None;
     }
-    Some((
-        ffi::anchor_value(slice.operand(0).ok()?),
-        dim,
-        axis_of(loop_op)?,
-    ))
+    Some((slice.operand(0).ok()?, dim, axis_of(loop_op)?))
 }
 
 pub fn slice_dim(slice: OperationRef) -> Option<usize> {
@@ -155,7 +150,7 @@ impl OperandSource<'_, '_> {
 }
 
 pub fn operand_source<'c, 'a>(op: OperationRef<'c, 'a>, index: usize) -> OperandSource<'c, 'a> {
-    let mut value = ffi::anchor_value(op.operand(index).expect("operand index in range"));
+    let mut value = op.operand(index).expect("operand index in range");
     let mut slices = Vec::new();
     while let Some(producer) = ffi::result_owner(value) {
         if !is(producer, SLICE_OP) {
@@ -165,7 +160,7 @@ pub fn operand_source<'c, 'a>(op: OperationRef<'c, 'a>, index: usize) -> Operand
             break;
         };
         slices.push((axis, dim));
-        value = ffi::anchor_value(producer.operand(0).expect("a slice has a source"));
+        value = producer.operand(0).expect("a slice has a source");
     }
     OperandSource {
         source: value,
@@ -176,7 +171,7 @@ pub fn operand_source<'c, 'a>(op: OperationRef<'c, 'a>, index: usize) -> Operand
 /// The value the rest of the program uses for result `index` of a payload: the result
 /// itself, or the result of the outermost loop of its nest that yields it.
 pub fn logical_result<'c, 'a>(op: OperationRef<'c, 'a>, index: usize) -> Value<'c, 'a> {
-    let mut value = ffi::anchor_value(op.result(index).expect("result index in range"));
+    let mut value = Value::from(op.result(index).expect("result index in range"));
     loop {
         let uses = ffi::uses(value);
         let [(user, position)] = uses[..] else {
@@ -185,13 +180,13 @@ pub fn logical_result<'c, 'a>(op: OperationRef<'c, 'a>, index: usize) -> Value<'
         if !is(user, YIELD_OP) {
             return value;
         }
-        let Some(loop_op) = user.parent_operation().map(ffi::anchor) else {
+        let Some(loop_op) = user.parent_operation() else {
             return value;
         };
         if !is(loop_op, LOOP_OP) {
             return value;
         }
-        value = ffi::anchor_value(
+        value = Value::from(
             loop_op
                 .result(position)
                 .expect("one result per yielded value"),
@@ -238,8 +233,8 @@ pub fn consumers<'c, 'a>(value: Value<'c, 'a>) -> Vec<Consumer<'c, 'a>> {
     let mut found = Vec::new();
     for (user, index) in ffi::uses(value) {
         if is(user, SLICE_OP) {
-            let inner = ffi::anchor_value(user.result(0).expect("a slice has a result"));
-            let parent = user.parent_operation().map(ffi::anchor);
+            let inner = Value::from(user.result(0).expect("a slice has a result"));
+            let parent = user.parent_operation();
             if let Some(view) = parent.filter(|loop_op| identity_view(*loop_op).is_some()) {
                 found.push(Consumer::View(view));
             } else {
