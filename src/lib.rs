@@ -8,6 +8,7 @@
 //! - [`passes`]: one module per pass.
 //! - [`tmr`]: the Tile Mapping Registry (rules per op, einsum notation, tiling queries).
 
+pub mod affine;
 pub mod cli;
 pub mod ffi;
 pub mod ir;

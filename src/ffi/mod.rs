@@ -10,8 +10,8 @@
 pub mod capi;
 mod plugin;
 
+use crate::affine::{AffineExprLite, AffineMapLite, IteratorType};
 use crate::passes::{self, PassOptions};
-use crate::tmr::{AffineExprLite, AffineMapLite, IteratorType, ReductionKind};
 use melior::{
     ir::{
         Attribute, AttributeLike, BlockRef, Location, OperationRef, RegionLike, Type, TypeLike,
@@ -408,8 +408,9 @@ pub struct LinalgInfo {
     pub indexing_maps: Vec<AffineMapLite>,
     pub num_inputs: usize,
     pub iterator_types: Vec<IteratorType>,
-    /// The combiner of the first result's reduction, when recognised.
-    pub combiner: Option<ReductionKind>,
+    /// The combiner of every result's reduction, as `mlir::partir::ReductionKind` (0 sum,
+    /// 1 max, 2 min, 3 mul), when recognised and common to all results.
+    pub combiner: Option<i32>,
     /// Loop dims the body reads with `linalg.index`: splitting them would be wrong.
     pub indexed_dims: Vec<usize>,
 }
@@ -455,13 +456,7 @@ pub fn linalg_info(op: OperationRef) -> Option<LinalgInfo> {
             })
             .collect()
     };
-    let combiner = match combiner {
-        0 => Some(ReductionKind::Sum),
-        1 => Some(ReductionKind::Max),
-        2 => Some(ReductionKind::Min),
-        3 => Some(ReductionKind::Mul),
-        _ => None,
-    };
+    let combiner = (combiner >= 0).then_some(combiner);
     Some(LinalgInfo {
         indexing_maps,
         num_inputs: num_inputs as usize,
@@ -559,21 +554,23 @@ pub fn fill_linalg_named_region(op: OperationRef) {
     unsafe { mlir_sys::mlirLinalgFillBuiltinNamedOpRegion(op.to_raw()) }
 }
 
-/// Moves `op` right before `anchor` (possibly out of a region).
-pub fn move_before(op: OperationRef, anchor: OperationRef) {
-    // SAFETY: both ops are live; MLIR relinks `op` into anchor's block.
-    unsafe { mlir_sys::mlirOperationMoveBefore(op.to_raw(), anchor.to_raw()) }
+/// Moves `op` right before `anchor` (possibly out of a region), with melior's
+/// `OperationMutLike::move_before` (melior hands out mutable op references only from walks and
+/// owners; a pass holds plain references).
+pub fn move_before<'c, 'a>(op: OperationRef<'c, 'a>, anchor: OperationRef<'c, 'a>) {
+    // SAFETY: `op` is live (a reference); the mutable view only relinks it.
+    let mut op = unsafe { melior::ir::operation::OperationRefMut::from_raw(op.to_raw()) };
+    melior::ir::operation::OperationMutLike::move_before(&mut op, anchor);
 }
 
-/// Sets the type of an op result or block argument in place.
-pub fn set_value_type(value: Value, ty: Type) {
-    // SAFETY: both handles are live; callers keep the IR type-consistent.
-    unsafe { mlir_sys::mlirValueSetType(value.to_raw(), ty.to_raw()) }
-}
-
-/// Erases `op` (which must have no remaining uses) from its block.
-pub fn erase(op: OperationRef) {
-    // SAFETY: the op is live and unused; nothing refers to it afterwards.
+/// Erases `op` from its block and destroys it, with everything nested in it.
+///
+/// # Safety
+/// `op` is live, none of its results has a use left, and no handle to `op` or to anything
+/// nested in it (an op, a block, a value) is used afterwards: handles are `Copy`, so the type
+/// system cannot see them dangle.
+pub unsafe fn erase(op: OperationRef) {
+    // SAFETY: the caller's promise above.
     unsafe { mlir_sys::mlirOperationDestroy(op.to_raw()) }
 }
 
@@ -583,10 +580,15 @@ pub fn replace_all_uses(of: Value, with: Value) {
     unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(of.to_raw(), with.to_raw()) }
 }
 
-/// Sets operand `index` of `op` to `value`.
-pub fn set_operand(op: OperationRef, index: usize, value: Value) {
-    // SAFETY: both handles are live and the index is in range (checked by the caller).
-    unsafe { mlir_sys::mlirOperationSetOperand(op.to_raw(), index as isize, value.to_raw()) }
+/// Sets operand `index` of `op` to `value`, with melior's `OperationMutLike::set_operand`;
+/// an index out of range is a no-op (MLIR would assert).
+pub fn set_operand<'c, 'a>(op: OperationRef<'c, 'a>, index: usize, value: Value<'c, 'a>) {
+    if index >= melior::ir::operation::OperationLike::operand_count(&op) {
+        return;
+    }
+    // SAFETY: `op` is live (a reference); the mutable view only rewires one operand.
+    let mut op = unsafe { melior::ir::operation::OperationRefMut::from_raw(op.to_raw()) };
+    melior::ir::operation::OperationMutLike::set_operand(&mut op, index, value);
 }
 
 /// True when the two handles are the same operation.

@@ -4,6 +4,7 @@
 use crate::{
     ffi,
     ir::core::{static_shape, with_dim},
+    tmr::ReductionKind,
 };
 use melior::{
     ir::{
@@ -18,6 +19,26 @@ use melior::{
     },
     Context,
 };
+
+/// The named linalg op that combines two tensors as `kind` does (`linalg.add` for a sum).
+pub fn combining_op(kind: ReductionKind) -> &'static str {
+    match kind {
+        ReductionKind::Mul => "linalg.mul",
+        ReductionKind::Max => "linalg.max",
+        ReductionKind::Min => "linalg.min",
+        ReductionKind::Sum | ReductionKind::Other => "linalg.add",
+    }
+}
+
+/// The identity of `kind` for elements of type `element`: -inf for a float max, the smallest
+/// i32 for an integer one.
+pub fn identity_for(kind: ReductionKind, element: Type) -> f64 {
+    match (kind, element.is_integer()) {
+        (ReductionKind::Max, true) => i32::MIN as f64,
+        (ReductionKind::Min, true) => i32::MAX as f64,
+        _ => kind.identity().unwrap_or(0.0),
+    }
+}
 
 /// `ShapedType::kDynamic`.
 pub const DYNAMIC: i64 = i64::MIN;
@@ -179,17 +200,11 @@ impl<'c, 'a> Builder<'c, 'a> {
     /// combined elementwise into a new tensor.
     pub fn combine(
         &self,
-        kind: crate::tmr::ReductionKind,
+        kind: ReductionKind,
         a: Value<'c, '_>,
         b: Value<'c, '_>,
     ) -> Value<'c, 'a> {
-        use crate::tmr::ReductionKind;
-        let name = match kind {
-            ReductionKind::Mul => "linalg.mul",
-            ReductionKind::Max => "linalg.max",
-            ReductionKind::Min => "linalg.min",
-            ReductionKind::Sum | ReductionKind::Other => "linalg.add",
-        };
+        let name = combining_op(kind);
         let empty = self.empty(a.r#type());
         let op = self.insert(
             OperationBuilder::new(name, self.location)

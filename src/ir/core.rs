@@ -1,6 +1,9 @@
 //! Builders and matchers for PartIR:Core ops (`partir.loop`, `slice`, `yield`, `replicate`).
 
-use crate::ffi;
+use crate::{
+    ffi,
+    ir::attrs::{Action, RangeType, TileAttr},
+};
 use melior::{
     ir::{
         attribute::{ArrayAttribute, IntegerAttribute, StringAttribute},
@@ -52,7 +55,7 @@ pub fn tile_identity<'c>(
     let whole = value.r#type();
     let whole_size = static_shape(whole).expect("tile checks static shapes first")[dim];
     let chunk = with_dim(whole, dim, whole_size / axis_size);
-    let body = Block::new(&[(ffi::range_type(context, axis_size), location)]);
+    let body = Block::new(&[(RangeType::new(context, axis_size).into(), location)]);
     let range = body.argument(0).expect("one argument").into();
     let slice = body.append_operation(slice(context, value, range, dim, chunk, location));
     let chunk_value = slice.result(0).expect("one result").into();
@@ -62,7 +65,7 @@ pub fn tile_identity<'c>(
     loop_(
         context,
         axis,
-        &[ffi::tile_attr(context, dim as i64)],
+        &[TileAttr::new(context, dim).into()],
         &[whole],
         region,
         location,
@@ -197,4 +200,18 @@ pub fn slice_axis(slice: OperationRef) -> Option<String> {
     let range = slice.operand(1).ok()?;
     let block = ffi::argument_owner(range)?;
     axis_of(block.parent_operation()?)
+}
+
+/// The actions of a `partir.loop`, one per result.
+pub fn actions(loop_op: OperationRef) -> Vec<Action> {
+    let Some(actions) = loop_op
+        .attribute("actions")
+        .ok()
+        .and_then(|attr| ArrayAttribute::try_from(attr).ok())
+    else {
+        return Vec::new();
+    };
+    (0..actions.len())
+        .filter_map(|index| Action::try_from(actions.element(index).ok()?).ok())
+        .collect()
 }

@@ -2,14 +2,19 @@
 //! has `axes = ["batch", "model"]` and `kind = 0 : i32` (sum; the order of
 //! `Partir_ReductionKind` in include/partir/Common/Enums.td).
 
-use melior::ir::{
-    attribute::{ArrayAttribute, IntegerAttribute},
-    operation::OperationLike,
-    Attribute, OperationRef,
+use crate::{
+    ir::attrs::{reduction_code, reduction_of_code},
+    tmr::ReductionKind,
 };
-
-/// The names of `Partir_ReductionKind`, by value.
-const REDUCTION_KINDS: [&str; 4] = ["sum", "max", "min", "mul"];
+use melior::{
+    ir::{
+        attribute::{ArrayAttribute, IntegerAttribute},
+        operation::OperationLike,
+        r#type::IntegerType,
+        Attribute, OperationRef,
+    },
+    Context,
+};
 
 /// The strings of an array of string attributes.
 pub fn string_array(attr: Attribute) -> Option<Vec<String>> {
@@ -31,8 +36,16 @@ pub fn collective_axes(op: OperationRef) -> Option<Vec<String>> {
     string_array(op.attribute("axes").ok()?)
 }
 
-/// The reduction of an all_reduce or reduce_scatter: `sum`, `max`, `min` or `mul`.
-pub fn reduction(op: OperationRef) -> Option<&'static str> {
-    let kind = integer_attribute(op, "kind")?;
-    REDUCTION_KINDS.get(usize::try_from(kind).ok()?).copied()
+/// The reduction of an all_reduce or reduce_scatter.
+pub fn reduction(op: OperationRef) -> Option<ReductionKind> {
+    reduction_of_code(i32::try_from(integer_attribute(op, "kind")?).ok()?)
+}
+
+/// The `kind` attribute of an all_reduce or reduce_scatter.
+pub fn kind_attribute(context: &Context, kind: ReductionKind) -> Attribute<'_> {
+    IntegerAttribute::new(
+        IntegerType::new(context, 32).into(),
+        i64::from(reduction_code(kind)),
+    )
+    .into()
 }

@@ -1,5 +1,6 @@
 //! Typed Rust views of partir IR: the mesh, named values and selectors, Core op builders.
 
+pub mod attrs;
 pub mod builder;
 pub mod core;
 pub mod func_attrs;

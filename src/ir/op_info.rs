@@ -72,7 +72,9 @@ impl Rules {
         if let Some(linalg) = ffi::linalg_info(op) {
             info.attrs.indexing_maps = linalg.indexing_maps;
             info.attrs.iterator_types = linalg.iterator_types;
-            info.attrs.combiner = linalg.combiner;
+            info.attrs.combiner = linalg
+                .combiner
+                .and_then(crate::ir::attrs::reduction_of_code);
             // A loop dim the body reads with linalg.index (e.g. an iota building a one-hot) cannot
             // be split: each device would count from 0. Factor d is loop dim d.
             return Some(structured_rule(&info).map(|mut rule| {

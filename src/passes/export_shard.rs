@@ -30,6 +30,7 @@ use super::{program_location, PassError, PassResult};
 use crate::{
     ffi,
     ir::{builder::Builder, hlo, mesh::MESH_OP, names::NAME_ATTR, Mesh},
+    tmr::ReductionKind,
 };
 use melior::{
     ir::{
@@ -129,13 +130,13 @@ fn grid_axes_attribute<'c>(context: &'c Context, indices: &[usize]) -> Attribute
 }
 
 /// The shard reduction for a `partir::ReductionKind` (0 sum, 1 max, 2 min, 3 mul).
-fn reduction<'c>(context: &'c Context, kind: i64) -> Option<Attribute<'c>> {
+fn reduction(context: &Context, kind: ReductionKind) -> Option<Attribute<'_>> {
     let name = match kind {
-        0 => "sum",
-        1 => "max",
-        2 => "min",
-        3 => "product",
-        _ => return None,
+        ReductionKind::Sum => "sum",
+        ReductionKind::Max => "max",
+        ReductionKind::Min => "min",
+        ReductionKind::Mul => "product",
+        ReductionKind::Other => return None,
     };
     Attribute::parse(context, &format!("#shard<partial {name}>"))
 }
@@ -176,8 +177,8 @@ fn export_collective<'c, 'a>(
             ))
         };
     let kind = || -> Result<(String, Attribute<'c>), PassError<'c>> {
-        let kind = hlo::integer_attribute(op, "kind")
-            .ok_or_else(|| fail(format!("'{name}' has no reduction kind")))?;
+        let kind =
+            hlo::reduction(op).ok_or_else(|| fail(format!("'{name}' has no reduction kind")))?;
         let attribute = reduction(context, kind).ok_or_else(|| {
             fail(format!(
                 "'{name}' has reduction kind {kind}, which shard lacks"
@@ -221,7 +222,8 @@ fn export_collective<'c, 'a>(
     let exported = builder.op(shard_op, &[operand], &attributes, &[result_type]);
     let exported: Value = Value::from(exported.result(0).expect("one result"));
     ffi::replace_all_uses(Value::from(op.result(0).expect("one result")), exported);
-    ffi::erase(op);
+    // SAFETY: `op` is unused and no handle to it is used after this.
+    unsafe { ffi::erase(op) };
     Ok(())
 }
 
@@ -375,7 +377,10 @@ fn replace_mesh<'c>(context: &'c Context, mesh: &Mesh, module: OperationRef<'c, 
             &[],
         );
     }
-    meshes.into_iter().for_each(ffi::erase);
+    for op in meshes {
+        // SAFETY: declarative, unused: nothing refers to it or into it.
+        unsafe { ffi::erase(op) };
+    }
 }
 
 /// Drops the `partir.name` debug names of ops.

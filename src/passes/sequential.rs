@@ -21,32 +21,20 @@ use super::PassResult;
 use crate::{
     ffi,
     ir::{
-        builder::{element_type, Builder},
-        core::{static_shape, LOOP_OP, REPLICATE_OP, SLICE_OP},
+        attrs::{Action, RangeType},
+        builder::{combining_op, element_type, identity_for, Builder},
+        core::{self, static_shape, LOOP_OP, REPLICATE_OP, SLICE_OP},
     },
 };
 use melior::{
     ir::{
-        attribute::{ArrayAttribute, IntegerAttribute},
+        attribute::IntegerAttribute,
         block::BlockLike,
         operation::{OperationBuilder, OperationLike},
-        OperationRef, Region, RegionLike, Type, TypeLike, Value, ValueLike,
+        OperationRef, Region, RegionLike, Type, Value, ValueLike,
     },
     Context,
 };
-
-/// The identity of a `#partir.sum` kind (0 sum, 1 max, 2 min, 3 mul) for an element type.
-fn identity_of(kind: i32, element: Type) -> f64 {
-    let integer = element.is_integer();
-    match (kind, integer) {
-        (1, false) => f64::NEG_INFINITY,
-        (2, false) => f64::INFINITY,
-        (1, true) => i32::MIN as f64,
-        (2, true) => i32::MAX as f64,
-        (3, _) => 1.0,
-        _ => 0.0,
-    }
-}
 
 pub fn run<'c>(context: &'c Context, module: OperationRef<'c, '_>) -> PassResult<'c> {
     let mut loops = Vec::new();
@@ -75,29 +63,14 @@ pub fn run<'c>(context: &'c Context, module: OperationRef<'c, '_>) -> PassResult
             Value::from(pin.result(0).expect("a pin has a result")),
             pin.operand(0).expect("a pin has an operand"),
         );
-        ffi::erase(pin);
+        // SAFETY: `pin` is unused and no handle to it is used after this.
+        unsafe { ffi::erase(pin) };
     }
-    meshes.into_iter().for_each(ffi::erase);
+    for op in meshes {
+        // SAFETY: declarative, unused: nothing refers to it or into it.
+        unsafe { ffi::erase(op) };
+    }
     Ok(())
-}
-
-enum Action {
-    Tile(usize),
-    Sum(i32),
-}
-
-fn actions(loop_op: OperationRef) -> Vec<Action> {
-    let actions = ArrayAttribute::try_from(loop_op.attribute("actions").expect("verified loop"))
-        .expect("an array");
-    (0..actions.len())
-        .map(|index| {
-            let action = actions.element(index).expect("in range");
-            match ffi::tile_dim(action) {
-                Some(dim) => Action::Tile(dim as usize),
-                None => Action::Sum(ffi::sum_kind(action).unwrap_or(0)),
-            }
-        })
-        .collect()
 }
 
 fn lower_loop<'c>(context: &'c Context, loop_op: OperationRef<'c, '_>) {
@@ -108,15 +81,17 @@ fn lower_loop<'c>(context: &'c Context, loop_op: OperationRef<'c, '_>) {
         .first_block()
         .expect("one block");
     let range = Value::from(body.argument(0).expect("the range"));
-    let iterations = ffi::range_size(range.r#type()).expect("a range");
-    let actions = actions(loop_op);
+    let iterations = RangeType::try_from(range.r#type())
+        .expect("a loop's range")
+        .size();
+    let actions = core::actions(loop_op);
     let result_types: Vec<Type> = loop_op.results().map(|result| result.r#type()).collect();
     let inits: Vec<Value> = actions
         .iter()
         .zip(&result_types)
         .map(|(action, ty)| match action {
             Action::Tile(_) => outside.empty(*ty),
-            Action::Sum(kind) => outside.filled(*ty, identity_of(*kind, element_type(*ty))),
+            Action::Sum(kind) => outside.filled(*ty, identity_for(*kind, element_type(*ty))),
         })
         .collect();
     let (lower, upper, step) = (
@@ -128,7 +103,7 @@ fn lower_loop<'c>(context: &'c Context, loop_op: OperationRef<'c, '_>) {
     // The loop body becomes the scf.for body: the range turns into the induction variable.
     let region = Region::new();
     ffi::take_body(&region, loop_op.region(0).expect("one region"));
-    ffi::set_value_type(range, Type::index(context));
+    range.set_type(Type::index(context));
     let accumulators: Vec<Value> = result_types
         .iter()
         .map(|ty| body.add_argument(*ty, loop_op.location()))
@@ -153,15 +128,7 @@ fn lower_loop<'c>(context: &'c Context, loop_op: OperationRef<'c, '_>) {
                     let offset = inside.binary("arith.muli", range, inside.index(chunk));
                     inside.insert_slice(value, accumulator, *dim, offset)
                 }
-                Action::Sum(kind) => {
-                    let combine = match kind {
-                        1 => "linalg.max",
-                        2 => "linalg.min",
-                        3 => "linalg.mul",
-                        _ => "linalg.add",
-                    };
-                    inside.accumulate(combine, accumulator, value)
-                }
+                Action::Sum(kind) => inside.accumulate(combining_op(*kind), accumulator, value),
             }
         })
         .collect();
@@ -171,7 +138,8 @@ fn lower_loop<'c>(context: &'c Context, loop_op: OperationRef<'c, '_>) {
             .build()
             .expect("scf.yield"),
     );
-    ffi::erase(terminator);
+    // SAFETY: `terminator` is unused and no handle to it is used after this.
+    unsafe { ffi::erase(terminator) };
 
     let mut operands = vec![lower, upper, step];
     operands.extend(inits);
@@ -189,7 +157,8 @@ fn lower_loop<'c>(context: &'c Context, loop_op: OperationRef<'c, '_>) {
             Value::from(for_op.result(index).expect("in range")),
         );
     }
-    ffi::erase(loop_op);
+    // SAFETY: `loop_op` is unused and no handle to it is used after this.
+    unsafe { ffi::erase(loop_op) };
 }
 
 /// `partir.slice d %x[%i]` (with %i now the induction variable) as `tensor.extract_slice`.
@@ -204,5 +173,6 @@ fn lower_slice<'c>(context: &'c Context, slice: OperationRef<'c, '_>, induction:
     let source = slice.operand(0).expect("a source");
     let extracted = builder.extract_slice(source, dim, offset, chunk_type);
     ffi::replace_all_uses(Value::from(slice.result(0).expect("one result")), extracted);
-    ffi::erase(slice);
+    // SAFETY: `slice` is unused and no handle to it is used after this.
+    unsafe { ffi::erase(slice) };
 }

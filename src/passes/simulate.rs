@@ -361,7 +361,7 @@ impl Reader {
         }
         let reduction = match kind {
             CollectiveKind::AllReduce | CollectiveKind::ReduceScatter => {
-                hlo::reduction(op).map(String::from)
+                hlo::reduction(op).map(|kind| kind.name().to_string())
             }
             _ => None,
         };

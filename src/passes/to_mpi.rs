@@ -23,6 +23,7 @@ use crate::{
         mesh::MESH_OP,
         names, Mesh,
     },
+    tmr::ReductionKind,
 };
 use melior::{
     ir::{
@@ -56,7 +57,10 @@ pub fn run<'c>(context: &'c Context, module: OperationRef<'c, '_>) -> PassResult
             meshes.push(op);
         }
     });
-    meshes.into_iter().for_each(ffi::erase);
+    for op in meshes {
+        // SAFETY: declarative, unused: nothing refers to it or into it.
+        unsafe { ffi::erase(op) };
+    }
     let dlti = Attribute::parse(context, r#"#dlti.map<"MPI:Implementation" = "MPICH">"#)
         .expect("dlti is registered");
     ffi::set_attribute(module, "dlti.map", dlti);
@@ -144,9 +148,7 @@ fn lower_function<'c, 'a>(
         let operand = op.operand(0).expect("one operand");
         let result_type = op.result(0).expect("one result").r#type();
         let lowered = match name.as_str() {
-            "partir_hlo.all_reduce" => {
-                allreduce(&builder, operand, integer_attribute(op, "kind"), group)
-            }
+            "partir_hlo.all_reduce" => allreduce(&builder, operand, reduction_of(op), group),
             "partir_hlo.all_gather" => all_gather(
                 &builder,
                 operand,
@@ -161,7 +163,7 @@ fn lower_function<'c, 'a>(
                 group,
             ),
             "partir_hlo.reduce_scatter" => {
-                let reduced = allreduce(&builder, operand, integer_attribute(op, "kind"), group);
+                let reduced = allreduce(&builder, operand, reduction_of(op), group);
                 local_chunk(
                     &builder,
                     reduced,
@@ -193,7 +195,8 @@ fn lower_function<'c, 'a>(
             }
         };
         ffi::replace_all_uses(Value::from(op.result(0).expect("one result")), lowered);
-        ffi::erase(op);
+        // SAFETY: `op` is unused and no handle to it is used after this.
+        unsafe { ffi::erase(op) };
     }
     Ok(())
 }
@@ -255,18 +258,19 @@ fn group_for<'c, 'a>(
     }
 }
 
-/// `MPI_Allreduce` of `value` over the group (kind as `mlir::partir::ReductionKind`).
+/// `MPI_Allreduce` of `value` over the group.
 fn allreduce<'c, 'a>(
     builder: &Builder<'c, 'a>,
     value: Value<'c, 'a>,
-    kind: i64,
+    kind: ReductionKind,
     group: Group<'c, 'a>,
 ) -> Value<'c, 'a> {
+    // The `mpi.allreduce` op attribute (mlir/Dialect/MPI's MPI_ReductionOpEnum).
     let mpi_op = match kind {
-        1 => 1, // MPI_MAX
-        2 => 2, // MPI_MIN
-        3 => 4, // MPI_PROD
-        _ => 3, // MPI_SUM
+        ReductionKind::Max => 1,
+        ReductionKind::Min => 2,
+        ReductionKind::Mul => 4,
+        ReductionKind::Sum | ReductionKind::Other => 3,
     };
     let tensor_type = value.r#type();
     let buffer = builder.to_buffer(value);
@@ -347,7 +351,7 @@ fn all_gather<'c, 'a>(
     let whole = builder.filled(scaled(value.r#type(), dim, group.size), 0.0);
     let offset = builder.binary("arith.muli", group.position, builder.index(chunk));
     let placed = builder.insert_slice(value, whole, dim, offset);
-    allreduce(builder, placed, 0, group)
+    allreduce(builder, placed, ReductionKind::Sum, group)
 }
 
 /// This device's chunk of `value` along `dim`.
@@ -380,4 +384,9 @@ fn strip_shardings<'c>(context: &'c Context, func: OperationRef<'c, '_>) {
         }
         func_attrs::set_entries(context, func, name, &entries);
     }
+}
+
+/// The reduction kind of an all_reduce or reduce_scatter (verified: always present).
+fn reduction_of(op: OperationRef) -> ReductionKind {
+    crate::ir::hlo::reduction(op).unwrap_or(ReductionKind::Sum)
 }

@@ -841,7 +841,8 @@ fn remove_partir_ops(module: &Module, source: &str) -> Result<(), CliError> {
         )));
     }
     for mesh in meshes {
-        ffi::erase(mesh);
+        // SAFETY: `mesh` is unused and no handle to it is used after this.
+        unsafe { ffi::erase(mesh) };
     }
     Ok(())
 }

@@ -224,7 +224,7 @@ fn lower_function<'c, 'a>(emitter: &Emitter<'c, '_>, func: OperationRef<'c, 'a>)
     for (index, sharding) in argument_shardings.iter().enumerate() {
         let argument = Value::from(body.argument(index).expect("in range"));
         let ty = local_type(emitter, argument.r#type(), sharding);
-        ffi::set_value_type(argument, ty);
+        argument.set_type(ty);
         inputs.push(ty);
         lowering.set(argument, argument, sharding.clone());
     }
@@ -310,7 +310,8 @@ fn lower_function<'c, 'a>(emitter: &Emitter<'c, '_>, func: OperationRef<'c, 'a>)
                 ),
             ));
         }
-        ffi::erase(op);
+        // SAFETY: `op` is unused and no handle to it is used after this.
+        unsafe { ffi::erase(op) };
     }
 
     // The signature: local types and shardings.

@@ -116,7 +116,8 @@ fn reduced_operand<'c, 'a>(
         }
         let producer = ffi::result_owner(operand)?;
         if is(producer, ALL_REDUCE) {
-            return (hlo::reduction(producer) == Some("sum")).then_some((producer, user, position));
+            return (hlo::reduction(producer) == Some(crate::tmr::ReductionKind::Sum))
+                .then_some((producer, user, position));
         }
         if !(is(producer, "tensor.expand_shape") || is(producer, "tensor.collapse_shape")) {
             return None;
@@ -178,8 +179,10 @@ fn defer_sums_past_adds<'c>(context: &'c melior::Context, module: OperationRef<'
             Value::from(reduce.result(0).expect("one result")),
             reduce,
         );
-        ffi::erase(first);
-        ffi::erase(second);
+        // SAFETY: `first` is unused and no handle to it is used after this.
+        unsafe { ffi::erase(first) };
+        // SAFETY: `second` is unused and no handle to it is used after this.
+        unsafe { ffi::erase(second) };
     }
 }
 
@@ -312,9 +315,11 @@ fn gather_before_reshape<'c>(context: &'c melior::Context, module: OperationRef<
             gathered,
             Value::from(new_reshape.result(0).expect("one result")),
         );
-        ffi::erase(gather);
+        // SAFETY: `gather` is unused and no handle to it is used after this.
+        unsafe { ffi::erase(gather) };
         if ffi::uses(operand).is_empty() {
-            ffi::erase(reshape);
+            // SAFETY: `reshape` is unused and no handle to it is used after this.
+            unsafe { ffi::erase(reshape) };
         }
     }
 }
@@ -340,9 +345,11 @@ pub fn run<'c>(context: &'c melior::Context, module: OperationRef<'c, '_>) {
         if is(producer, ALL_GATHER) && same_attribute(slice, producer, "dim") {
             let source = producer.operand(0).expect("one operand");
             ffi::replace_all_uses(result, source);
-            ffi::erase(slice);
+            // SAFETY: `slice` is unused and no handle to it is used after this.
+            unsafe { ffi::erase(slice) };
             if ffi::uses(operand).is_empty() {
-                ffi::erase(producer);
+                // SAFETY: `producer` is unused and no handle to it is used after this.
+                unsafe { ffi::erase(producer) };
             }
         } else if is(producer, ALL_REDUCE) && ffi::uses(operand).len() == 1 {
             let attributes = ["kind", "axes"]
@@ -367,8 +374,10 @@ pub fn run<'c>(context: &'c melior::Context, module: OperationRef<'c, '_>) {
             let block = slice.block().expect("in a block");
             let scatter = block.insert_operation_before(slice, scatter);
             ffi::replace_all_uses(result, Value::from(scatter.result(0).expect("one result")));
-            ffi::erase(slice);
-            ffi::erase(producer);
+            // SAFETY: `slice` is unused and no handle to it is used after this.
+            unsafe { ffi::erase(slice) };
+            // SAFETY: `producer` is unused and no handle to it is used after this.
+            unsafe { ffi::erase(producer) };
         }
     }
 }

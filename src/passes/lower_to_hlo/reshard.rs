@@ -10,10 +10,14 @@
 //! from [{}, {}]        to [{}, {"model"}]   ->  all_slice dim 1 axes ["model"]
 //! ```
 
-use crate::ir::{
-    core::{static_shape, with_dim},
-    sharding::Sharding,
-    Mesh,
+use crate::{
+    ir::{
+        core::{static_shape, with_dim},
+        hlo,
+        sharding::Sharding,
+        Mesh,
+    },
+    tmr::ReductionKind,
 };
 use melior::{
     ir::{
@@ -155,18 +159,16 @@ impl<'c> Emitter<'c, '_> {
         )
     }
 
-    /// `partir_hlo.all_reduce <kind>` (kind as in `mlir::partir::ReductionKind`).
+    /// `partir_hlo.all_reduce <kind>`.
     pub fn all_reduce<'a>(
         &self,
         anchor: OperationRef<'c, 'a>,
         location: Location<'c>,
         value: Value<'c, 'a>,
-        kind: i32,
+        kind: ReductionKind,
         axes: &[String],
     ) -> Value<'c, 'a> {
-        let kind =
-            IntegerAttribute::new(IntegerType::new(self.context, 32).into(), i64::from(kind))
-                .into();
+        let kind = hlo::kind_attribute(self.context, kind);
         self.emit(
             anchor,
             location,

@@ -30,14 +30,16 @@ use super::{reshard::Emitter, PASS};
 use crate::{
     ffi,
     ir::{
-        core::{axis_of, LOOP_OP, REPLICATE_OP, SLICE_OP, YIELD_OP},
+        attrs::Action,
+        core::{self, axis_of, LOOP_OP, REPLICATE_OP, SLICE_OP, YIELD_OP},
         sharding::Sharding,
     },
     passes::{propagate::view, PassError},
+    tmr::ReductionKind,
 };
 use melior::ir::{
-    attribute::ArrayAttribute, block::BlockLike, operation::OperationLike, BlockRef, OperationRef,
-    RegionLike, Value, ValueLike,
+    block::BlockLike, operation::OperationLike, BlockRef, OperationRef, RegionLike, Value,
+    ValueLike,
 };
 use std::collections::HashMap;
 
@@ -46,8 +48,7 @@ use std::collections::HashMap;
 struct Pending {
     /// The axes to reduce over, outer loop first.
     axes: Vec<String>,
-    /// The reduction kind (`mlir::partir::ReductionKind`).
-    kind: i32,
+    kind: ReductionKind,
 }
 
 /// The device-local form of a Core value.
@@ -296,7 +297,7 @@ impl<'c, 'a, 'e, 'm> Lowering<'c, 'a, 'e, 'm> {
         let clone = builder.insert(ffi::clone_operation(op));
         ffi::set_operand(clone, info.num_inputs, empty);
         let result = Value::from(clone.result(0).expect("one result"));
-        ffi::set_value_type(result, ty);
+        result.set_type(ty);
         Some(result)
     }
 
@@ -373,32 +374,35 @@ impl<'c, 'a, 'e, 'm> Lowering<'c, 'a, 'e, 'm> {
             .first_block()
             .expect("a loop body has a block");
         self.lower_block(body, &inner)?;
-        let actions =
-            ArrayAttribute::try_from(loop_op.attribute("actions").expect("a loop has actions"))
-                .expect("an array");
+        let actions = core::actions(loop_op);
         let terminator = body.terminator().expect("a loop body ends in partir.yield");
         for index in 0..loop_op.result_count() {
             let yielded = terminator.operand(index).expect("one per result");
             let local = self.yielded(yielded, &inner);
-            let action = actions.element(index).expect("one action per result");
-            let local = if let Some(dim) = ffi::tile_dim(action) {
-                Local {
-                    sharding: prepend(local.sharding, dim as usize, &axis),
+            let local = match actions.get(index).copied() {
+                Some(Action::Tile(dim)) => Local {
+                    sharding: prepend(local.sharding, dim, &axis),
                     depth: scope.axes.len(),
                     ..local
+                },
+                Some(Action::Sum(kind)) => {
+                    let local = match &local.pending {
+                        Some(pending) if pending.kind != kind => self.combined(yielded, &inner),
+                        _ => local,
+                    };
+                    let mut axes = vec![axis.clone()];
+                    axes.extend(local.pending.iter().flat_map(|p| p.axes.iter().cloned()));
+                    Local {
+                        pending: Some(Pending { axes, kind }),
+                        depth: scope.axes.len(),
+                        ..local
+                    }
                 }
-            } else {
-                let kind = ffi::sum_kind(action).unwrap_or(0);
-                let local = match &local.pending {
-                    Some(pending) if pending.kind != kind => self.combined(yielded, &inner),
-                    _ => local,
-                };
-                let mut axes = vec![axis.clone()];
-                axes.extend(local.pending.iter().flat_map(|p| p.axes.iter().cloned()));
-                Local {
-                    pending: Some(Pending { axes, kind }),
-                    depth: scope.axes.len(),
-                    ..local
+                None => {
+                    return Err(PassError::new(
+                        loop_op.location(),
+                        format!("{PASS}: internal error: a loop has no action for result {index}"),
+                    ))
                 }
             };
             let result = Value::from(loop_op.result(index).expect("in range"));

@@ -5,6 +5,7 @@ use super::view::{self, name_of};
 use crate::{
     ffi,
     ir::{
+        attrs::{Action, RangeType},
         builder::Builder,
         core::{self, static_shape, with_dim},
     },
@@ -17,16 +18,6 @@ use melior::{
     },
     Context,
 };
-
-/// `#partir.sum` kinds in `mlir::partir::ReductionKind` order.
-fn sum_kind_code(kind: ReductionKind) -> i32 {
-    match kind {
-        ReductionKind::Sum | ReductionKind::Other => 0,
-        ReductionKind::Max => 1,
-        ReductionKind::Min => 2,
-        ReductionKind::Mul => 3,
-    }
-}
 
 /// A partial result whose accumulator is not the reduction's identity: each iteration starts
 /// from the identity instead, and the loop's sum is combined with the accumulator after it.
@@ -61,7 +52,7 @@ pub fn wrap<'c>(
 ) {
     let outside = Builder::before(context, op);
     let location = op.location();
-    let body = Block::new(&[(ffi::range_type(context, axis_size), location)]);
+    let body = Block::new(&[(RangeType::new(context, axis_size).into(), location)]);
     let range: Value = body.argument(0).expect("one argument").into();
     let mut operands = Vec::new();
     for index in 0..op.operand_count() {
@@ -106,10 +97,10 @@ pub fn wrap<'c>(
         match *tiling {
             ResultTiling::Tile(dim) => {
                 let size = static_shape(whole).expect("tiled results are static tensors")[dim];
-                ffi::set_value_type(result, with_dim(whole, dim, size / axis_size));
-                actions.push(ffi::tile_attr(context, dim as i64));
+                result.set_type(with_dim(whole, dim, size / axis_size));
+                actions.push(Action::Tile(dim).to_attribute(context));
             }
-            ResultTiling::Sum(kind) => actions.push(ffi::sum_attr(context, sum_kind_code(kind))),
+            ResultTiling::Sum(kind) => actions.push(Action::Sum(kind).to_attribute(context)),
         }
         results.push(whole);
         let _ = result;
@@ -130,7 +121,8 @@ pub fn wrap<'c>(
         }
         ffi::replace_all_uses(Value::from(op.result(index).expect("in range")), result);
     }
-    ffi::erase(op);
+    // SAFETY: `op` is unused and no handle to it is used after this.
+    unsafe { ffi::erase(op) };
 }
 
 /// `slice d (view over x on axis, dim d)` is `slice d x`: read the view's source.
@@ -244,7 +236,8 @@ pub fn cancel_views(func: OperationRef, axis: &str) {
         // chunk back where it came from. Its users read the tiled value instead.
         if view::tiling(source, axis) == Some(dim) {
             ffi::replace_all_uses(result, source);
-            ffi::erase(view_op);
+            // SAFETY: `view_op` is unused and no handle to it is used after this.
+            unsafe { ffi::erase(view_op) };
             continue;
         }
         for (user, index) in ffi::uses(result) {
@@ -256,7 +249,8 @@ pub fn cancel_views(func: OperationRef, axis: &str) {
             }
         }
         if ffi::uses(result).is_empty() {
-            ffi::erase(view_op);
+            // SAFETY: `view_op` is unused and no handle to it is used after this.
+            unsafe { ffi::erase(view_op) };
         }
     }
 }

@@ -18,13 +18,14 @@
 
 use crate::{
     ffi,
-    ir::core::{axis_of, slice_axis, LOOP_OP, REPLICATE_OP, SLICE_OP, YIELD_OP},
+    ir::{
+        attrs::Action,
+        core::{self, axis_of, slice_axis, LOOP_OP, REPLICATE_OP, SLICE_OP, YIELD_OP},
+    },
 };
 use melior::ir::{
-    attribute::{ArrayAttribute, IntegerAttribute},
-    block::BlockLike,
-    operation::OperationLike,
-    OperationRef, RegionLike, Value, ValueLike,
+    attribute::IntegerAttribute, block::BlockLike, operation::OperationLike, OperationRef,
+    RegionLike, Value, ValueLike,
 };
 
 pub fn name_of(op: OperationRef) -> String {
@@ -88,8 +89,10 @@ pub fn nested_over(op: OperationRef, axis: &str) -> bool {
 
 /// The action of result `index` of a partir.loop: Some(dim) for `#tile<dim>`, None for sum.
 fn tile_action(loop_op: OperationRef, index: usize) -> Option<usize> {
-    let actions = ArrayAttribute::try_from(loop_op.attribute("actions").ok()?).ok()?;
-    ffi::tile_dim(actions.element(index).ok()?).map(|dim| dim as usize)
+    match core::actions(loop_op).get(index)? {
+        Action::Tile(dim) => Some(*dim),
+        Action::Sum(_) => None,
+    }
 }
 
 /// The value the body of `loop_op` yields for its result `index`.
