@@ -1,4 +1,5 @@
-//! Build script: ODS → C++ (mlir-tblgen), C++ glue (cc), the MLIR C API link shim, rpath.
+//! Build script: ODS → C++ (mlir-tblgen), the pass names for Rust (from Passes.td), the cxx
+//! bridges and the C++ glue (cxx-build), the MLIR C API link shim, rpath.
 //!
 //! Debian ships MLIR 22 as one `libMLIR.so` plus the C API as static `libMLIRCAPI*.a` archives only.
 //! `mlir-sys` (with `MLIR_SYS_LINK_SHARED=1`) links `-lMLIR -lMLIR-C`, so we write a GNU ld script
@@ -119,6 +120,13 @@ const TABLEGEN_JOBS: &[(&str, &str, &[&str], &str)] = &[
     ),
 ];
 
+/// The Rust modules holding a `#[cxx::bridge]`: cxx generates their C++ side.
+const CXX_BRIDGES: &[&str] = &[
+    "src/ffi/glue.rs",
+    "src/passes/options.rs",
+    "src/entry/passes.rs",
+];
+
 const CXX_SOURCES: &[&str] = &[
     "src/cxx/CoreDialect.cpp",
     "src/cxx/HloDialect.cpp",
@@ -141,6 +149,7 @@ fn main() {
     println!("cargo:rerun-if-env-changed=MLIR_SYS_220_PREFIX");
 
     run_tablegen(&llvm, &include, &out);
+    write_pass_names(&include.join("partir/Passes.td"), &out);
     compile_cxx(&llvm, &include, &out);
     write_capi_link_script(&llvm, &out);
 
@@ -171,11 +180,48 @@ fn run_tablegen(llvm: &Path, include: &Path, out: &Path) {
     }
 }
 
+/// `pass_names.rs`: a constant per pass of Passes.td, so that Rust names each pass once, e.g.
+/// `def PartirLowerToHlo : Pass<"partir-lower-to-hlo", ...>` gives
+/// `pub const LOWER_TO_HLO: &str = "partir-lower-to-hlo";`.
+fn write_pass_names(td: &Path, out: &Path) {
+    let text =
+        fs::read_to_string(td).unwrap_or_else(|e| panic!("cannot read {}: {e}", td.display()));
+    let mut rust = String::new();
+    for line in text.lines() {
+        let Some(rest) = line.strip_prefix("def ") else {
+            continue;
+        };
+        let Some((class, rest)) = rest.split_once(" : Pass<\"") else {
+            continue;
+        };
+        let argument = rest.split('"').next().unwrap_or_default();
+        let name = class.trim().trim_start_matches("Partir");
+        let mut constant = String::new();
+        for (index, ch) in name.chars().enumerate() {
+            if ch.is_ascii_uppercase() && index > 0 {
+                constant.push('_');
+            }
+            constant.push(ch.to_ascii_uppercase());
+        }
+        rust += &format!(
+            "/// `{argument}` (`{class}` in include/partir/Passes.td).\npub const {constant}: &str = \"{argument}\";\n",
+            class = class.trim()
+        );
+    }
+    assert!(!rust.is_empty(), "no pass found in {}", td.display());
+    fs::write(out.join("pass_names.rs"), rust).unwrap();
+}
+
 fn compile_cxx(llvm: &Path, include: &Path, out: &Path) {
-    let mut build = cc::Build::new();
+    for bridge in CXX_BRIDGES {
+        println!("cargo:rerun-if-changed={bridge}");
+    }
+    let mut build = cxx_build::bridges(CXX_BRIDGES);
     build
         .cpp(true)
-        .std("c++17")
+        // C++20 for designated initializers: the pass shells fill Rust's option structs by
+        // field name (src/cxx/Passes.cpp).
+        .std("c++20")
         .include(include)
         .include(out)
         .include(llvm.join("include"))

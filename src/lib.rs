@@ -10,10 +10,12 @@
 
 pub mod affine;
 pub mod cli;
+pub mod entry;
 pub mod ffi;
 pub mod ir;
 pub mod passes;
 pub mod random;
+pub mod rules;
 pub mod schedule;
 pub mod sim;
 pub mod text;

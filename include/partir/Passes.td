@@ -105,7 +105,8 @@ def PartirLowerToHlo : Pass<"partir-lower-to-hlo", "::mlir::ModuleOp"> {
 def PartirSimulate : Pass<"partir-simulate", "::mlir::ModuleOp"> {
   let summary = "Estimate step time, peak memory and communication on a described device";
   let options = [
-    Option<"device", "device", "std::string", "\"tpu-v3\"", "device preset or TOML file">,
+    Option<"device", "device", "std::string", "\"\"",
+           "device preset or TOML file (empty: the default device, tpu-v3)">,
     Option<"report", "report", "std::string", "\"\"", "write the JSON report to this path">,
   ];
   let description = [{

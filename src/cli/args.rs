@@ -57,7 +57,7 @@ pub struct PartitionArgs {
     pub stage: Stage,
     /// Price the program on this device after every tactic: a preset (tpu-v3, tpu-v4, tpu-v5e,
     /// a100-40gb, a100-80gb, h100-sxm) or a device TOML file.
-    #[arg(long, short = 'd', value_name = "D", default_value = "tpu-v3")]
+    #[arg(long, short = 'd', value_name = "D", default_value = crate::sim::DEFAULT_DEVICE)]
     pub device: String,
     /// Write the per-tactic report (JSON) here.
     #[arg(long, value_name = "R.json")]
@@ -116,7 +116,7 @@ pub struct SimulateArgs {
     pub program: PathBuf,
     /// The device: a preset (tpu-v3, tpu-v4, tpu-v5e, a100-40gb, a100-80gb, h100-sxm) or a
     /// device TOML file.
-    #[arg(long, short = 'd', value_name = "D", default_value = "tpu-v3")]
+    #[arg(long, short = 'd', value_name = "D", default_value = crate::sim::DEFAULT_DEVICE)]
     pub device: String,
     /// Write the report (JSON) here.
     #[arg(long, value_name = "R.json")]

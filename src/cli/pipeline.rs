@@ -2,7 +2,7 @@
 //! pipeline runner, and a diagnostic handler that collects errors, warnings and remarks with
 //! readable `file:line:col` locations.
 
-use super::CliError;
+use super::error::CliError;
 use melior::{
     diagnostic::DiagnosticSeverity,
     dialect::DialectRegistry,
@@ -61,7 +61,7 @@ impl Session {
     pub fn new(source: &str) -> Self {
         let registry = DialectRegistry::new();
         register_all_dialects(&registry);
-        crate::ffi::register_dialects(registry.to_raw());
+        crate::ffi::register_dialects(&registry);
         crate::ffi::register_passes();
         // Upstream passes too (cse after partir-lower-to-hlo).
         register_all_passes();
@@ -159,53 +159,5 @@ impl Session {
         } else {
             CliError::located(lines.join("\n"))
         }
-    }
-}
-
-/// One tactic's feedback, from the remark `partir-schedule: tactic 'BP' on axis 'batch': 2
-/// values tiled, 0 pinned, 51 ops partitioned, 0 conflicts`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TacticSummary {
-    pub tactic: String,
-    pub axis: String,
-    /// (label, count) in the remark's order, e.g. ("values tiled", 2).
-    pub counts: Vec<(String, String)>,
-}
-
-impl TacticSummary {
-    pub fn parse(message: &str) -> Option<Self> {
-        let rest = message.strip_prefix("partir-schedule: tactic '")?;
-        let (tactic, rest) = rest.split_once("' on axis '")?;
-        let (axis, rest) = rest.split_once("': ")?;
-        let counts = rest
-            .split(", ")
-            .map(|item| {
-                let (count, label) = item.trim().split_once(' ')?;
-                Some((label.to_string(), count.to_string()))
-            })
-            .collect::<Option<Vec<_>>>()?;
-        Some(Self {
-            tactic: tactic.into(),
-            axis: axis.into(),
-            counts,
-        })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parses_tactic_remarks() {
-        let summary = TacticSummary::parse(
-            "partir-schedule: tactic 'BP' on axis 'batch': 2 values tiled, 0 pinned, 51 ops partitioned, 0 conflicts",
-        )
-        .unwrap();
-        assert_eq!(summary.tactic, "BP");
-        assert_eq!(summary.axis, "batch");
-        assert_eq!(summary.counts[0], ("values tiled".into(), "2".into()));
-        assert_eq!(summary.counts[2], ("ops partitioned".into(), "51".into()));
-        assert!(TacticSummary::parse("partir-propagate: something else").is_none());
     }
 }

@@ -7,7 +7,7 @@
 //! bit-exactly: floats are bitcast to integers of their width first (`printMemrefF32` would
 //! print six significant digits).
 
-use super::CliError;
+use super::error::CliError;
 use std::{
     io::Write,
     path::{Path, PathBuf},

@@ -6,116 +6,26 @@
 //! harness's included), MLIR's CPU pipeline the rest, and `mpiexec -n N mlir-runner` runs it.
 
 use super::{
+    error::CliError,
     pipeline::Session,
     runner::{self, Input, TensorType, ENTRY, LOWER},
-    CliError,
 };
-use melior::ir::{
-    attribute::{ArrayAttribute, DictionaryAttribute},
-    operation::OperationLike,
-    Module, OperationRef,
+use crate::{
+    ir::{Mesh, Sharding},
+    passes::names,
 };
+use melior::ir::{Module, OperationRef};
 use std::process::{Command, Stdio};
 
 /// The launcher.
 pub const MPIEXEC: &str = "mpiexec.mpich";
 
-/// The device mesh: (axis, size) in order, major to minor.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Mesh {
-    pub name: String,
-    pub axes: Vec<(String, usize)>,
-}
-
-impl Mesh {
-    /// The first `partir.mesh @name ["a"=4, "b"=2]` of a printed module.
-    pub fn parse(text: &str) -> Option<Self> {
-        let at = text.find("partir.mesh @")?;
-        let rest = &text[at + "partir.mesh @".len()..];
-        let line = rest.lines().next()?;
-        let (name, rest) = line.split_once(' ')?;
-        let body = rest.trim().strip_prefix('[')?.split(']').next()?;
-        let mut axes = Vec::new();
-        for item in body.split(',').filter(|item| !item.trim().is_empty()) {
-            let (axis, size) = item.trim().split_once('=')?;
-            axes.push((
-                axis.trim().trim_matches('"').to_string(),
-                size.trim().parse().ok()?,
-            ));
-        }
-        Some(Self {
-            name: name.to_string(),
-            axes,
-        })
-    }
-
-    pub fn devices(&self) -> usize {
-        self.axes.iter().map(|(_, size)| size).product()
-    }
-
-    pub fn size(&self, axis: &str) -> Option<usize> {
-        self.axes
-            .iter()
-            .find(|(name, _)| name == axis)
-            .map(|(_, size)| *size)
-    }
-
-    /// `batch=4 x model=2`.
-    pub fn describe(&self) -> String {
-        let axes: Vec<String> = self
-            .axes
-            .iter()
-            .map(|(name, size)| format!("{name}={size}"))
-            .collect();
-        axes.join(" x ")
-    }
-}
-
-/// The axes of each dimension, e.g. `[["batch"], []]`.
-pub type Sharding = Vec<Vec<String>>;
-
-/// Parses `#partir_hlo.sharding<[{"batch", "model"}, {}]>` (or just its body).
-pub fn parse_sharding(text: &str) -> Option<Sharding> {
-    let start = text.find('[')?;
-    let end = text.rfind(']')?;
-    let body = text.get(start + 1..end)?;
-    let mut dims = Vec::new();
-    let mut rest = body;
-    while let Some(open) = rest.find('{') {
-        let close = open + rest[open..].find('}')?;
-        let axes = rest[open + 1..close]
-            .split(',')
-            .map(|axis| axis.trim().trim_matches('"').to_string())
-            .filter(|axis| !axis.is_empty())
-            .collect();
-        dims.push(axes);
-        rest = &rest[close + 1..];
-    }
-    Some(dims)
-}
-
 /// The `partir_hlo.sharding` of each argument and each result of `main` (None when absent).
 pub fn shardings(main: OperationRef) -> (Vec<Option<Sharding>>, Vec<Option<Sharding>>) {
-    let read = |name: &str| -> Vec<Option<Sharding>> {
-        let Some(attrs) = main
-            .attribute(name)
-            .ok()
-            .and_then(|attr| ArrayAttribute::try_from(attr).ok())
-        else {
-            return Vec::new();
-        };
-        (0..attrs.len())
-            .map(|i| {
-                attrs
-                    .element(i)
-                    .ok()
-                    .and_then(|dict| DictionaryAttribute::try_from(dict).ok())
-                    .and_then(|dict| dict.element_by_name("partir_hlo.sharding"))
-                    .and_then(|attr| parse_sharding(&attr.to_string()))
-            })
-            .collect()
-    };
-    (read("arg_attrs"), read("res_attrs"))
+    (
+        Sharding::of_function(main, "arg_attrs"),
+        Sharding::of_function(main, "res_attrs"),
+    )
 }
 
 /// The local (per-device) type of a global type under a sharding; an error names what does not
@@ -125,34 +35,15 @@ pub fn local_type(
     sharding: Option<&Sharding>,
     mesh: &Mesh,
 ) -> Result<TensorType, String> {
-    let mut local = global.clone();
     let Some(sharding) = sharding else {
-        return Ok(local);
+        return Ok(global.clone());
     };
-    for (d, axes) in sharding.iter().enumerate() {
-        if axes.is_empty() {
-            continue;
-        }
-        let mut devices = 1;
-        for axis in axes {
-            devices *= mesh
-                .size(axis)
-                .ok_or_else(|| format!("axis '{axis}' is not in the mesh {}", mesh.describe()))?;
-        }
-        let size = local.shape.get_mut(d).ok_or_else(|| {
-            format!(
-                "sharding of dim {d} but {global} has rank {}",
-                global.shape.len()
-            )
-        })?;
-        if *size % devices != 0 {
-            return Err(format!(
-                "dim {d} of {global} does not divide over {devices} devices"
-            ));
-        }
-        *size /= devices;
-    }
-    Ok(local)
+    let shape: Vec<i64> = global.shape.iter().map(|&size| size as i64).collect();
+    let local = sharding.local_shape_on(&shape, mesh)?;
+    Ok(TensorType {
+        shape: local.iter().map(|&size| size as usize).collect(),
+        elem: global.elem,
+    })
 }
 
 fn axes_list(axes: &[String]) -> String {
@@ -191,7 +82,7 @@ pub fn harness(
         let mut value = format!("%full{i}");
         let mut ty = input.ty.clone();
         for (d, axes) in sharding
-            .map(Vec::as_slice)
+            .map(|sharding| sharding.0.as_slice())
             .unwrap_or(&[])
             .iter()
             .enumerate()
@@ -200,8 +91,11 @@ pub fn harness(
                 continue;
             }
             let before = ty.clone();
-            let devices: usize = axes.iter().filter_map(|axis| mesh.size(axis)).product();
-            ty.shape[d] /= devices;
+            let devices: i64 = axes
+                .iter()
+                .filter_map(|axis| mesh.axis_size(axis))
+                .product();
+            ty.shape[d] /= devices as usize;
             lines.push(format!(
                 "    %in{i}_{d} = partir_hlo.all_slice {value} dim {d} axes {} : {before} -> {ty}",
                 axes_list(axes)
@@ -240,7 +134,7 @@ pub fn harness(
         let mut ty = local.clone();
         for (d, axes) in output
             .sharding
-            .map(Vec::as_slice)
+            .map(|sharding| sharding.0.as_slice())
             .unwrap_or(&[])
             .iter()
             .enumerate()
@@ -282,7 +176,7 @@ pub fn harness(
 /// Lowers the harness's collectives to MPI in-process (`partir-to-mpi`); the printed module.
 pub fn to_mpi(session: &Session, harness: &str) -> Result<String, CliError> {
     let mut module: Module = session.parse(harness)?;
-    session.run(&mut module, "builtin.module(partir-to-mpi)")?;
+    session.run(&mut module, &format!("builtin.module({})", names::TO_MPI))?;
     session.take();
     Ok(module.as_operation().to_string())
 }
@@ -394,24 +288,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn parses_meshes_and_shardings() {
-        let mesh =
-            Mesh::parse("module {\n  partir.mesh @mesh [\"batch\"=4, \"model\"=2]\n}").unwrap();
-        assert_eq!(mesh.name, "mesh");
-        assert_eq!(mesh.devices(), 8);
-        assert_eq!(mesh.describe(), "batch=4 x model=2");
-        assert_eq!(
-            parse_sharding(r#"#partir_hlo.sharding<[{"batch", "model"}, {}]>"#).unwrap(),
-            vec![vec!["batch".to_string(), "model".to_string()], vec![]]
-        );
+    fn local_types_divide_global_ones() {
+        let mesh = Mesh {
+            symbol: "mesh".into(),
+            axes: Mesh::parse_axes(&["batch=4", "model=2"]).unwrap(),
+        };
         let global = TensorType::parse("tensor<32x64xf32>").unwrap();
-        let sharding = parse_sharding(r#"[{"batch"}, {"model"}]"#).unwrap();
+        let sharding = Sharding::replicated(2)
+            .with_axis(0, "batch")
+            .with_axis(1, "model");
         assert_eq!(
             local_type(&global, Some(&sharding), &mesh)
                 .unwrap()
                 .to_string(),
             "tensor<8x32xf32>"
         );
+        assert_eq!(local_type(&global, None, &mesh).unwrap(), global);
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //===- Glue.cpp - what Rust needs that the MLIR C API lacks --------------===//
 
-#include "Bridge.h"
+#include "partir/src/ffi/glue.rs.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
@@ -16,18 +16,19 @@
 using namespace mlir;
 using namespace mlir::partir;
 
-extern "C" void partir_cxx_emit_diagnostic(MlirLocation location, int severity,
-                                           MlirStringRef message) {
+namespace partir::glue {
+
+void emit_diagnostic(MlirLocation location, Severity severity, rust::Str message) {
   Location loc = unwrap(location);
-  StringRef text = unwrap(message);
+  StringRef text(message.data(), message.size());
   switch (severity) {
-  case 1:
+  case Severity::Warning:
     emitWarning(loc) << text;
     break;
-  case 2:
+  case Severity::Remark:
     emitRemark(loc) << text;
     break;
-  case 3:
+  case Severity::Note:
     // A bare note is reported on its own location (notes normally attach to an error).
     loc->getContext()->getDiagEngine().emit(loc, DiagnosticSeverity::Note) << text;
     break;
@@ -36,31 +37,27 @@ extern "C" void partir_cxx_emit_diagnostic(MlirLocation location, int severity,
   }
 }
 
-extern "C" MlirAttribute partir_cxx_tile_attr_get(MlirContext context, int64_t dim) {
+MlirAttribute tile_attr_get(MlirContext context, int64_t dim) {
   return wrap(TileAttr::get(unwrap(context), dim));
 }
-extern "C" bool partir_cxx_attr_is_tile(MlirAttribute attr) {
-  return isa<TileAttr>(unwrap(attr));
-}
-extern "C" int64_t partir_cxx_tile_attr_dim(MlirAttribute attr) {
-  return cast<TileAttr>(unwrap(attr)).getDim();
-}
-extern "C" MlirAttribute partir_cxx_sum_attr_get(MlirContext context, int32_t kind) {
+bool attr_is_tile(MlirAttribute attr) { return isa<TileAttr>(unwrap(attr)); }
+int64_t tile_attr_dim(MlirAttribute attr) { return cast<TileAttr>(unwrap(attr)).getDim(); }
+MlirAttribute sum_attr_get(MlirContext context, int32_t kind) {
   return wrap(SumAttr::get(unwrap(context), static_cast<ReductionKind>(kind)));
 }
-extern "C" bool partir_cxx_attr_is_sum(MlirAttribute attr) { return isa<SumAttr>(unwrap(attr)); }
-extern "C" int32_t partir_cxx_sum_attr_kind(MlirAttribute attr) {
+bool attr_is_sum(MlirAttribute attr) { return isa<SumAttr>(unwrap(attr)); }
+int32_t sum_attr_kind(MlirAttribute attr) {
   return static_cast<int32_t>(cast<SumAttr>(unwrap(attr)).getKind());
 }
-extern "C" MlirType partir_cxx_range_type_get(MlirContext context, int64_t size) {
+MlirType range_type_get(MlirContext context, int64_t size) {
   return wrap(RangeType::get(unwrap(context), size));
 }
-extern "C" bool partir_cxx_type_is_range(MlirType type) { return isa<RangeType>(unwrap(type)); }
-extern "C" int64_t partir_cxx_range_type_size(MlirType type) {
-  return cast<RangeType>(unwrap(type)).getSize();
-}
+bool type_is_range(MlirType type) { return isa<RangeType>(unwrap(type)); }
+int64_t range_type_size(MlirType type) { return cast<RangeType>(unwrap(type)).getSize(); }
 
 namespace {
+using mlir::partir::ReductionKind;
+
 /// The combiner of a linalg reduction: what the region does with each init's block argument.
 /// `linalg.yield (arith.addf %in, %out)` is a sum. Each accumulator must be read once, by its
 /// combiner, whose other operand does not read it (`%out + %out * %in` is no sum of partial
@@ -99,36 +96,33 @@ int32_t combinerOf(linalg::LinalgOp op) {
 }
 } // namespace
 
-extern "C" MlirAttribute partir_cxx_linalg_info(MlirOperation raw, int64_t *numInputs,
-                                                char *iterators, size_t capacity,
-                                                int32_t *combiner, uint64_t *indexedDims) {
+LinalgFacts linalg_facts(MlirOperation raw) {
+  LinalgFacts facts{};
   auto op = dyn_cast<linalg::LinalgOp>(unwrap(raw));
   if (!op)
-    return MlirAttribute{nullptr};
-  *numInputs = op.getNumDpsInputs();
-  size_t index = 0;
-  for (utils::IteratorType type : op.getIteratorTypesArray()) {
-    if (index + 1 >= capacity)
-      break;
-    iterators[index++] = type == utils::IteratorType::parallel    ? 'p'
-                         : type == utils::IteratorType::reduction ? 'r'
-                                                                  : 'o';
-  }
-  iterators[index] = '\0';
-  *combiner = combinerOf(op);
-  *indexedDims = 0;
+    return facts;
+  facts.is_linalg = true;
+  facts.indexing_maps = wrap(static_cast<Attribute>(op.getIndexingMaps()));
+  facts.num_inputs = op.getNumDpsInputs();
+  std::string iterators;
+  for (utils::IteratorType type : op.getIteratorTypesArray())
+    iterators += type == utils::IteratorType::parallel    ? 'p'
+                 : type == utils::IteratorType::reduction ? 'r'
+                                                          : 'o';
+  facts.iterators = iterators;
+  facts.combiner = combinerOf(op);
   op->walk([&](linalg::IndexOp index) {
     if (index.getDim() < 64)
-      *indexedDims |= uint64_t{1} << index.getDim();
+      facts.indexed_dims |= uint64_t{1} << index.getDim();
   });
-  return wrap(static_cast<Attribute>(op.getIndexingMaps()));
+  return facts;
 }
 
 /// Rewrites every f32 in `raw` (types, float and dense attributes, function signatures) to
 /// f64, for a higher-precision reference run of the same program. Returns false when the
 /// result does not verify (an op that insists on f32, such as a bitcast to i32); the module is
 /// then unusable and the caller drops it.
-extern "C" bool partir_cxx_widen_f32_to_f64(MlirOperation raw) {
+bool widen_f32_to_f64(MlirOperation raw) {
   Operation *root = unwrap(raw);
   MLIRContext *context = root->getContext();
   Type f32 = Float32Type::get(context);
@@ -160,10 +154,20 @@ extern "C" bool partir_cxx_widen_f32_to_f64(MlirOperation raw) {
 }
 
 /// `#partir_hlo.sharding<...>` from an ArrayAttr (one per dim) of ArrayAttrs of StringAttrs.
-extern "C" MlirAttribute partir_cxx_sharding_attr_get(MlirAttribute raw) {
+MlirAttribute sharding_attr_get(MlirAttribute raw) {
   auto array = cast<ArrayAttr>(unwrap(raw));
   SmallVector<ArrayAttr> dims;
   for (Attribute dim : array)
     dims.push_back(cast<ArrayAttr>(dim));
   return wrap(partir_hlo::ShardingAttr::get(array.getContext(), dims));
 }
+
+MlirAttribute sharding_attr_dims(MlirAttribute raw) {
+  auto sharding = dyn_cast<partir_hlo::ShardingAttr>(unwrap(raw));
+  if (!sharding)
+    return MlirAttribute{nullptr};
+  SmallVector<Attribute> dims(sharding.getDims().begin(), sharding.getDims().end());
+  return wrap(ArrayAttr::get(sharding.getContext(), dims));
+}
+
+} // namespace partir::glue

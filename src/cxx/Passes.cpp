@@ -1,12 +1,16 @@
 //===- Passes.cpp - pass shells that hand the module to Rust -------------===//
 //
-// The pass classes are generated from include/partir/Passes.td; each runOnOperation collects
-// its option values as strings and calls partir_rust_run_pass. A false return (a failed pass
-// or a caught Rust panic, already reported as a diagnostic) becomes signalPassFailure().
+// The pass classes are generated from include/partir/Passes.td; each runOnOperation copies its
+// option values, by name, into the pass's typed options (src/passes/options.rs, shared through
+// cxx) and calls the Rust entry point of the same name (src/entry/passes.rs). A false return (a
+// failed pass or a caught Rust panic, already reported as a diagnostic) becomes
+// signalPassFailure().
 //
 //===----------------------------------------------------------------------===//
 
-#include "Bridge.h"
+#include "partir/src/entry/passes.rs.h"
+#include "partir/src/ffi/glue.rs.h"
+#include "partir/src/passes/options.rs.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
@@ -22,7 +26,6 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
 #include "partir/Hlo/HloDialect.h"
-#include "llvm/ADT/StringExtras.h"
 
 namespace mlir::partir {
 #define GEN_PASS_DECL
@@ -41,21 +44,20 @@ namespace mlir::partir {
 #include "partir/Passes.h.inc"
 
 namespace {
-using Options = SmallVector<std::pair<std::string, std::string>>;
+namespace entry = ::partir::entry;
+namespace options = ::partir::options;
 
-bool runInRust(StringRef name, Operation *op, const Options &options) {
-  SmallVector<MlirStringRef> keys, values;
-  for (const auto &[key, value] : options) {
-    keys.push_back(wrap(StringRef(key)));
-    values.push_back(wrap(StringRef(value)));
-  }
-  return partir_rust_run_pass(wrap(name), wrap(op), keys.data(), values.data(), keys.size());
+rust::String text(const std::string &value) { return rust::String(value); }
+
+rust::Vec<rust::String> texts(ArrayRef<std::string> values) {
+  rust::Vec<rust::String> out;
+  for (const std::string &value : values)
+    out.push_back(rust::String(value));
+  return out;
 }
 
-std::string joined(const ArrayRef<std::string> list) { return llvm::join(list, ","); }
-
-// One shell per pass: `OPTIONS` lists the option values handed to Rust.
-#define PARTIR_RUST_PASS(CLASS, ARGUMENT, ...)                                               \
+// One shell per pass: RUN is the call into Rust, with the pass's options built by name.
+#define PARTIR_RUST_PASS(CLASS, RUN)                                                         \
   struct CLASS : impl::CLASS##Base<CLASS> {                                                  \
     using CLASS##Base::CLASS##Base;                                                          \
     void getDependentDialects(DialectRegistry &registry) const override {                   \
@@ -63,33 +65,42 @@ std::string joined(const ArrayRef<std::string> list) { return llvm::join(list, "
       registry.insert<PartirDialect, partir_hlo::PartirHloDialect>();                        \
     }                                                                                        \
     void runOnOperation() override {                                                         \
-      Options options{__VA_ARGS__};                                                          \
-      if (!runInRust(ARGUMENT, getOperation(), options))                                     \
+      MlirOperation op = wrap(getOperation().getOperation());                                \
+      if (!(RUN))                                                                            \
         signalPassFailure();                                                                 \
     }                                                                                        \
   };
 
-PARTIR_RUST_PASS(PartirMesh, "partir-mesh", {"axes", joined(axes)})
-PARTIR_RUST_PASS(PartirTile, "partir-tile", {"value", value}, {"dim", std::to_string(dim)},
-                 {"axis", axis})
-PARTIR_RUST_PASS(PartirReplicate, "partir-replicate", {"value", value}, {"axis", axis})
-PARTIR_RUST_PASS(PartirPrintRules, "partir-print-rules")
-PARTIR_RUST_PASS(PartirPropagate, "partir-propagate", {"axis", axis}, {"reach", reach})
-PARTIR_RUST_PASS(PartirSchedule, "partir-schedule", {"file", file}, {"device", device},
-                 {"report", report})
-PARTIR_RUST_PASS(PartirSequential, "partir-sequential")
-PARTIR_RUST_PASS(PartirLowerToHlo, "partir-lower-to-hlo")
-PARTIR_RUST_PASS(PartirSimulate, "partir-simulate", {"device", device}, {"report", report})
-PARTIR_RUST_PASS(PartirExportShard, "partir-export-shard")
-PARTIR_RUST_PASS(PartirToMpi, "partir-to-mpi")
-PARTIR_RUST_PASS(PartirAuto, "partir-auto", {"axis", axis})
+PARTIR_RUST_PASS(PartirMesh, entry::run_mesh(op, options::MeshOptions{.axes = texts(axes)}))
+PARTIR_RUST_PASS(PartirTile,
+                 entry::run_tile(op, options::TileOptions{
+                                         .value = text(value), .dim = dim, .axis = text(axis)}))
+PARTIR_RUST_PASS(PartirReplicate,
+                 entry::run_replicate(op, options::ReplicateOptions{.value = text(value),
+                                                                    .axis = text(axis)}))
+PARTIR_RUST_PASS(PartirPrintRules, entry::run_print_rules(op))
+PARTIR_RUST_PASS(PartirPropagate,
+                 entry::run_propagate(op, options::PropagateOptions{.axis = text(axis),
+                                                                    .reach = text(reach)}))
+PARTIR_RUST_PASS(PartirSchedule,
+                 entry::run_schedule(op, options::ScheduleOptions{.file = text(file),
+                                                                  .device = text(device),
+                                                                  .report = text(report)}))
+PARTIR_RUST_PASS(PartirSequential, entry::run_sequential(op))
+PARTIR_RUST_PASS(PartirLowerToHlo, entry::run_lower_to_hlo(op))
+PARTIR_RUST_PASS(PartirSimulate,
+                 entry::run_simulate(op, options::SimulateOptions{.device = text(device),
+                                                                  .report = text(report)}))
+PARTIR_RUST_PASS(PartirExportShard, entry::run_export_shard(op))
+PARTIR_RUST_PASS(PartirToMpi, entry::run_to_mpi(op))
+PARTIR_RUST_PASS(PartirAuto, entry::run_auto(op, options::AutoOptions{.axis = text(axis)}))
 } // namespace
 
 #define GEN_PASS_REGISTRATION
 #include "partir/Passes.h.inc"
 } // namespace mlir::partir
 
-extern "C" void partir_cxx_register_passes(void) {
+void partir::glue::register_passes() {
   // Registration is global; plugins, partir-opt and C API users may all ask for it.
   static bool registered = [] {
     mlir::partir::registerPartirPasses();

@@ -1,18 +1,18 @@
-//! The one place for `unsafe`: the C ABI with the C++ glue (`src/cxx/Bridge.h`), the panic
-//! guard around every entry from C++, and safe wrappers over the few raw MLIR calls melior
-//! does not offer.
+//! Calls out of Rust: the C++ glue (a `cxx` bridge, [`glue`]) and the few raw MLIR C API calls
+//! melior does not offer, each behind a safe function over melior's typed references. A leaf:
+//! it imports nothing of partir but the plain [`crate::affine`] vocabulary. Calls into Rust
+//! (plugin entry points, pass entry points, the C API) are `crate::entry`'s.
 //!
 //! melior pitfall: its fallible accessors (`operand(i)`, `result(i)`, `region(i)`,
 //! `BlockLike::argument(i)`) print the operation (or block) into the error on a miss, and
 //! printing a nested op numbers every value of its module. Check counts or op names before
 //! probing, or a walk becomes quadratic.
 
-pub mod capi;
-mod plugin;
+pub mod glue;
 
 use crate::affine::{AffineExprLite, AffineMapLite, IteratorType};
-use crate::passes::{self, PassOptions};
 use melior::{
+    dialect::DialectRegistry,
     ir::{
         Attribute, AttributeLike, BlockRef, Location, OperationRef, RegionLike, Type, TypeLike,
         Value, ValueLike,
@@ -20,105 +20,33 @@ use melior::{
     Context, ContextRef,
 };
 use mlir_sys::{
-    mlirOperationGetContext, mlirOperationGetLocation, mlirValueReplaceAllUsesExcept,
-    MlirAttribute, MlirContext, MlirDialectHandle, MlirDialectRegistry, MlirLocation,
-    MlirOperation, MlirStringRef, MlirType,
-};
-use std::{
-    ffi::c_char,
-    panic::{catch_unwind, AssertUnwindSafe},
+    mlirOperationGetContext, mlirValueReplaceAllUsesExcept, MlirOperation, MlirStringRef,
 };
 
-extern "C" {
-    fn partir_cxx_register_dialects(registry: MlirDialectRegistry);
-    fn partir_cxx_register_passes();
-    fn partir_cxx_core_dialect_handle() -> MlirDialectHandle;
-    fn partir_cxx_hlo_dialect_handle() -> MlirDialectHandle;
-    fn partir_cxx_fill_dialect_plugin_info(info: *mut plugin::DialectPluginLibraryInfo);
-    fn partir_cxx_fill_pass_plugin_info(info: *mut plugin::PassPluginLibraryInfo);
-    fn partir_cxx_opt_main(argc: i32, argv: *mut *mut c_char) -> i32;
-    fn partir_cxx_emit_diagnostic(location: MlirLocation, severity: i32, message: MlirStringRef);
-    fn partir_cxx_tile_attr_get(context: MlirContext, dim: i64) -> MlirAttribute;
-    fn partir_cxx_attr_is_tile(attr: MlirAttribute) -> bool;
-    fn partir_cxx_tile_attr_dim(attr: MlirAttribute) -> i64;
-    fn partir_cxx_sum_attr_get(context: MlirContext, kind: i32) -> MlirAttribute;
-    fn partir_cxx_attr_is_sum(attr: MlirAttribute) -> bool;
-    fn partir_cxx_sum_attr_kind(attr: MlirAttribute) -> i32;
-    fn partir_cxx_range_type_get(context: MlirContext, size: i64) -> MlirType;
-    fn partir_cxx_type_is_range(ty: MlirType) -> bool;
-    fn partir_cxx_range_type_size(ty: MlirType) -> i64;
-    fn partir_cxx_widen_f32_to_f64(op: MlirOperation) -> bool;
-    fn partir_cxx_sharding_attr_get(dims: MlirAttribute) -> MlirAttribute;
-    fn partir_cxx_linalg_info(
-        op: MlirOperation,
-        num_inputs: *mut i64,
-        iterators: *mut c_char,
-        capacity: usize,
-        combiner: *mut i32,
-        indexed_dims: *mut u64,
-    ) -> MlirAttribute;
-}
+pub use glue::bridge::Severity;
 
-/// Naming a pass in this variable makes it panic on entry, to test the guard below.
-const INJECT_PANIC_ENV: &str = "PARTIR_INJECT_PANIC";
-
-/// Entry point of every pass (see `src/cxx/Passes.cpp`). Never unwinds: a panic becomes an
-/// error diagnostic on the operation and a pass failure.
+/// Runs `body` on the operation and context behind a raw handle that C++ hands to Rust (a pass
+/// entry point), with melior's typed references.
 ///
 /// # Safety
-/// `op` is a live operation; `keys` and `values` point to `count` valid string refs.
-#[no_mangle]
-pub unsafe extern "C" fn partir_rust_run_pass(
-    name: MlirStringRef,
-    op: MlirOperation,
-    keys: *const MlirStringRef,
-    values: *const MlirStringRef,
-    count: usize,
-) -> bool {
-    let outcome = catch_unwind(AssertUnwindSafe(|| {
-        // SAFETY: C++ hands us `count` valid string refs that outlive this call.
-        let (name, options) = unsafe {
-            let name = string_ref(name);
-            let mut options = PassOptions::default();
-            for index in 0..count {
-                options.insert(string_ref(*keys.add(index)), string_ref(*values.add(index)));
-            }
-            (name, options)
-        };
-        // SAFETY: `op` is the live operation the pass runs on; the context outlives the pass.
-        // The ContextRef stays in this frame: a `to_ref()` of a temporary dangles.
-        let context_ref = unsafe { ContextRef::from_raw(mlirOperationGetContext(op)) };
-        let context: &Context = unsafe { context_ref.to_ref() };
-        let module = unsafe { OperationRef::from_raw(op) };
-        // Fault injection for the boundary's own test (test/Tools/panic-guard.mlir).
-        if std::env::var(INJECT_PANIC_ENV).is_ok_and(|pass| pass == name) {
-            panic!("injected panic in {name} ({INJECT_PANIC_ENV})");
-        }
-        passes::run(&name, context, module, &options)
-    }));
-    match outcome {
-        Ok(result) => result,
-        Err(payload) => {
-            let message = payload
-                .downcast_ref::<&str>()
-                .map(|text| text.to_string())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".into());
-            // SAFETY: `op` is still alive; emitting a diagnostic does not touch the IR.
-            let location = unsafe { mlirOperationGetLocation(op) };
-            emit_raw(
-                location,
-                Severity::Error,
-                &format!("partir internal error: {message}"),
-            );
-            false
-        }
-    }
+/// `op` is a live operation, not destroyed or moved to another context while `body` runs.
+pub unsafe fn with_operation<R>(
+    op: glue::Operation,
+    body: impl for<'c> FnOnce(&'c Context, OperationRef<'c, '_>) -> R,
+) -> R {
+    // SAFETY: the caller's promise; the context outlives its operations. The ContextRef stays
+    // in this frame: a `to_ref()` of a temporary dangles.
+    let context_ref = unsafe { ContextRef::from_raw(mlirOperationGetContext(op.0)) };
+    let context: &Context = unsafe { context_ref.to_ref() };
+    let module = unsafe { OperationRef::from_raw(op.0) };
+    body(context, module)
 }
 
+/// The text of a C string ref, "" when null.
+///
 /// # Safety
-/// `raw` must point to `length` readable bytes.
-unsafe fn string_ref(raw: MlirStringRef) -> String {
+/// A non-null `raw.data` points to `raw.length` readable bytes.
+pub unsafe fn string_ref(raw: MlirStringRef) -> String {
     if raw.data.is_null() {
         return String::new();
     }
@@ -128,57 +56,46 @@ unsafe fn string_ref(raw: MlirStringRef) -> String {
 
 fn to_string_ref(text: &str) -> MlirStringRef {
     MlirStringRef {
-        data: text.as_ptr() as *const c_char,
+        data: text.as_ptr() as *const std::ffi::c_char,
         length: text.len(),
     }
-}
-
-/// How loud a diagnostic is; errors fail the pass.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Severity {
-    Error = 0,
-    Warning = 1,
-    Remark = 2,
-    Note = 3,
-}
-
-fn emit_raw(location: MlirLocation, severity: Severity, message: &str) {
-    // SAFETY: the message is copied by MLIR before this returns.
-    unsafe { partir_cxx_emit_diagnostic(location, severity as i32, to_string_ref(message)) }
 }
 
 /// Reports `message` at `location` through the context's diagnostic engine (so that
 /// `-verify-diagnostics` and every host's handler see it).
 pub fn emit(location: Location, severity: Severity, message: &str) {
-    emit_raw(location.to_raw(), severity, message);
+    // SAFETY: a live location; the message is copied by MLIR before this returns.
+    unsafe { glue::bridge::emit_diagnostic(glue::Location(location.to_raw()), severity, message) }
 }
 
 /// `#partir.tile<dim>`.
 pub fn tile_attr<'c>(context: &'c Context, dim: i64) -> Attribute<'c> {
     // SAFETY: the C++ side returns a valid attribute owned by the context.
-    unsafe { Attribute::from_raw(partir_cxx_tile_attr_get(context.to_raw(), dim)) }
+    unsafe {
+        Attribute::from_raw(glue::bridge::tile_attr_get(glue::Context(context.to_raw()), dim).0)
+    }
 }
 
 /// The dim of a `#partir.tile<dim>`, or None for any other attribute.
 pub fn tile_dim(attr: Attribute) -> Option<i64> {
     // SAFETY: `attr` is a valid attribute; the cast is checked first.
-    unsafe {
-        partir_cxx_attr_is_tile(attr.to_raw()).then(|| partir_cxx_tile_attr_dim(attr.to_raw()))
-    }
+    let raw = glue::Attribute(attr.to_raw());
+    unsafe { glue::bridge::attr_is_tile(raw).then(|| glue::bridge::tile_attr_dim(raw)) }
 }
 
 /// `#partir.sum<kind>`; kind as in `mlir::partir::ReductionKind` (0 sum, 1 max, 2 min, 3 mul).
 pub fn sum_attr(context: &Context, kind: i32) -> Attribute<'_> {
     // SAFETY: as for tile_attr.
-    unsafe { Attribute::from_raw(partir_cxx_sum_attr_get(context.to_raw(), kind)) }
+    unsafe {
+        Attribute::from_raw(glue::bridge::sum_attr_get(glue::Context(context.to_raw()), kind).0)
+    }
 }
 
 /// The kind of a `#partir.sum`, or None for any other attribute.
 pub fn sum_kind(attr: Attribute) -> Option<i32> {
     // SAFETY: checked cast.
-    unsafe {
-        partir_cxx_attr_is_sum(attr.to_raw()).then(|| partir_cxx_sum_attr_kind(attr.to_raw()))
-    }
+    let raw = glue::Attribute(attr.to_raw());
+    unsafe { glue::bridge::attr_is_sum(raw).then(|| glue::bridge::sum_attr_kind(raw)) }
 }
 
 /// `#partir_hlo.sharding<...>` of `dims`: an array attribute per tensor dim, each an array of
@@ -186,21 +103,31 @@ pub fn sum_kind(attr: Attribute) -> Option<i32> {
 pub fn sharding_attr<'c>(dims: Attribute<'c>) -> Attribute<'c> {
     // SAFETY: the C++ side checks nothing beyond the casts; callers pass arrays of string
     // arrays (`Sharding::to_attribute`), and the result is owned by the context.
-    unsafe { Attribute::from_raw(partir_cxx_sharding_attr_get(dims.to_raw())) }
+    unsafe {
+        Attribute::from_raw(glue::bridge::sharding_attr_get(glue::Attribute(dims.to_raw())).0)
+    }
+}
+
+/// The dims of a `#partir_hlo.sharding` (an array attribute per tensor dim, each an array of
+/// string attributes), or None for any other attribute.
+pub fn sharding_dims(attr: Attribute) -> Option<Attribute> {
+    // SAFETY: a live attribute; the C++ side checks its kind and returns a context-owned one.
+    let dims = unsafe { glue::bridge::sharding_attr_dims(glue::Attribute(attr.to_raw())).0 };
+    // SAFETY: non-null is a valid attribute of the same context.
+    (!dims.ptr.is_null()).then(|| unsafe { Attribute::from_raw(dims) })
 }
 
 /// `!partir.range<size>`.
 pub fn range_type(context: &Context, size: i64) -> Type<'_> {
     // SAFETY: the C++ side returns a valid type owned by the context.
-    unsafe { Type::from_raw(partir_cxx_range_type_get(context.to_raw(), size)) }
+    unsafe { Type::from_raw(glue::bridge::range_type_get(glue::Context(context.to_raw()), size).0) }
 }
 
 /// The size of a `!partir.range<size>`, or None for any other type.
 pub fn range_size(ty: Type) -> Option<i64> {
     // SAFETY: checked cast.
-    unsafe {
-        partir_cxx_type_is_range(ty.to_raw()).then(|| partir_cxx_range_type_size(ty.to_raw()))
-    }
+    let raw = glue::Type(ty.to_raw());
+    unsafe { glue::bridge::type_is_range(raw).then(|| glue::bridge::range_type_size(raw)) }
 }
 
 /// The shape of a ranked tensor type, `None` per dynamic dim; `None` for any other type.
@@ -417,33 +344,18 @@ pub struct LinalgInfo {
 
 /// Indexing maps, iterator types and combiner of a linalg structured op (None otherwise).
 pub fn linalg_info(op: OperationRef) -> Option<LinalgInfo> {
-    let mut num_inputs = 0i64;
-    let mut iterators = [0 as c_char; 64];
-    let mut combiner = -1i32;
-    let mut indexed_dims = 0u64;
-    // SAFETY: the buffer is `iterators.len()` bytes; the C++ side NUL-terminates within it.
-    let maps = unsafe {
-        partir_cxx_linalg_info(
-            op.to_raw(),
-            &mut num_inputs,
-            iterators.as_mut_ptr(),
-            iterators.len(),
-            &mut combiner,
-            &mut indexed_dims,
-        )
-    };
-    if maps.ptr.is_null() {
+    // SAFETY: a live operation; the C++ side only reads it.
+    let facts = unsafe { glue::bridge::linalg_facts(glue::Operation(op.to_raw())) };
+    if !facts.is_linalg {
         return None;
     }
-    let iterator_types = iterators
-        .iter()
-        .take_while(|&&byte| byte != 0)
-        .map(|&byte| {
-            if byte as u8 == b'r' {
-                IteratorType::Reduction
-            } else {
-                IteratorType::Parallel
-            }
+    let maps = facts.indexing_maps.0;
+    let iterator_types = facts
+        .iterators
+        .bytes()
+        .map(|byte| match byte {
+            b'r' => IteratorType::Reduction,
+            _ => IteratorType::Parallel,
         })
         .collect();
     // SAFETY: `maps` is an ArrayAttr of AffineMapAttr (LinalgOp::getIndexingMaps).
@@ -456,14 +368,13 @@ pub fn linalg_info(op: OperationRef) -> Option<LinalgInfo> {
             })
             .collect()
     };
-    let combiner = (combiner >= 0).then_some(combiner);
     Some(LinalgInfo {
         indexing_maps,
-        num_inputs: num_inputs as usize,
+        num_inputs: facts.num_inputs,
         iterator_types,
-        combiner,
+        combiner: (facts.combiner >= 0).then_some(facts.combiner),
         indexed_dims: (0..64)
-            .filter(|dim| indexed_dims & (1u64 << dim) != 0)
+            .filter(|dim| facts.indexed_dims & (1u64 << dim) != 0)
             .collect(),
     })
 }
@@ -532,7 +443,7 @@ unsafe fn affine_expr_lite(expr: mlir_sys::MlirAffineExpr) -> AffineExprLite {
 /// program, for reference runs); false when the result does not verify.
 pub fn widen_f32_to_f64(module: OperationRef) -> bool {
     // SAFETY: a live operation; the C++ side only rewrites types and attributes in place.
-    unsafe { partir_cxx_widen_f32_to_f64(module.to_raw()) }
+    unsafe { glue::bridge::widen_f32_to_f64(glue::Operation(module.to_raw())) }
 }
 
 /// A copy of `op` (with its regions), not yet in any block.
@@ -606,27 +517,23 @@ pub fn value_id(value: Value) -> usize {
     value.to_raw().ptr as usize
 }
 
-/// Registers the partir dialects into a registry (C API and plugins).
-pub fn register_dialects(registry: MlirDialectRegistry) {
-    // SAFETY: the registry handle comes from the caller and is valid.
-    unsafe { partir_cxx_register_dialects(registry) }
+/// Registers the partir dialects into `registry`.
+pub fn register_dialects(registry: &DialectRegistry) {
+    // SAFETY: a live registry.
+    unsafe { glue::bridge::register_dialects(glue::DialectRegistry(registry.to_raw())) }
 }
 
 /// Registers every partir pass with MLIR's global pass registry (idempotent).
 pub fn register_passes() {
-    // SAFETY: plain registration call.
-    unsafe { partir_cxx_register_passes() }
+    glue::bridge::register_passes();
 }
 
 /// Runs the partir-opt driver on the process arguments; returns its exit code.
 pub fn opt_main() -> i32 {
-    let args: Vec<std::ffi::CString> = std::env::args_os()
-        .map(|arg| std::ffi::CString::new(arg.into_encoded_bytes()).unwrap_or_default())
+    let args: Vec<String> = std::env::args_os()
+        .map(|arg| arg.to_string_lossy().into_owned())
         .collect();
-    let mut argv: Vec<*mut c_char> = args.iter().map(|arg| arg.as_ptr() as *mut c_char).collect();
-    argv.push(std::ptr::null_mut());
-    // SAFETY: argv holds argc valid NUL-terminated strings that outlive the call.
-    unsafe { partir_cxx_opt_main(args.len() as i32, argv.as_mut_ptr()) }
+    glue::bridge::opt_main(&args)
 }
 
 #[cfg(test)]

@@ -56,6 +56,11 @@ impl Mesh {
         Some(Mesh { symbol, axes })
     }
 
+    /// How many devices the mesh has: the product of its axis sizes.
+    pub fn devices(&self) -> i64 {
+        self.axes.iter().map(|axis| axis.size).product()
+    }
+
     pub fn axis_size(&self, axis: &str) -> Option<i64> {
         self.axes
             .iter()

@@ -8,8 +8,8 @@ pub mod hlo;
 pub mod location;
 pub mod mesh;
 pub mod names;
-pub mod op_info;
 pub mod sharding;
 
 pub use mesh::{Mesh, MeshAxis};
 pub use names::{NamedValue, Selector};
+pub use sharding::Sharding;

@@ -1,14 +1,19 @@
 //! How a value is distributed over the mesh: per tensor dim, the axes splitting it, major to
 //! minor. `#partir_hlo.sharding<[{"batch"}, {}]>` is `Sharding(vec![vec!["batch"], vec![]])`.
 
+use super::{func_attrs, Mesh};
 use melior::{
     ir::{
         attribute::{ArrayAttribute, StringAttribute},
-        Attribute,
+        operation::OperationLike,
+        Attribute, OperationRef,
     },
     Context,
 };
 use std::fmt;
+
+/// The argument / result attribute holding a value's sharding in PartIR:HLO.
+pub const SHARDING_ATTR: &str = "partir_hlo.sharding";
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Sharding(pub Vec<Vec<String>>);
@@ -56,6 +61,69 @@ impl Sharding {
             .collect()
     }
 
+    /// The local shape on `mesh`, or what does not divide:
+    /// `dim 0 of 30x8 does not divide over 4 devices`.
+    pub fn local_shape_on(&self, shape: &[i64], mesh: &Mesh) -> Result<Vec<i64>, String> {
+        let shown = || {
+            let dims: Vec<String> = shape.iter().map(i64::to_string).collect();
+            dims.join("x")
+        };
+        if self.rank() > shape.len() {
+            return Err(format!("a sharding of rank {} on {}", self.rank(), shown()));
+        }
+        let mut local = shape.to_vec();
+        for (dim, axes) in self.0.iter().enumerate() {
+            let mut devices = 1;
+            for axis in axes {
+                devices *= mesh
+                    .axis_size(axis)
+                    .ok_or_else(|| format!("axis '{axis}' is not in mesh {mesh}"))?;
+            }
+            if local[dim] % devices != 0 {
+                return Err(format!(
+                    "dim {dim} of {} does not divide over {devices} devices",
+                    shown()
+                ));
+            }
+            local[dim] /= devices;
+        }
+        Ok(local)
+    }
+
+    /// The sharding a `#partir_hlo.sharding` attribute holds; None for any other attribute.
+    pub fn from_attribute(attr: Attribute) -> Option<Self> {
+        let dims = ArrayAttribute::try_from(crate::ffi::sharding_dims(attr)?).ok()?;
+        let mut sharding = Vec::new();
+        for dim in 0..dims.len() {
+            let axes = ArrayAttribute::try_from(dims.element(dim).ok()?).ok()?;
+            sharding.push(
+                (0..axes.len())
+                    .map(|axis| crate::ffi::string_attribute(axes.element(axis).ok()?))
+                    .collect::<Option<Vec<_>>>()?,
+            );
+        }
+        Some(Sharding(sharding))
+    }
+
+    /// The sharding of each entry of `func`'s `arg_attrs` or `res_attrs` (`list`); None where
+    /// an entry has none (empty when the function has no such list).
+    pub fn of_function(func: OperationRef, list: &str) -> Vec<Option<Self>> {
+        let count = func
+            .attribute(list)
+            .ok()
+            .and_then(|attr| ArrayAttribute::try_from(attr).ok())
+            .map_or(0, |array| array.len());
+        func_attrs::entries(func, list, count)
+            .iter()
+            .map(|fields| {
+                fields
+                    .iter()
+                    .find(|field| func_attrs::is_named(field, SHARDING_ATTR))
+                    .and_then(|(_, attr)| Self::from_attribute(*attr))
+            })
+            .collect()
+    }
+
     /// The `#partir_hlo.sharding` attribute.
     pub fn to_attribute<'c>(&self, context: &'c Context) -> Attribute<'c> {
         let dims: Vec<Attribute> = self
@@ -98,6 +166,30 @@ mod tests {
             .with_axis(0, "batch")
             .with_axis(0, "model");
         assert_eq!(sharding.to_string(), r#"[{"batch", "model"}, {}]"#);
+    }
+
+    #[test]
+    fn local_shape_on_a_mesh_names_what_does_not_divide() {
+        let mesh = Mesh {
+            symbol: "mesh".into(),
+            axes: Mesh::parse_axes(&["batch=4", "model=2"]).unwrap(),
+        };
+        let sharding = Sharding::replicated(2)
+            .with_axis(0, "batch")
+            .with_axis(1, "model");
+        assert_eq!(
+            sharding.local_shape_on(&[32, 64], &mesh).unwrap(),
+            vec![8, 32]
+        );
+        assert_eq!(
+            sharding.local_shape_on(&[30, 64], &mesh).unwrap_err(),
+            "dim 0 of 30x64 does not divide over 4 devices"
+        );
+        let unknown = Sharding::replicated(1).with_axis(0, "data");
+        assert!(unknown
+            .local_shape_on(&[8], &mesh)
+            .unwrap_err()
+            .contains("axis 'data' is not in mesh"));
     }
 
     #[test]

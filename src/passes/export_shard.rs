@@ -26,10 +26,13 @@
 //! `shard.sharding` (`[[]]` for a rank-0 value, which is always replicated). `partir.name`
 //! attributes (debug names) are dropped. Any other partir op, attribute or type is an error.
 
-use super::{program_location, PassError, PassResult};
+use super::{names::EXPORT_SHARD as PASS, program_location, PassError, PassResult};
 use crate::{
     ffi,
-    ir::{builder::Builder, hlo, mesh::MESH_OP, names::NAME_ATTR, Mesh},
+    ir::{
+        builder::Builder, hlo, mesh::MESH_OP, names::NAME_ATTR, sharding::SHARDING_ATTR, Mesh,
+        Sharding,
+    },
     tmr::ReductionKind,
 };
 use melior::{
@@ -45,8 +48,6 @@ use melior::{
     Context,
 };
 
-const PASS: &str = "partir-export-shard";
-const SHARDING_ATTR: &str = "partir_hlo.sharding";
 /// Argument/result attribute carrying the sharding, in grid-axis indices.
 const SPLIT_AXES_ATTR: &str = "shard.split_axes";
 /// Discardable attribute of the grid carrying the mesh's axis names.
@@ -227,37 +228,6 @@ fn export_collective<'c, 'a>(
     Ok(())
 }
 
-/// The axes per dim of a `#partir_hlo.sharding<[{"batch", "model"}, {}]>`, read from its text.
-fn parse_sharding(text: &str) -> Option<Vec<Vec<String>>> {
-    let body = text
-        .trim()
-        .strip_prefix("#partir_hlo.sharding<")?
-        .strip_suffix('>')?
-        .trim()
-        .strip_prefix('[')?
-        .strip_suffix(']')?;
-    let mut dims = Vec::new();
-    let mut rest = body.trim();
-    while !rest.is_empty() {
-        let inner = rest.strip_prefix('{')?;
-        let close = inner.find('}')?;
-        let axes = inner[..close]
-            .split(',')
-            .map(str::trim)
-            .filter(|axis| !axis.is_empty())
-            .map(|axis| {
-                axis.strip_prefix('"')
-                    .and_then(|axis| axis.strip_suffix('"'))
-                    .map(str::to_string)
-            })
-            .collect::<Option<Vec<_>>>()?;
-        dims.push(axes);
-        rest = inner[close + 1..].trim_start();
-        rest = rest.strip_prefix(',').unwrap_or(rest).trim_start();
-    }
-    Some(dims)
-}
-
 /// `#shard<axisarray[[0, 1], []]>` for the sharding's dims (`[[]]` at rank 0).
 fn split_axes_attribute<'c>(
     context: &'c Context,
@@ -319,14 +289,14 @@ fn export_shardings<'c>(
                         } else {
                             "result"
                         };
-                        let dims = parse_sharding(&text).ok_or_else(|| {
+                        let dims = Sharding::from_attribute(value).ok_or_else(|| {
                             PassError::new(
                                 func.location(),
                                 format!("{PASS}: {what} {index} has a malformed sharding {text}"),
                             )
                         })?;
                         let converted =
-                            split_axes_attribute(context, mesh, &dims).map_err(|message| {
+                            split_axes_attribute(context, mesh, &dims.0).map_err(|message| {
                                 PassError::new(
                                     func.location(),
                                     format!("{PASS}: {what} {index} sharding {text}: {message}"),
@@ -465,17 +435,6 @@ fn check_no_partir_left<'c>(module: OperationRef<'c, '_>) -> PassResult<'c> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn parses_sharding_text() {
-        assert_eq!(
-            parse_sharding(r#"#partir_hlo.sharding<[{"batch", "model"}, {}]>"#),
-            Some(vec![vec!["batch".to_string(), "model".to_string()], vec![]])
-        );
-        assert_eq!(parse_sharding("#partir_hlo.sharding<[]>"), Some(vec![]));
-        assert_eq!(parse_sharding("#partir_hlo.sharding<[{batch}]>"), None);
-        assert_eq!(parse_sharding("#other<[]>"), None);
-    }
 
     #[test]
     fn grid_axes_are_mesh_indices_in_the_given_order() {

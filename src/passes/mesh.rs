@@ -1,6 +1,6 @@
 //! `partir-mesh{axes=batch=4,model=2}`: declare the device mesh.
 
-use super::{program_location, PassError, PassOptions, PassResult};
+use super::{names::MESH as PASS, options::MeshOptions, program_location, PassError, PassResult};
 use crate::ir::Mesh;
 use melior::{
     ir::{block::BlockLike, operation::OperationLike, OperationRef, RegionLike},
@@ -10,11 +10,11 @@ use melior::{
 pub fn run<'c>(
     context: &'c Context,
     module: OperationRef<'c, '_>,
-    options: &PassOptions,
+    options: &MeshOptions,
 ) -> PassResult<'c> {
-    let spec: Vec<&str> = options.text("axes").split(',').collect();
+    let spec: Vec<&str> = options.axes.iter().map(String::as_str).collect();
     let axes = Mesh::parse_axes(&spec).map_err(|message| {
-        PassError::new(program_location(module), format!("partir-mesh: {message}"))
+        PassError::new(program_location(module), format!("{PASS}: {message}"))
     })?;
     let wanted = Mesh {
         symbol: "mesh".into(),
@@ -26,7 +26,9 @@ pub fn run<'c>(
         }
         return Err(PassError::new(
             location,
-            format!("partir-mesh: the module already declares mesh {existing}; cannot declare {wanted} too"),
+            format!(
+                "{PASS}: the module already declares mesh {existing}; cannot declare {wanted} too"
+            ),
         ));
     }
     let body = module

@@ -5,7 +5,8 @@
 use super::{propagate::view, PassResult};
 use crate::{
     ffi::{self, Severity},
-    ir::{names, op_info::Rules},
+    ir::names,
+    rules::Rules,
 };
 use melior::ir::{operation::OperationLike, OperationRef};
 
@@ -22,7 +23,7 @@ pub fn run<'c>(module: OperationRef<'c, '_>) -> PassResult<'c> {
             ffi::emit(
                 op.location(),
                 Severity::Remark,
-                &format!("partir-print-rules: {name}: {text}"),
+                &format!("{}: {name}: {text}", super::names::PRINT_RULES),
             );
         }
     }

@@ -4,20 +4,18 @@
 //! on axis A never tiles through. Pinning a value twice on the same axis changes nothing.
 
 use super::{
-    mesh_axis_size, pinned_along, select_values, sliced_along, PassError, PassOptions, PassResult,
+    mesh_axis_size, names::REPLICATE as PASS, options::ReplicateOptions, pinned_along,
+    select_values, sliced_along, PassError, PassResult,
 };
 use crate::{ffi, ir::core};
 use melior::{ir::OperationRef, Context};
 
-const PASS: &str = "partir-replicate";
-
 pub fn run<'c>(
     context: &'c Context,
     module: OperationRef<'c, '_>,
-    options: &PassOptions,
+    options: &ReplicateOptions,
 ) -> PassResult<'c> {
-    let axis = options.text("axis");
-    replicate(context, module, PASS, options.text("value"), axis).map(|_| ())
+    replicate(context, module, PASS, &options.value, &options.axis).map(|_| ())
 }
 
 /// Pins every value `selector` names along `axis`; returns how many. `who` prefixes the

@@ -5,9 +5,10 @@
 //! With `device=D` the program after each tactic (and before the first) is simulated on a
 //! lowered copy and a second remark gives its cost; `report=R.json` writes them all.
 
+use super::{names::SCHEDULE as PASS, options::ScheduleOptions};
 use super::{
     program_location, propagate::Propagation, replicate::replicate, simulate, tile::tile,
-    PassError, PassOptions, PassResult,
+    PassError, PassResult,
 };
 use crate::{
     ffi::{self, Severity},
@@ -21,15 +22,13 @@ use melior::{
 };
 use std::path::Path;
 
-const PASS: &str = "partir-schedule";
-
 pub fn run<'c>(
     context: &'c Context,
     module: OperationRef<'c, '_>,
-    options: &PassOptions,
+    options: &ScheduleOptions,
 ) -> PassResult<'c> {
     let location = program_location(module);
-    let file = options.text("file");
+    let file = options.file.as_str();
     if file.is_empty() {
         return Err(PassError::new(
             location,
@@ -38,9 +37,9 @@ pub fn run<'c>(
     }
     let fail = |message: String| PassError::new(location, format!("{PASS}: {message}"));
     let schedule = Schedule::load(Path::new(file)).map_err(fail)?;
-    let device = options.text("device");
+    let device = options.device.as_str();
     if device.is_empty() {
-        if !options.text("report").is_empty() {
+        if !options.report.is_empty() {
             return Err(fail("report=PATH needs device=NAME".into()));
         }
         return apply(context, module, &schedule, &mut |_, _| Ok(()));
@@ -56,7 +55,8 @@ pub fn run<'c>(
         device: device.name.clone(),
         ..PartitionReport::default()
     };
-    apply(context, module, &schedule, &mut |tactic, module| {
+    apply(context, module, &schedule, &mut |outcome, module| {
+        let tactic = outcome.map(|outcome| outcome.tactic);
         let priced = price(context, module, tactic, &device, &mut story)?;
         let row = PartitionReport::cells(priced);
         ffi::emit(
@@ -70,7 +70,7 @@ pub fn run<'c>(
         );
         Ok(())
     })?;
-    simulate::write_report(options, || story.json()).map_err(fail)
+    simulate::write_report(&options.report, || story.json()).map_err(fail)
 }
 
 /// The name of the row before the first tactic.
@@ -93,13 +93,35 @@ pub fn price<'c, 's>(
     Ok(story.tactics.last().expect("just pushed"))
 }
 
+/// What one tactic did, as its remark says it:
+/// `partir-schedule: tactic 'BP' on axis 'batch': 2 values tiled, 0 pinned, 51 ops partitioned, 0 conflicts`.
+#[derive(Clone, Debug)]
+pub struct TacticOutcome<'s> {
+    pub tactic: &'s Tactic,
+    pub tiled: usize,
+    pub pinned: usize,
+    /// Ops propagation partitioned along the tactic's axis.
+    pub partitioned: usize,
+    pub conflicts: usize,
+}
+
+impl std::fmt::Display for TacticOutcome<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{PASS}: tactic '{}' on axis '{}': {} values tiled, {} pinned, {} ops partitioned, {} conflicts",
+            self.tactic.name, self.tactic.axis, self.tiled, self.pinned, self.partitioned, self.conflicts
+        )
+    }
+}
+
 /// Applies `schedule` to `module`, calling `after` with the module before the first tactic
-/// (`None`) and after each tactic; `after` failing stops the schedule.
-pub fn apply<'c>(
+/// (`None`) and after each tactic (with what it did); `after` failing stops the schedule.
+pub fn apply<'c, 's>(
     context: &'c Context,
     module: OperationRef<'c, '_>,
-    schedule: &Schedule,
-    after: &mut dyn FnMut(Option<&Tactic>, OperationRef<'c, '_>) -> PassResult<'c>,
+    schedule: &'s Schedule,
+    after: &mut dyn FnMut(Option<&TacticOutcome<'s>>, OperationRef<'c, '_>) -> PassResult<'c>,
 ) -> PassResult<'c> {
     let location = program_location(module);
     declare_mesh(context, module, schedule)?;
@@ -131,17 +153,15 @@ pub fn apply<'c>(
         for func in names::functions(module) {
             propagation.run(func, &tactic.axis, axis_size, tactic.reach);
         }
-        ffi::emit(
-            location,
-            Severity::Remark,
-            &format!(
-                "{who} on axis '{}': {tiled} values tiled, {pinned} pinned, {} ops partitioned, {} conflicts",
-                tactic.axis,
-                propagation.wrapped_along(&tactic.axis) - wrapped_before,
-                propagation.conflicts() - conflicts_before
-            ),
-        );
-        after(Some(tactic), module)?;
+        let outcome = TacticOutcome {
+            tactic,
+            tiled,
+            pinned,
+            partitioned: propagation.wrapped_along(&tactic.axis) - wrapped_before,
+            conflicts: propagation.conflicts() - conflicts_before,
+        };
+        ffi::emit(location, Severity::Remark, &outcome.to_string());
+        after(Some(&outcome), module)?;
     }
     Ok(())
 }

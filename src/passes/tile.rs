@@ -7,8 +7,9 @@
 
 use super::{
     defining_scope, mesh_axis_size, pinned_along, program_location, select_values, sliced_along,
-    PassError, PassOptions, PassResult,
+    PassError, PassResult,
 };
+use super::{names::TILE as PASS, options::TileOptions};
 use crate::{
     ffi,
     ir::core::{self, static_shape},
@@ -18,32 +19,20 @@ use melior::{
     Context,
 };
 
-const PASS: &str = "partir-tile";
-
 pub fn run<'c>(
     context: &'c Context,
     module: OperationRef<'c, '_>,
-    options: &PassOptions,
+    options: &TileOptions,
 ) -> PassResult<'c> {
-    let axis = options.text("axis");
-    let dim = options.integer("dim").map_err(|message| {
-        PassError::new(program_location(module), format!("{PASS}: {message}"))
-    })?;
+    let TileOptions { value, dim, axis } = options;
+    let dim = *dim;
     if dim < 0 {
         return Err(PassError::new(
             program_location(module),
             format!("{PASS}: no dim given (dim=N, N >= 0)"),
         ));
     }
-    tile(
-        context,
-        module,
-        PASS,
-        options.text("value"),
-        dim as usize,
-        axis,
-    )
-    .map(|_| ())
+    tile(context, module, PASS, value, dim as usize, axis).map(|_| ())
 }
 
 /// Tiles every value `selector` names on `dim` along `axis`; returns how many. `who` prefixes

@@ -13,7 +13,7 @@
 //! The mesh and sharding attributes are dropped, and the module gets the `dlti.map` the MPI
 //! lowering needs (MPICH's ABI).
 
-use super::{program_location, PassError, PassResult};
+use super::{names::TO_MPI as PASS, program_location, PassError, PassResult};
 use crate::{
     ffi,
     ir::{
@@ -36,8 +36,6 @@ use melior::{
     Context,
 };
 use std::collections::HashMap;
-
-const PASS: &str = "partir-to-mpi";
 
 pub fn run<'c>(context: &'c Context, module: OperationRef<'c, '_>) -> PassResult<'c> {
     let Some((mesh, mesh_location)) = Mesh::find(module) else {
@@ -380,7 +378,7 @@ fn strip_shardings<'c>(context: &'c Context, func: OperationRef<'c, '_>) {
         };
         let mut entries = func_attrs::entries(func, name, count);
         for fields in &mut entries {
-            fields.retain(|field| !func_attrs::is_named(field, "partir_hlo.sharding"));
+            fields.retain(|field| !func_attrs::is_named(field, crate::ir::sharding::SHARDING_ATTR));
         }
         func_attrs::set_entries(context, func, name, &entries);
     }

@@ -162,6 +162,9 @@ fn default_latency_us() -> f64 {
     5.0
 }
 
+/// The device a simulation prices when none is named (`partir-simulate`, `partir --device`).
+pub const DEFAULT_DEVICE: &str = "tpu-v3";
+
 /// The preset names, for messages.
 pub const PRESETS: [&str; 6] = [
     "tpu-v3",

@@ -13,7 +13,7 @@ pub mod picture;
 pub mod report;
 
 pub use cost::{Bound, CollectiveKind, Work};
-pub use device::Device;
+pub use device::{Device, DEFAULT_DEVICE};
 pub use liveness::Buffer;
 pub use report::{PartitionReport, Report, TacticReport};
 

@@ -1,3 +1,5 @@
+//! This file is long because it is one self-contained page: the CSS, the four charts and the
+//! tables share the scale, palette and escaping helpers below (see docs/architecture.md).
 //! The picture of a [`PartitionReport`]: a self-contained HTML page (inline CSS and SVG, no
 //! scripts, no network). It shows the per-tactic table; per tactic, the step time (compute, then
 //! communication per set of mesh axes), the peak memory against the device's capacity and the

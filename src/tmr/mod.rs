@@ -9,18 +9,12 @@
 //! matmul: ([i,k],[k,j]) -> ([i,j]) reduction={k:sum}
 //! ```
 //! Propagation asks [`Rule::tile_operand`] (forward) or [`Rule::tile_result`]
-//! (backward) for a [`TileEffect`] or a [`Conflict`]. A [`Registry`] maps op
-//! names to rule builders over a plain [`OpShapeInfo`]; [`Registry::with_defaults`]
-//! covers elementwise `arith`/`math`/`tosa` ops, `tosa.matmul`/`transpose`/
-//! `reshape`/`reduce_*`, `tensor.empty`/`expand_shape`/`collapse_shape`/
-//! `extract_slice`/`insert_slice`/`concat`/`pad`, `linalg.fill`/`transpose`/
-//! `broadcast`/`reduce`, linalg structured ops (from indexing maps),
-//! `arith.constant` and `func.return`. Pure Rust, no MLIR dependency.
+//! (backward) for a [`TileEffect`] or a [`Conflict`]. Pure Rust, no MLIR
+//! dependency: which op gets which rule is `crate::rules`'s (the registry).
 
 mod affine;
 mod builders;
 mod einsum;
-mod registry;
 mod reshape;
 mod rule;
 mod tiling;
@@ -33,10 +27,6 @@ mod tests;
 pub use affine::{loop_sizes_from_shapes, AffineExprLite, AffineMapLite, IteratorType};
 pub use builders::kept_dims;
 pub use einsum::FactorKey;
-pub use registry::{
-    structured_rule, OpAttrs, OpShapeInfo, Registry, RuleFn, ARITH_MATH_ELEMENTWISE,
-    LINALG_STRUCTURED, TOSA_ELEMENTWISE,
-};
 pub use reshape::infer_reassociation;
 pub use rule::{
     Factor, FactorId, FactorKind, OperandDims, ReductionKind, ResultDims, Rule, TensorDims,

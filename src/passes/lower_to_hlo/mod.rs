@@ -22,6 +22,7 @@ mod reshard;
 mod scope;
 
 use super::{
+    names::LOWER_TO_HLO as PASS,
     program_location,
     propagate::view::{self, name_of, Consumer},
     PassError, PassResult,
@@ -31,7 +32,7 @@ use crate::{
     ir::{
         core::{static_shape, LOOP_OP, REPLICATE_OP},
         func_attrs, names,
-        sharding::Sharding,
+        sharding::{Sharding, SHARDING_ATTR},
         Mesh,
     },
 };
@@ -44,9 +45,6 @@ use melior::{
 };
 use reshard::Emitter;
 use scope::{Lowering, Scope};
-
-const PASS: &str = "partir-lower-to-hlo";
-const SHARDING_ATTR: &str = "partir_hlo.sharding";
 
 pub fn run<'c>(context: &'c Context, module: OperationRef<'c, '_>) -> PassResult<'c> {
     let Some((mesh, _)) = Mesh::find(module) else {

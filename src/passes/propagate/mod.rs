@@ -17,10 +17,13 @@
 mod rewrite;
 pub(super) mod view;
 
-use super::{program_location, PassError, PassOptions, PassResult};
+use super::{
+    names::PROPAGATE as PASS, options::PropagateOptions, program_location, PassError, PassResult,
+};
 use crate::{
     ffi::{self, Severity},
-    ir::{names, op_info::Rules, Mesh},
+    ir::{names, Mesh},
+    rules::Rules,
     schedule::Reach,
     tmr::{Conflict, ResultTiling, Rule, TileEffect},
 };
@@ -31,12 +34,10 @@ use melior::{
 use std::collections::{HashMap, HashSet};
 use view::{name_of, Consumer};
 
-const PASS: &str = "partir-propagate";
-
 pub fn run<'c>(
     context: &'c Context,
     module: OperationRef<'c, '_>,
-    options: &PassOptions,
+    options: &PropagateOptions,
 ) -> PassResult<'c> {
     let Some((mesh, _)) = Mesh::find(module) else {
         return Err(PassError::new(
@@ -46,7 +47,7 @@ pub fn run<'c>(
             ),
         ));
     };
-    let axes: Vec<(String, i64)> = match options.text("axis") {
+    let axes: Vec<(String, i64)> = match options.axis.as_str() {
         "" => mesh
             .axes
             .iter()
@@ -57,7 +58,7 @@ pub fn run<'c>(
             vec![(axis.to_string(), size)]
         }
     };
-    let reach = Reach::parse(options.text("reach"))
+    let reach = Reach::parse(&options.reach)
         .map_err(|error| PassError::new(program_location(module), format!("{PASS}: {error}")))?;
     let mut propagation = Propagation::new(context);
     for func in names::functions(module) {

@@ -1,0 +1,327 @@
+//! `partir partition` and `partir simulate`: parse a model, apply a schedule tactic by tactic
+//! (a table row per tactic, priced on a device when asked), lower to PartIR:HLO, report.
+
+use super::{
+    args::{ModelArgs, PartitionArgs, SimulateArgs, Stage},
+    error::{os_error, CliError},
+    pipeline::{Diag, Level, Session},
+    progress::{seconds_text, shown, Step},
+};
+use crate::{
+    passes::{schedule, simulate},
+    schedule::Schedule,
+    sim::{Device, PartitionReport, Report, TacticReport},
+};
+use melior::ir::{operation::OperationLike, Module};
+use std::{path::Path, time::Instant};
+
+pub fn partition_command(args: &PartitionArgs) -> Result<i32, CliError> {
+    let total = Instant::now();
+    let source = shown(&args.model.model);
+    let session = Session::new(&source);
+    let device = Device::resolve(&args.device).map_err(CliError::new)?;
+    let (mut module, mut story) = partition_priced(&session, &args.model, Some(&device))?;
+    let what = match args.stage {
+        Stage::Core => "Core",
+        Stage::Hlo => {
+            lower_to_hlo(&session, &mut module)?;
+            "PartIR:HLO"
+        }
+    };
+    let text = module.as_operation().to_string();
+    if let Some(story) = story.as_mut() {
+        for tactic in &mut story.tactics {
+            name_source(&mut tactic.report, &source);
+        }
+        story.model = source.clone();
+        story.schedule = shown(&args.model.schedule);
+        if let Some(last) = story.tactics.last() {
+            eprint!("{}", last.report.text());
+        }
+        write_reports(story, args.report.as_deref(), args.html.as_deref())?;
+    }
+    match &args.output {
+        Some(path) => std::fs::write(path, &text).map_err(|error| {
+            CliError::new(format!("cannot write '{}': {error}", path.display()))
+        })?,
+        None => print!("{text}"),
+    }
+    eprintln!(
+        "partir: wrote the {what} program{} in {} in total",
+        args.output
+            .as_ref()
+            .map(|path| format!(" to {}", path.display()))
+            .unwrap_or_default(),
+        seconds_text(total.elapsed().as_secs_f64())
+    );
+    Ok(0)
+}
+
+/// Writes the JSON report and the picture where asked.
+fn write_reports(
+    story: &PartitionReport,
+    json: Option<&Path>,
+    html: Option<&Path>,
+) -> Result<(), CliError> {
+    let write = |path: &Path, text: String, what: &str| {
+        std::fs::write(path, text)
+            .map_err(|error| {
+                CliError::new(format!(
+                    "cannot write '{}': {}",
+                    path.display(),
+                    os_error(&error)
+                ))
+            })
+            .map(|()| eprintln!("partir: wrote the {what} to {}", path.display()))
+    };
+    if let Some(path) = json {
+        write(path, story.json(), "report")?;
+    }
+    if let Some(path) = html {
+        write(path, crate::sim::picture::html(story), "picture")?;
+    }
+    Ok(())
+}
+
+/// Locations in a program parsed from a string have no file name (`:12:5`): give them the
+/// file's.
+fn name_source(report: &mut Report, source: &str) {
+    for op in &mut report.top_ops {
+        if op.location.starts_with(':') {
+            op.location.insert_str(0, source);
+        }
+    }
+    report.memory.peak_at = report
+        .memory
+        .peak_at
+        .replace(" at :", &format!(" at {source}:"));
+}
+
+/// `partir simulate OUT.mlir --device D`: the report of an existing program (HLO, or Core
+/// lowered on a copy).
+pub fn simulate_command(args: &SimulateArgs) -> Result<i32, CliError> {
+    let source = shown(&args.program);
+    let session = Session::new(&source);
+    let device = Device::resolve(&args.device).map_err(CliError::new)?;
+    let text = read_model(&args.program)?;
+    let module = session.parse(&text)?;
+    let mut report = simulate::simulate_module(session.context(), module.as_operation(), &device)
+        .map_err(|error| session.pass_error(error))?;
+    name_source(&mut report, &source);
+    eprint!("{}", report.text());
+    if let Some(path) = &args.report {
+        std::fs::write(path, report.json()).map_err(|error| {
+            CliError::new(format!(
+                "cannot write '{}': {}",
+                path.display(),
+                os_error(&error)
+            ))
+        })?;
+        eprintln!("partir: wrote the report to {}", path.display());
+    }
+    Ok(0)
+}
+
+/// Lowers a partitioned Core module to PartIR:HLO (`partir-lower-to-hlo`, then `cse`).
+pub fn lower_to_hlo(session: &Session, module: &mut Module) -> Result<(), CliError> {
+    let step = Step::start("lowering to PartIR:HLO (partir-lower-to-hlo, cse)");
+    let pipeline = format!("builtin.module({},cse)", crate::passes::names::LOWER_TO_HLO);
+    let result = session.run(module, &pipeline);
+    match &result {
+        Ok(()) => {
+            step.done();
+        }
+        Err(_) => step.failed(),
+    }
+    result?;
+    for diag in session.take() {
+        if diag.level != Level::Remark {
+            eprintln!("{diag}");
+        }
+    }
+    Ok(())
+}
+
+/// Reads, parses and partitions the model with its schedule; prints diagnostics and the tactic
+/// table on stderr.
+pub fn partition<'s>(session: &'s Session, args: &ModelArgs) -> Result<Module<'s>, CliError> {
+    partition_priced(session, args, None).map(|(module, _)| module)
+}
+
+/// [`partition`], and with a device, the program priced before the first tactic and after
+/// each one: a row per tactic is printed as soon as the tactic is done (long schedules show
+/// their progress).
+pub fn partition_priced<'s>(
+    session: &'s Session,
+    args: &ModelArgs,
+    device: Option<&Device>,
+) -> Result<(Module<'s>, Option<PartitionReport>), CliError> {
+    let text = read_model(&args.model)?;
+    check_schedule(&args.schedule)?;
+    let schedule = Schedule::load(&args.schedule).map_err(CliError::new)?;
+    let step = Step::start(&format!("parsing {}", shown(&args.model)));
+    let module = session.parse(&text).inspect_err(|_| eprintln!("failed"))?;
+    step.done();
+    eprintln!(
+        "partir: partitioning with {} (partir-schedule{})",
+        shown(&args.schedule),
+        device
+            .map(|device| format!(", priced on {}", device.name))
+            .unwrap_or_default()
+    );
+    let mut story = PartitionReport {
+        device: device.map(|device| device.name.clone()).unwrap_or_default(),
+        ..PartitionReport::default()
+    };
+    let mut rows = TacticRows::new(device.is_some());
+    let mut deferred = Vec::new();
+    let mut tactic_start = Instant::now();
+    let context = session.context();
+    let result = schedule::apply(
+        context,
+        module.as_operation(),
+        &schedule,
+        &mut |outcome, op| {
+            let tactic = outcome.map(|outcome| outcome.tactic);
+            let diags = session.take();
+            // The tactic's remark is its table row; propagation's remarks go after the table,
+            // so that its rows stay together.
+            if let Some(outcome) = outcome {
+                let remark = outcome.to_string();
+                deferred.extend(diags.into_iter().filter(|diag| diag.message != remark));
+            } else {
+                deferred.extend(diags);
+            }
+            let priced = match device {
+                Some(device) => Some(schedule::price(context, op, tactic, device, &mut story)?),
+                None => None,
+            };
+            if tactic.is_some() || priced.is_some() {
+                rows.print(outcome, priced, tactic_start.elapsed().as_secs_f64());
+            }
+            tactic_start = Instant::now();
+            Ok(())
+        },
+    );
+    report_diagnostics(&deferred);
+    if let Err(error) = result {
+        return Err(session.pass_error(error));
+    }
+    if !module.as_operation().verify() {
+        return Err(CliError::new("the partitioned program does not verify"));
+    }
+    report_diagnostics(&session.take());
+    Ok((module, device.map(|_| story)))
+}
+
+/// The per-tactic table, printed a row at a time.
+struct TacticRows {
+    priced: bool,
+    header_printed: bool,
+}
+
+impl TacticRows {
+    fn new(priced: bool) -> Self {
+        Self {
+            priced,
+            header_printed: false,
+        }
+    }
+
+    fn print(
+        &mut self,
+        outcome: Option<&schedule::TacticOutcome>,
+        priced: Option<&TacticReport>,
+        seconds: f64,
+    ) {
+        let mut header = vec!["ops partitioned".to_string(), "conflicts".into()];
+        let count = |count: fn(&schedule::TacticOutcome) -> usize| {
+            outcome
+                .map(|outcome| count(outcome).to_string())
+                .unwrap_or_else(|| "-".into())
+        };
+        let mut cells = vec![
+            count(|outcome| outcome.partitioned),
+            count(|outcome| outcome.conflicts),
+        ];
+        match priced {
+            Some(priced) => {
+                let mut all = PartitionReport::header();
+                all.splice(2..2, header);
+                header = all;
+                let mut row = PartitionReport::cells(priced);
+                row.splice(2..2, cells);
+                cells = row;
+            }
+            None => {
+                let tactic = outcome.expect("a tactic's row").tactic;
+                header.splice(0..0, ["tactic".to_string(), "axis".into()]);
+                cells.splice(0..0, [tactic.name.clone(), tactic.axis.clone()]);
+            }
+        }
+        header.push("took".into());
+        cells.push(seconds_text(seconds));
+        let widths = [17, 8, 16, 10, 36, 10, 10, 10, 12, 5, 8];
+        let line = |cells: &[String]| {
+            let mut text = String::from(" ");
+            for (index, cell) in cells.iter().enumerate() {
+                let width = if self.priced {
+                    widths.get(index).copied().unwrap_or(8)
+                } else {
+                    16
+                };
+                text.push(' ');
+                text.push_str(&format!("{cell:<width$}"));
+            }
+            text.trim_end().to_string()
+        };
+        if !self.header_printed {
+            eprintln!("{}", line(&header));
+            self.header_printed = true;
+        }
+        eprintln!("{}", line(&cells));
+    }
+}
+
+pub fn read_model(path: &Path) -> Result<String, CliError> {
+    std::fs::read_to_string(path).map_err(|error| {
+        CliError::new(format!(
+            "cannot read the model '{}': {}",
+            path.display(),
+            os_error(&error)
+        ))
+    })
+}
+
+fn check_schedule(path: &Path) -> Result<(), CliError> {
+    std::fs::File::open(path).map(|_| ()).map_err(|error| {
+        CliError::new(format!(
+            "cannot read the schedule '{}': {}",
+            path.display(),
+            os_error(&error)
+        ))
+    })
+}
+
+/// Prints warnings and remarks (tactic summaries are table rows, not remarks, here); a
+/// remark repeated at many places is printed once, at its first place, with the count of the
+/// others.
+fn report_diagnostics(diags: &[Diag]) {
+    let mut shown: Vec<(&Diag, usize)> = Vec::new();
+    for diag in diags {
+        match shown
+            .iter_mut()
+            .find(|(first, _)| first.level == diag.level && first.message == diag.message)
+        {
+            Some((_, more)) if diag.level != Level::Error => *more += 1,
+            _ => shown.push((diag, 0)),
+        }
+    }
+    for (diag, more) in shown {
+        match more {
+            0 => eprintln!("{diag}"),
+            1 => eprintln!("{diag} (and at 1 more place)"),
+            _ => eprintln!("{diag} (and at {more} more places)"),
+        }
+    }
+}

@@ -1,0 +1,138 @@
+//! `verify --ranks N`: the partitioned program lowered to PartIR:HLO, its local signature
+//! checked against the original's shardings, wrapped in an SPMD harness and lowered to MPI.
+
+use super::{
+    keep,
+    program::{main_function, make_main_private, signature, Signature},
+    Form, Job,
+};
+use crate::cli::{
+    args::VerifyArgs,
+    error::CliError,
+    partition::lower_to_hlo,
+    pipeline::Session,
+    progress::Step,
+    runner::{self, Input, TensorType},
+    spmd,
+};
+use crate::ir::Mesh;
+use melior::ir::Module;
+
+/// What `verify --ranks N` needs besides the two modules.
+pub(super) struct Spmd<'a> {
+    pub(super) args: &'a VerifyArgs,
+    pub(super) ranks: usize,
+    pub(super) session: &'a Session,
+    pub(super) signature: &'a Signature,
+    pub(super) inputs: &'a [Input],
+}
+
+impl Spmd<'_> {
+    /// Lowers the partitioned module to PartIR:HLO (unless it is already) and makes the MPI
+    /// program; (the original's harness, the partitioned job).
+    pub(super) fn prepare(
+        &self,
+        original: &mut Module,
+        partitioned: &mut Module,
+        form: Form,
+    ) -> Result<(String, Job), CliError> {
+        let session = self.session;
+        if form == Form::Core {
+            lower_to_hlo(session, partitioned)?;
+        }
+        let (mesh, _) = Mesh::find(partitioned.as_operation())
+            .ok_or_else(|| CliError::new("the partitioned program declares no partir.mesh"))?;
+        if self.ranks as i64 != mesh.devices() {
+            return Err(CliError::new(format!(
+                "--ranks {} does not match the mesh @{} ({}): run on {} ranks, one per device",
+                self.ranks,
+                mesh.symbol,
+                mesh.axes
+                    .iter()
+                    .map(|axis| format!("{}={}", axis.name, axis.size))
+                    .collect::<Vec<_>>()
+                    .join(" x "),
+                mesh.devices()
+            )));
+        }
+        let (arg_shardings, res_shardings) = spmd::shardings(main_function(partitioned)?);
+        let local = signature(partitioned)?;
+        if local.inputs.len() != self.signature.inputs.len()
+            || local.outputs.len() != self.signature.outputs.len()
+        {
+            return Err(CliError::new(format!(
+                "the partitioned program's @main takes {} arguments and returns {} results; the original's {} and {}",
+                local.inputs.len(),
+                local.outputs.len(),
+                self.signature.inputs.len(),
+                self.signature.outputs.len()
+            )));
+        }
+        let check = |what: &str, global: &TensorType, sharding, local: Option<&TensorType>| {
+            let expected = spmd::local_type(global, sharding, &mesh)
+                .map_err(|error| CliError::new(format!("@main {what}: {error}")))?;
+            match local {
+                Some(local) if *local == expected => Ok(()),
+                _ => Err(CliError::new(format!(
+                    "@main {what} of the PartIR:HLO program is {}, but its sharding makes {global} {expected} per device",
+                    local.map_or("missing".into(), ToString::to_string)
+                ))),
+            }
+        };
+        for (i, ty) in self.signature.inputs.iter().enumerate() {
+            check(
+                &format!("argument {i}"),
+                ty,
+                arg_shardings.get(i).and_then(Option::as_ref),
+                local.inputs.get(i),
+            )?;
+        }
+        for (j, ty) in self.signature.outputs.iter().enumerate() {
+            check(
+                &format!("result {j}"),
+                ty,
+                res_shardings.get(j).and_then(Option::as_ref),
+                local.outputs.get(j),
+            )?;
+        }
+        make_main_private(session.context(), partitioned)?;
+        let hlo = partitioned.as_operation().to_string();
+        let harness_inputs: Vec<_> = self
+            .inputs
+            .iter()
+            .enumerate()
+            .map(|(i, input)| (input.clone(), arg_shardings.get(i).and_then(Option::as_ref)))
+            .collect();
+        let outputs: Vec<spmd::Sharded> = self
+            .signature
+            .outputs
+            .iter()
+            .enumerate()
+            .map(|(j, global)| spmd::Sharded {
+                global,
+                sharding: res_shardings.get(j).and_then(Option::as_ref),
+            })
+            .collect();
+        let spmd_harness = spmd::harness(&hlo, &mesh, &harness_inputs, &outputs)?;
+        make_main_private(session.context(), original)?;
+        let original_harness = runner::harness(
+            &original.as_operation().to_string(),
+            self.inputs,
+            &self.signature.outputs,
+        )?;
+        if let Some(dir) = &self.args.keep {
+            keep(dir, &[("spmd-harness.mlir", &spmd_harness)])?;
+        }
+        let step = Step::start("lowering the collectives to MPI (partir-to-mpi)");
+        let mpi_program =
+            spmd::to_mpi(session, &spmd_harness).inspect_err(|_| eprintln!("failed"))?;
+        step.done();
+        Ok((
+            original_harness,
+            Job::Spmd {
+                mpi_program,
+                ranks: self.ranks,
+            },
+        ))
+    }
+}

@@ -1,0 +1,154 @@
+//! `partir-simulate{device=D report=R.json}`: reads a PartIR:HLO program into a
+//! [`Profile`] (per-device work of every op, its collectives, its buffers) and prices it with
+//! [`sim::simulate`]. A Core program is lowered (`partir-lower-to-hlo`, `cse`) on a copy first;
+//! the IR is never changed.
+//!
+//! Work per op, from its TMR rule (every factor of the rule is a loop of the op):
+//! ```text
+//! linalg.matmul  ins(A: 8x64, B: 64x128)  factors i=8 j=128 k=64 (k: reduction)
+//!   body: mulf, addf                     → flops = 2 · 8·128·64 = 131072, matrix units
+//! linalg.generic {exp}  8x128             → transcendentals = 1024
+//! tensor.collapse_shape, extract_slice   → no FLOPs (data movement)
+//! ```
+//! Bytes per op: its operands (not the destination it writes into) plus its results.
+//! Buffers: every tensor result is a buffer, except views (reshapes, casts), and a linalg
+//! result written into a destination that dies there (one-shot bufferization's in-place rule).
+
+mod profile;
+
+use super::{
+    lower_to_hlo, names::SIMULATE as PASS, options::SimulateOptions, program_location, PassError,
+    PassResult,
+};
+use crate::{
+    ffi,
+    ir::{core::LOOP_OP, names, Mesh},
+    sim::{self, Device, Profile, DEFAULT_DEVICE},
+};
+use melior::{
+    ir::{operation::OperationLike, Module, OperationRef, RegionLike},
+    pass::PassManager,
+    utility::parse_pass_pipeline,
+    Context,
+};
+use profile::Reader;
+
+pub fn run<'c>(
+    context: &'c Context,
+    module: OperationRef<'c, '_>,
+    options: &SimulateOptions,
+) -> PassResult<'c> {
+    let location = program_location(module);
+    let fail = |message: String| PassError::new(location, format!("{PASS}: {message}"));
+    let device = match options.device.as_str() {
+        "" => DEFAULT_DEVICE,
+        name => name,
+    };
+    let device = Device::resolve(device).map_err(fail)?;
+    let report = simulate_module(context, module, &device)?;
+    eprint!("{}", report.text());
+    write_report(&options.report, || report.json()).map_err(fail)
+}
+
+/// Writes `json()` to `path`, when given (a `report=PATH` option).
+pub fn write_report(path: &str, json: impl FnOnce() -> String) -> Result<(), String> {
+    match path {
+        "" => Ok(()),
+        path => std::fs::write(path, json())
+            .map_err(|error| format!("cannot write the report '{path}': {error}")),
+    }
+}
+
+/// Simulates `module` (HLO, or Core lowered on a copy) on `device`.
+pub fn simulate_module<'c>(
+    context: &'c Context,
+    module: OperationRef<'c, '_>,
+    device: &Device,
+) -> Result<sim::Report, PassError<'c>> {
+    Ok(sim::simulate(&profile_module(context, module)?, device))
+}
+
+/// The profile of `module`'s entry function; a Core module is lowered on a copy first.
+pub fn profile_module<'c>(
+    context: &'c Context,
+    module: OperationRef<'c, '_>,
+) -> Result<Profile, PassError<'c>> {
+    if contains(module, LOOP_OP) {
+        let copy = lowered_copy(context, module)?;
+        return profile_hlo(copy.as_operation());
+    }
+    profile_hlo(module)
+}
+
+fn contains(root: OperationRef, op_name: &str) -> bool {
+    let mut found = false;
+    ffi::walk(root, |op| {
+        found = found || op.name().as_string_ref().as_str() == Ok(op_name);
+    });
+    found
+}
+
+/// A copy of `module` lowered to PartIR:HLO (`partir-lower-to-hlo`, then `cse`, as
+/// `partir partition` does).
+fn lowered_copy<'c>(
+    context: &'c Context,
+    module: OperationRef<'c, '_>,
+) -> Result<Module<'c>, PassError<'c>> {
+    let location = program_location(module);
+    // Outside a pass manager nothing loads the lowering's dialects for us.
+    for dialect in ["partir_hlo", "tensor", "arith", "linalg"] {
+        context.get_or_load_dialect(dialect);
+    }
+    let copy =
+        Module::from_operation(ffi::clone_operation(module)).expect("a module's clone is a module");
+    lower_to_hlo::run(context, copy.as_operation())?;
+    let manager = PassManager::new(context);
+    parse_pass_pipeline(manager.as_operation_pass_manager(), "builtin.module(cse)")
+        .expect("cse is registered");
+    let mut copy = copy;
+    manager
+        .run(&mut copy)
+        .map_err(|_| PassError::new(location, format!("{PASS}: cse failed on the lowered copy")))?;
+    Ok(copy)
+}
+
+/// The entry function: `main`, else the first public function, else the first.
+fn entry_function<'c, 'a>(module: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+    let functions = names::functions(module);
+    let named = |func: &OperationRef| {
+        func.attribute("sym_name")
+            .ok()
+            .and_then(crate::ffi::string_attribute)
+    };
+    let public = |func: &OperationRef| {
+        func.attribute("sym_visibility")
+            .ok()
+            .and_then(crate::ffi::string_attribute)
+            .map(|visibility| visibility == "public")
+            .unwrap_or(true)
+    };
+    functions
+        .iter()
+        .find(|func| named(func).as_deref() == Some("main"))
+        .or_else(|| functions.iter().find(|func| public(func)))
+        .or_else(|| functions.first())
+        .copied()
+}
+
+fn profile_hlo<'c>(module: OperationRef<'c, '_>) -> Result<Profile, PassError<'c>> {
+    let location = program_location(module);
+    let func = entry_function(module)
+        .ok_or_else(|| PassError::new(location, format!("{PASS}: the module has no function")))?;
+    let mesh = Mesh::find(module).map(|(mesh, _)| mesh);
+    let mut reader = Reader::new(mesh);
+    let body = func
+        .region(0)
+        .ok()
+        .and_then(|region| region.first_block())
+        .ok_or_else(|| {
+            PassError::new(location, format!("{PASS}: the entry function has no body"))
+        })?;
+    reader.arguments(body);
+    reader.block(body)?;
+    Ok(reader.finish())
+}

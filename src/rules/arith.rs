@@ -1,0 +1,89 @@
+//! `arith` and `math`: elementwise ops on tensors, and constants.
+
+use super::Rules;
+use crate::tmr::Rule;
+
+/// `arith` and `math` ops that are elementwise on tensors.
+const ELEMENTWISE: &[&str] = &[
+    "arith.addf",
+    "arith.subf",
+    "arith.mulf",
+    "arith.divf",
+    "arith.remf",
+    "arith.negf",
+    "arith.maximumf",
+    "arith.minimumf",
+    "arith.maxnumf",
+    "arith.minnumf",
+    "arith.cmpf",
+    "arith.cmpi",
+    "arith.select",
+    "arith.addi",
+    "arith.subi",
+    "arith.muli",
+    "arith.divsi",
+    "arith.divui",
+    "arith.remsi",
+    "arith.remui",
+    "arith.ceildivsi",
+    "arith.floordivsi",
+    "arith.maxsi",
+    "arith.maxui",
+    "arith.minsi",
+    "arith.minui",
+    "arith.andi",
+    "arith.ori",
+    "arith.xori",
+    "arith.shli",
+    "arith.shrsi",
+    "arith.shrui",
+    "arith.extf",
+    "arith.truncf",
+    "arith.extsi",
+    "arith.extui",
+    "arith.trunci",
+    "arith.sitofp",
+    "arith.uitofp",
+    "arith.fptosi",
+    "arith.fptoui",
+    "arith.bitcast",
+    "arith.index_cast",
+    "math.exp",
+    "math.exp2",
+    "math.expm1",
+    "math.log",
+    "math.log2",
+    "math.log10",
+    "math.log1p",
+    "math.tanh",
+    "math.sqrt",
+    "math.rsqrt",
+    "math.powf",
+    "math.absf",
+    "math.absi",
+    "math.ceil",
+    "math.floor",
+    "math.round",
+    "math.roundeven",
+    "math.sin",
+    "math.cos",
+    "math.tan",
+    "math.atan",
+    "math.atan2",
+    "math.erf",
+    "math.fma",
+    "math.copysign",
+    "math.sinh",
+    "math.cosh",
+    "math.trunc",
+];
+
+pub(super) fn register(rules: &mut Rules) {
+    for name in ELEMENTWISE {
+        rules.add(name, |op| {
+            Rule::broadcasting_elementwise(&op.operands, &op.results)
+        });
+    }
+    // A constant is a source: its result may be produced tiled.
+    rules.add("arith.constant", |op| Ok(Rule::source(op.result(0)?, 0)));
+}

@@ -1,0 +1,212 @@
+//! The Tile Mapping Registry: every op's rule, in one place. One entry per op or op family
+//! reads the op's own attributes and builds its rule from [`crate::tmr`]'s vocabulary (as
+//! Shardy's `op_sharding_rule_registry.cc` does), so one hop finds any op's rule:
+//!
+//! | ops | entry |
+//! |---|---|
+//! | any op implementing linalg's `LinalgOp` (named, generic, fill, transpose, reduce, ...) | [`linalg`] |
+//! | `tensor.*` (empty, expand/collapse_shape, extract/insert_slice, concat, pad) | [`tensor`] |
+//! | `tosa.*` (elementwise, matmul, transpose, reshape, reduce_*) | [`tosa`] |
+//! | elementwise `arith.*` / `math.*`, `arith.constant` | [`arith`] |
+//! | `func.return`, `partir.replicate` | [`Rules::default`] below |
+//! | ops registered at run time in einsum notation (C API) | [`register_einsum_rule`] |
+//!
+//! Adding an op is adding an entry; adding an array dialect is adding a file of entries.
+
+mod arith;
+mod linalg;
+mod tensor;
+#[cfg(test)]
+mod tests;
+mod tosa;
+
+use crate::{
+    ffi,
+    ir::core::REPLICATE_OP,
+    tmr::{Rule, DYNAMIC},
+};
+use melior::ir::{
+    attribute::{DenseI32ArrayAttribute, DenseI64ArrayAttribute, IntegerAttribute},
+    operation::OperationLike,
+    OperationRef, Type, ValueLike,
+};
+use std::{collections::HashMap, sync::Mutex};
+
+/// An entry: builds the rule of one op (the message says why an op has none, e.g. a reshape
+/// that is not a merge or split of dims).
+pub type Entry = fn(&OpView) -> Result<Rule, String>;
+
+/// What an entry reads: the op, its name, and its operand and result shapes (non-tensors are
+/// rank 0; dynamic dims are [`DYNAMIC`]).
+pub struct OpView<'c, 'a> {
+    pub op: OperationRef<'c, 'a>,
+    pub name: String,
+    pub operands: Vec<Vec<i64>>,
+    pub results: Vec<Vec<i64>>,
+}
+
+impl<'c, 'a> OpView<'c, 'a> {
+    pub fn new(op: OperationRef<'c, 'a>) -> Self {
+        Self {
+            op,
+            name: op.name().as_string_ref().as_str().unwrap_or("").to_string(),
+            operands: op
+                .operands()
+                .map(|value| shape_of(value.r#type()))
+                .collect(),
+            results: op.results().map(|value| shape_of(value.r#type())).collect(),
+        }
+    }
+
+    /// Shape of operand `i`.
+    pub fn operand(&self, i: usize) -> Result<&[i64], String> {
+        self.operands
+            .get(i)
+            .map(Vec::as_slice)
+            .ok_or_else(|| format!("{}: no operand {i}", self.name))
+    }
+
+    /// Shape of result `i`.
+    pub fn result(&self, i: usize) -> Result<&[i64], String> {
+        self.results
+            .get(i)
+            .map(Vec::as_slice)
+            .ok_or_else(|| format!("{}: no result {i}", self.name))
+    }
+
+    /// Ranks of operands from `from` on (extra operands, used whole).
+    pub fn ranks_from(&self, from: usize) -> Vec<usize> {
+        self.operands.iter().skip(from).map(Vec::len).collect()
+    }
+
+    /// A `DenseI64ArrayAttribute` (or `DenseI32ArrayAttribute`) attribute's values; empty when
+    /// absent.
+    pub fn dense(&self, name: &str) -> Vec<i64> {
+        let Ok(attr) = self.op.attribute(name) else {
+            return Vec::new();
+        };
+        if let Ok(array) = DenseI64ArrayAttribute::try_from(attr) {
+            return (0..array.len())
+                .filter_map(|index| array.element(index).ok())
+                .collect();
+        }
+        DenseI32ArrayAttribute::try_from(attr)
+            .map(|array| {
+                (0..array.len())
+                    .filter_map(|index| array.element(index).ok())
+                    .map(i64::from)
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// An integer attribute's value.
+    pub fn integer(&self, name: &str) -> Option<i64> {
+        self.op
+            .attribute(name)
+            .ok()
+            .and_then(|attr| IntegerAttribute::try_from(attr).ok())
+            .map(|value| value.value())
+    }
+
+    /// `values` as dims of a rank-`rank` value, each checked.
+    pub fn dims_in(&self, values: &[i64], rank: usize) -> Result<Vec<usize>, String> {
+        values
+            .iter()
+            .map(|&d| {
+                usize::try_from(d)
+                    .ok()
+                    .filter(|&d| d < rank)
+                    .ok_or_else(|| format!("{}: dim {d} out of rank {rank}", self.name))
+            })
+            .collect()
+    }
+}
+
+fn shape_of(ty: Type) -> Vec<i64> {
+    ffi::tensor_shape(ty)
+        .map(|shape| {
+            shape
+                .into_iter()
+                .map(|size| size.unwrap_or(DYNAMIC))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The registry: op name → entry, plus the einsum rules registered at run time.
+pub struct Rules {
+    entries: HashMap<&'static str, Entry>,
+    einsums: HashMap<String, String>,
+}
+
+/// Einsum rules registered at run time (C API, other compilers): op name → einsum.
+static REGISTERED_EINSUMS: Mutex<Vec<(String, String)>> = Mutex::new(Vec::new());
+
+/// Registers the rule of `op_name` in einsum notation, for every later propagation:
+/// `register_einsum_rule("my.matmul", "ik,kj->ij reduction={k:sum}")`. Factor sizes come from
+/// each op's shapes. A later registration for the same op replaces an earlier one.
+pub fn register_einsum_rule(op_name: &str, einsum: &str) -> Result<(), String> {
+    if op_name.trim().is_empty() {
+        return Err("an einsum rule needs an op name".into());
+    }
+    Rule::check_einsum(einsum)
+        .map_err(|error| format!("einsum rule for '{op_name}' ('{einsum}'): {error}"))?;
+    let mut registered = REGISTERED_EINSUMS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    registered.retain(|(name, _)| name != op_name);
+    registered.push((op_name.to_string(), einsum.to_string()));
+    Ok(())
+}
+
+impl Default for Rules {
+    fn default() -> Self {
+        let mut rules = Rules {
+            entries: HashMap::new(),
+            einsums: HashMap::new(),
+        };
+        arith::register(&mut rules);
+        tensor::register(&mut rules);
+        tosa::register(&mut rules);
+        rules.add("func.return", |op| Ok(Rule::identity(&op.operands)));
+        // A pin is elementwise on every axis but its own (propagation stops at pins along
+        // their own axis before asking for a rule).
+        rules.add(REPLICATE_OP, |op| {
+            Ok(Rule::elementwise(op.result(0)?, 1, 1))
+        });
+        let registered = REGISTERED_EINSUMS
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        rules.einsums = registered.iter().cloned().collect();
+        rules
+    }
+}
+
+impl Rules {
+    /// Adds (or replaces) the entry of `name`.
+    fn add(&mut self, name: &'static str, entry: Entry) {
+        self.entries.insert(name, entry);
+    }
+
+    /// The rule of `op`: None when partir knows no rule for it, Some(Err) when its entry
+    /// rejects this particular op (e.g. a reshape that is not a merge/split).
+    pub fn rule_for(&self, op: OperationRef) -> Option<Result<Rule, String>> {
+        if let Some(rule) = linalg::rule(op) {
+            return Some(rule);
+        }
+        let view = OpView::new(op);
+        if let Some(einsum) = self.einsums.get(&view.name) {
+            return Some(Rule::einsum_shapes(einsum, &view.operands, &view.results));
+        }
+        self.entries
+            .get(view.name.as_str())
+            .map(|entry| entry(&view))
+    }
+
+    /// Whether partir has an entry for ops named `name` (linalg structured ops aside: those
+    /// are recognised by their interface).
+    pub fn knows(&self, name: &str) -> bool {
+        self.entries.contains_key(name) || self.einsums.contains_key(name)
+    }
+}
