@@ -1,27 +1,30 @@
-//! Plain-text layout shared by the command line and the simulator's reports.
+//! Plain-text tables shared by the command line and the simulator's reports, laid out by
+//! `comfy-table`: no borders, columns two spaces apart, each line indented by two.
+//!
+//! ```text
+//!   tactic  axis
+//!   BP      batch
+//! ```
 
-/// Left-aligned columns separated by two spaces, each line indented by two.
+use comfy_table::{presets::NOTHING, CellAlignment, ContentArrangement, Table};
+
+/// Left-aligned columns separated by two spaces, each line indented by two; `rows[0]` is laid
+/// out like any other row (callers pass their header first).
 pub fn table(rows: &[Vec<String>]) -> String {
-    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let widths: Vec<usize> = (0..columns)
-        .map(|c| {
-            rows.iter()
-                .filter_map(|row| row.get(c))
-                .map(|cell| cell.chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut out = String::new();
+    let mut table = Table::new();
+    table
+        .load_style(NOTHING)
+        .set_content_arrangement(ContentArrangement::Disabled);
     for row in rows {
-        let mut line = String::from(" ");
-        for (c, cell) in row.iter().enumerate() {
-            line.push(' ');
-            line.push_str(cell);
-            if c + 1 < row.len() {
-                line.push_str(&" ".repeat(widths[c] - cell.chars().count() + 1));
-            }
-        }
+        table.add_row(row);
+    }
+    for column in table.column_iter_mut() {
+        column.set_padding((0, 2));
+        column.set_cell_alignment(CellAlignment::Left);
+    }
+    let mut out = String::new();
+    for line in table.lines() {
+        let line = format!("  {line}");
         out.push_str(line.trim_end());
         out.push('\n');
     }
@@ -35,7 +38,11 @@ mod tests {
         let rows = vec![
             vec!["tactic".into(), "axis".into()],
             vec!["BP".into(), "batch".into()],
+            vec!["(unpartitioned)".into()],
         ];
-        assert_eq!(super::table(&rows), "  tactic  axis\n  BP      batch\n");
+        assert_eq!(
+            super::table(&rows),
+            "  tactic           axis\n  BP               batch\n  (unpartitioned)\n"
+        );
     }
 }

@@ -1,6 +1,5 @@
-//! A small reader for NumPy's `.npy` files (format versions 1.0, 2.0 and 3.0): little-endian
-//! `f32`, `f64`, `i32` and `i64` arrays in C order, as the JAX importer writes them
-//! (`tools/README.md`, "Data format").
+//! NumPy's `.npy` files, read with the `npyz` crate: `f32`, `f64`, `i32` and `i64` arrays in C
+//! order, as the JAX importer writes them (`tools/README.md`, "Data format").
 
 use std::path::Path;
 
@@ -56,8 +55,6 @@ impl NpyArray {
     }
 }
 
-const MAGIC: &[u8] = b"\x93NUMPY";
-
 /// Reads a `.npy` file; the error is one sentence naming the file.
 pub fn read(path: &Path) -> Result<NpyArray, String> {
     let bytes = std::fs::read(path)
@@ -65,137 +62,31 @@ pub fn read(path: &Path) -> Result<NpyArray, String> {
     parse(&bytes).map_err(|error| format!("'{}' {error}", path.display()))
 }
 
-/// Parses the bytes of a `.npy` file; errors read "is not ... (reason)" after the file name.
+/// Parses the bytes of a `.npy` file (any format version, either byte order) with `npyz`;
+/// errors read "is not ... (reason)" after the file name.
 pub fn parse(bytes: &[u8]) -> Result<NpyArray, String> {
-    if bytes.len() < 10 || &bytes[..6] != MAGIC {
-        return Err("is not a .npy file (no \\x93NUMPY magic)".into());
-    }
-    let (major, minor) = (bytes[6], bytes[7]);
-    let (header_len, header_start) = match major {
-        1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10),
-        2 | 3 => {
-            if bytes.len() < 12 {
-                return Err("is truncated (no header length)".into());
-            }
-            (
-                u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize,
-                12,
-            )
-        }
-        _ => {
-            return Err(format!(
-                "has unsupported .npy format version {major}.{minor}"
-            ))
-        }
-    };
-    let data_start = header_start + header_len;
-    if bytes.len() < data_start {
-        return Err("is truncated (header longer than the file)".into());
-    }
-    let header = std::str::from_utf8(&bytes[header_start..data_start])
-        .map_err(|_| "has a header that is not text".to_string())?;
-    let descr = dict_value(header, "descr")?;
-    let descr = descr.trim_matches(|c| c == '\'' || c == '"');
-    let fortran = dict_value(header, "fortran_order")?;
-    if fortran.trim() != "False" {
+    let file =
+        npyz::NpyFile::new(bytes).map_err(|error| format!("is not a .npy file ({error})"))?;
+    if file.order() != npyz::Order::C {
         return Err("is in Fortran order; only C-order arrays are supported".into());
     }
-    let shape = parse_shape(&dict_value(header, "shape")?)?;
-    let count: usize = shape.iter().product();
-    let (order, kind) = descr.split_at(1.min(descr.len()));
-    match order {
-        "<" | "|" => {}
-        "=" if cfg!(target_endian = "little") => {}
-        ">" => {
-            return Err(format!(
-                "is big-endian ('{descr}'); only little-endian arrays are supported"
-            ))
-        }
-        _ => return Err(format!("has an unsupported dtype '{descr}'")),
-    }
-    let data = &bytes[data_start..];
-    let width = match kind {
-        "f4" | "i4" => 4,
-        "f8" | "i8" => 8,
+    let shape = file.shape().iter().map(|&size| size as usize).collect();
+    let npyz::DType::Plain(type_str) = file.dtype() else {
+        return Err("has a structured dtype; only plain numeric arrays are supported".into());
+    };
+    let read_error = |error: std::io::Error| format!("is truncated or corrupt ({error})");
+    let data = match (type_str.type_char(), type_str.size_field()) {
+        (npyz::TypeChar::Float, 4) => NpyData::F32(file.into_vec().map_err(read_error)?),
+        (npyz::TypeChar::Float, 8) => NpyData::F64(file.into_vec().map_err(read_error)?),
+        (npyz::TypeChar::Int, 4) => NpyData::I32(file.into_vec().map_err(read_error)?),
+        (npyz::TypeChar::Int, 8) => NpyData::I64(file.into_vec().map_err(read_error)?),
         _ => {
             return Err(format!(
-                "has dtype '{descr}'; supported: <f4, <f8, <i4, <i8"
+                "has dtype '{type_str}'; supported are float32, float64, int32 and int64"
             ))
         }
     };
-    if data.len() < count * width {
-        return Err(format!(
-            "is truncated: shape {shape:?} needs {} bytes of data, the file has {}",
-            count * width,
-            data.len()
-        ));
-    }
-    let chunks = data[..count * width].chunks_exact(width);
-    let data = match kind {
-        "f4" => NpyData::F32(
-            chunks
-                .map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes")))
-                .collect(),
-        ),
-        "i4" => NpyData::I32(
-            chunks
-                .map(|c| i32::from_le_bytes(c.try_into().expect("4 bytes")))
-                .collect(),
-        ),
-        "f8" => NpyData::F64(
-            chunks
-                .map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes")))
-                .collect(),
-        ),
-        _ => NpyData::I64(
-            chunks
-                .map(|c| i64::from_le_bytes(c.try_into().expect("8 bytes")))
-                .collect(),
-        ),
-    };
     Ok(NpyArray { shape, data })
-}
-
-/// The raw text of `key`'s value in the header's Python dict literal.
-fn dict_value(header: &str, key: &str) -> Result<String, String> {
-    let missing = || format!("has a header without '{key}'");
-    let at = header
-        .find(&format!("'{key}'"))
-        .or_else(|| header.find(&format!("\"{key}\"")))
-        .ok_or_else(missing)?;
-    let rest = &header[at + key.len() + 2..];
-    let rest = rest
-        .trim_start()
-        .strip_prefix(':')
-        .ok_or_else(missing)?
-        .trim_start();
-    let end = if rest.starts_with('(') {
-        rest.find(')').map(|index| index + 1)
-    } else if let Some(quote) = rest.chars().next().filter(|&c| c == '\'' || c == '"') {
-        rest[1..].find(quote).map(|index| index + 2)
-    } else {
-        rest.find([',', '}'])
-    }
-    .ok_or_else(missing)?;
-    Ok(rest[..end].to_string())
-}
-
-fn parse_shape(text: &str) -> Result<Vec<usize>, String> {
-    let inner = text
-        .trim()
-        .strip_prefix('(')
-        .and_then(|t| t.strip_suffix(')'))
-        .ok_or_else(|| format!("has a malformed shape '{text}'"))?;
-    inner
-        .split(',')
-        .map(str::trim)
-        .filter(|dim| !dim.is_empty())
-        .map(|dim| {
-            dim.trim_end_matches('L')
-                .parse()
-                .map_err(|_| format!("has a malformed shape '{text}'"))
-        })
-        .collect()
 }
 
 #[cfg(test)]
@@ -210,7 +101,7 @@ mod tests {
             header.push(' ');
         }
         header.push('\n');
-        let mut bytes = MAGIC.to_vec();
+        let mut bytes = b"\x93NUMPY".to_vec();
         bytes.extend([version, 0]);
         if version == 1 {
             bytes.extend((header.len() as u16).to_le_bytes());
@@ -288,14 +179,14 @@ mod tests {
     }
 
     #[test]
-    fn rejects_big_endian() {
-        let error = parse(&npy(
+    fn reads_big_endian() {
+        let array = parse(&npy(
             1,
             "{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }",
-            &[0; 8],
+            &le(&[1.5f32, -2.0], f32::to_be_bytes),
         ))
-        .unwrap_err();
-        assert!(error.contains("big-endian"), "{error}");
+        .unwrap();
+        assert_eq!(array.data, NpyData::F32(vec![1.5, -2.0]));
     }
 
     #[test]
@@ -307,7 +198,9 @@ mod tests {
         ))
         .unwrap_err();
         assert!(error.contains("truncated"), "{error}");
-        assert!(parse(b"not a numpy file").unwrap_err().contains("magic"));
+        assert!(parse(b"not a numpy file")
+            .unwrap_err()
+            .contains("is not a .npy file"));
     }
 
     #[test]

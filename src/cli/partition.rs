@@ -4,8 +4,8 @@
 use super::{
     args::{ModelArgs, PartitionArgs, SimulateArgs, Stage},
     error::{os_error, CliError},
-    pipeline::{Diag, Level, Session},
-    progress::{seconds_text, shown, Step},
+    pipeline::{table, Diag, Level, Session},
+    progress::{seconds_text, shown, Progress, Step},
 };
 use crate::{
     passes::{schedule, simulate},
@@ -149,8 +149,7 @@ pub fn partition<'s>(session: &'s Session, args: &ModelArgs) -> Result<Module<'s
 }
 
 /// [`partition`], and with a device, the program priced before the first tactic and after
-/// each one: a row per tactic is printed as soon as the tactic is done (long schedules show
-/// their progress).
+/// each one: a table row per tactic (long schedules show a progress bar on terminals).
 pub fn partition_priced<'s>(
     session: &'s Session,
     args: &ModelArgs,
@@ -173,7 +172,7 @@ pub fn partition_priced<'s>(
         device: device.map(|device| device.name.clone()).unwrap_or_default(),
         ..PartitionReport::default()
     };
-    let mut rows = TacticRows::new(device.is_some());
+    let mut rows = TacticRows::new(device.is_some(), schedule.tactics.len());
     let mut deferred = Vec::new();
     let mut tactic_start = Instant::now();
     let context = session.context();
@@ -197,12 +196,13 @@ pub fn partition_priced<'s>(
                 None => None,
             };
             if tactic.is_some() || priced.is_some() {
-                rows.print(outcome, priced, tactic_start.elapsed().as_secs_f64());
+                rows.push(outcome, priced, tactic_start.elapsed().as_secs_f64());
             }
             tactic_start = Instant::now();
             Ok(())
         },
     );
+    rows.print();
     report_diagnostics(&deferred);
     if let Err(error) = result {
         return Err(session.pass_error(error));
@@ -214,27 +214,39 @@ pub fn partition_priced<'s>(
     Ok((module, device.map(|_| story)))
 }
 
-/// The per-tactic table, printed a row at a time.
+/// The per-tactic table: a row per tactic (and one for the program before the first when
+/// priced), printed whole once the schedule is done; meanwhile a progress bar counts tactics
+/// on terminals.
 struct TacticRows {
-    priced: bool,
-    header_printed: bool,
+    header: Vec<String>,
+    rows: Vec<Vec<String>>,
+    progress: Progress,
 }
 
 impl TacticRows {
-    fn new(priced: bool) -> Self {
+    fn new(priced: bool, tactics: usize) -> Self {
+        let mut header = vec!["ops partitioned".to_string(), "conflicts".into()];
+        if priced {
+            let mut all = PartitionReport::header();
+            all.splice(2..2, header);
+            header = all;
+        } else {
+            header.splice(0..0, ["tactic".to_string(), "axis".into()]);
+        }
+        header.push("took".into());
         Self {
-            priced,
-            header_printed: false,
+            header,
+            rows: Vec::new(),
+            progress: Progress::bar(tactics, "tactics applied"),
         }
     }
 
-    fn print(
+    fn push(
         &mut self,
         outcome: Option<&schedule::TacticOutcome>,
         priced: Option<&TacticReport>,
         seconds: f64,
     ) {
-        let mut header = vec!["ops partitioned".to_string(), "conflicts".into()];
         let count = |count: fn(&schedule::TacticOutcome) -> usize| {
             outcome
                 .map(|outcome| count(outcome).to_string())
@@ -246,40 +258,30 @@ impl TacticRows {
         ];
         match priced {
             Some(priced) => {
-                let mut all = PartitionReport::header();
-                all.splice(2..2, header);
-                header = all;
                 let mut row = PartitionReport::cells(priced);
                 row.splice(2..2, cells);
                 cells = row;
             }
             None => {
                 let tactic = outcome.expect("a tactic's row").tactic;
-                header.splice(0..0, ["tactic".to_string(), "axis".into()]);
                 cells.splice(0..0, [tactic.name.clone(), tactic.axis.clone()]);
             }
         }
-        header.push("took".into());
         cells.push(seconds_text(seconds));
-        let widths = [17, 8, 16, 10, 36, 10, 10, 10, 12, 5, 8];
-        let line = |cells: &[String]| {
-            let mut text = String::from(" ");
-            for (index, cell) in cells.iter().enumerate() {
-                let width = if self.priced {
-                    widths.get(index).copied().unwrap_or(8)
-                } else {
-                    16
-                };
-                text.push(' ');
-                text.push_str(&format!("{cell:<width$}"));
-            }
-            text.trim_end().to_string()
-        };
-        if !self.header_printed {
-            eprintln!("{}", line(&header));
-            self.header_printed = true;
+        self.rows.push(cells);
+        if let Some(outcome) = outcome {
+            self.progress.advance(&format!(
+                "{} on {}",
+                outcome.tactic.name, outcome.tactic.axis
+            ));
         }
-        eprintln!("{}", line(&cells));
+    }
+
+    fn print(self) {
+        self.progress.finish();
+        let mut lines = vec![self.header];
+        lines.extend(self.rows);
+        eprint!("{}", table(&lines));
     }
 }
 

@@ -1,6 +1,6 @@
 //! `arith` and `math`: elementwise ops on tensors, and constants.
 
-use super::Rules;
+use super::Entries;
 use crate::tmr::Rule;
 
 /// `arith` and `math` ops that are elementwise on tensors.
@@ -78,7 +78,7 @@ const ELEMENTWISE: &[&str] = &[
     "math.trunc",
 ];
 
-pub(super) fn register(rules: &mut Rules) {
+pub(super) fn register(rules: &mut Entries) {
     for name in ELEMENTWISE {
         rules.add(name, |op| {
             Rule::broadcasting_elementwise(&op.operands, &op.results)

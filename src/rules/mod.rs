@@ -30,7 +30,10 @@ use melior::ir::{
     operation::OperationLike,
     OperationRef, Type, ValueLike,
 };
-use std::{collections::HashMap, sync::Mutex};
+use std::{
+    collections::HashMap,
+    sync::{LazyLock, Mutex},
+};
 
 /// An entry: builds the rule of one op (the message says why an op has none, e.g. a reshape
 /// that is not a merge or split of dims).
@@ -134,14 +137,41 @@ fn shape_of(ty: Type) -> Vec<i64> {
         .unwrap_or_default()
 }
 
-/// The registry: op name → entry, plus the einsum rules registered at run time.
-pub struct Rules {
-    entries: HashMap<&'static str, Entry>,
-    einsums: HashMap<String, String>,
-}
+/// The built-in entries, op name → entry, built once.
+static BUILTIN: LazyLock<HashMap<&'static str, Entry>> = LazyLock::new(|| {
+    let mut entries = Entries::default();
+    arith::register(&mut entries);
+    tensor::register(&mut entries);
+    tosa::register(&mut entries);
+    entries.add("func.return", |op| Ok(Rule::identity(&op.operands)));
+    // A pin is elementwise on every axis but its own (propagation stops at pins along their
+    // own axis before asking for a rule).
+    entries.add(REPLICATE_OP, |op| {
+        Ok(Rule::elementwise(op.result(0)?, 1, 1))
+    });
+    entries.0
+});
 
 /// Einsum rules registered at run time (C API, other compilers): op name → einsum.
-static REGISTERED_EINSUMS: Mutex<Vec<(String, String)>> = Mutex::new(Vec::new());
+static REGISTERED_EINSUMS: LazyLock<Mutex<HashMap<String, String>>> = LazyLock::new(Mutex::default);
+
+/// What each family's `register` fills.
+#[derive(Default)]
+struct Entries(HashMap<&'static str, Entry>);
+
+impl Entries {
+    /// Adds (or replaces) the entry of `name`.
+    fn add(&mut self, name: &'static str, entry: Entry) {
+        self.0.insert(name, entry);
+    }
+}
+
+/// The registry as one propagation sees it: the built-in entries and the einsum rules
+/// registered when it started.
+pub struct Rules {
+    entries: &'static HashMap<&'static str, Entry>,
+    einsums: HashMap<String, String>,
+}
 
 /// Registers the rule of `op_name` in einsum notation, for every later propagation:
 /// `register_einsum_rule("my.matmul", "ik,kj->ij reduction={k:sum}")`. Factor sizes come from
@@ -155,40 +185,23 @@ pub fn register_einsum_rule(op_name: &str, einsum: &str) -> Result<(), String> {
     let mut registered = REGISTERED_EINSUMS
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
-    registered.retain(|(name, _)| name != op_name);
-    registered.push((op_name.to_string(), einsum.to_string()));
+    registered.insert(op_name.to_string(), einsum.to_string());
     Ok(())
 }
 
 impl Default for Rules {
     fn default() -> Self {
-        let mut rules = Rules {
-            entries: HashMap::new(),
-            einsums: HashMap::new(),
-        };
-        arith::register(&mut rules);
-        tensor::register(&mut rules);
-        tosa::register(&mut rules);
-        rules.add("func.return", |op| Ok(Rule::identity(&op.operands)));
-        // A pin is elementwise on every axis but its own (propagation stops at pins along
-        // their own axis before asking for a rule).
-        rules.add(REPLICATE_OP, |op| {
-            Ok(Rule::elementwise(op.result(0)?, 1, 1))
-        });
         let registered = REGISTERED_EINSUMS
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        rules.einsums = registered.iter().cloned().collect();
-        rules
+        Rules {
+            entries: &BUILTIN,
+            einsums: registered.clone(),
+        }
     }
 }
 
 impl Rules {
-    /// Adds (or replaces) the entry of `name`.
-    fn add(&mut self, name: &'static str, entry: Entry) {
-        self.entries.insert(name, entry);
-    }
-
     /// The rule of `op`: None when partir knows no rule for it, Some(Err) when its entry
     /// rejects this particular op (e.g. a reshape that is not a merge/split).
     pub fn rule_for(&self, op: OperationRef) -> Option<Result<Rule, String>> {
@@ -202,11 +215,5 @@ impl Rules {
         self.entries
             .get(view.name.as_str())
             .map(|entry| entry(&view))
-    }
-
-    /// Whether partir has an entry for ops named `name` (linalg structured ops aside: those
-    /// are recognised by their interface).
-    pub fn knows(&self, name: &str) -> bool {
-        self.entries.contains_key(name) || self.einsums.contains_key(name)
     }
 }

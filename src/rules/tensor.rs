@@ -1,11 +1,11 @@
 //! `tensor`: empty, reshapes (expand/collapse_shape), slices, concat and pad. Sliced,
 //! concatenated and padded dims must replicate; a reshape group maps only its major dim.
 
-use super::{OpView, Rules};
+use super::{Entries, OpView};
 use crate::tmr::Rule;
 use melior::ir::{attribute::ArrayAttribute, operation::OperationLike};
 
-pub(super) fn register(rules: &mut Rules) {
+pub(super) fn register(rules: &mut Entries) {
     rules.add("tensor.empty", |op| {
         Ok(Rule::source(op.result(0)?, op.operands.len()))
     });

@@ -1,7 +1,7 @@
 //! `tosa`: elementwise ops (numpy broadcasting of unit dims; extra rank-1 operands such as
 //! zero points are used whole), matmul, transpose, reshape and the reductions.
 
-use super::Rules;
+use super::Entries;
 use crate::tmr::{infer_reassociation, ReductionKind, Rule};
 
 const ELEMENTWISE: &[&str] = &[
@@ -44,7 +44,7 @@ const ELEMENTWISE: &[&str] = &[
     "tosa.arithmetic_right_shift",
 ];
 
-pub(super) fn register(rules: &mut Rules) {
+pub(super) fn register(rules: &mut Entries) {
     for name in ELEMENTWISE {
         rules.add(name, |op| {
             Rule::broadcasting_elementwise(&op.operands, &op.results)

@@ -20,7 +20,7 @@ use super::{
     error::CliError,
     partition::{partition, read_model},
     pipeline::Session,
-    progress::{seconds_text, shown, Step},
+    progress::{seconds_text, shown, Progress, Step},
     runner::{self, Input},
     spmd,
 };
@@ -199,16 +199,21 @@ pub fn run(args: &VerifyArgs) -> Result<i32, CliError> {
     eprintln!(
         "partir: running the original, its f64 reference and the partitioned program on {origin} (in parallel)"
     );
+    let progress = Progress::spinner("running");
+    let progress = &progress;
     let (original_values, reference_values, partitioned_values) = std::thread::scope(|scope| {
-        let original = scope.spawn(|| execute("original", &original_harness, &signature));
-        let reference = reference
-            .as_ref()
-            .map(|(harness, wide)| scope.spawn(move || execute("f64 reference", harness, wide)));
+        let original = scope.spawn(|| execute(progress, "original", &original_harness, &signature));
+        let reference = reference.as_ref().map(|(harness, wide)| {
+            scope.spawn(move || execute(progress, "f64 reference", harness, wide))
+        });
         let partitioned = scope.spawn(|| match &partitioned_job {
-            Job::Single(harness) => execute("partitioned", harness, &signature),
+            Job::Single(harness) => execute(progress, "partitioned", harness, &signature),
             Job::Spmd { mpi_program, ranks } => {
-                let lowered = timed("partitioned: lowered to LLVM", || spmd::lower(mpi_program))?;
+                let lowered = timed(progress, "partitioned: lowered to LLVM", || {
+                    spmd::lower(mpi_program)
+                })?;
                 let printed = timed(
+                    progress,
                     &format!("partitioned: ran on {ranks} ranks ({})", spmd::MPIEXEC),
                     || spmd::execute(&lowered, *ranks),
                 )?;
@@ -222,6 +227,7 @@ pub fn run(args: &VerifyArgs) -> Result<i32, CliError> {
         };
         (join(original), reference.map(join), join(partitioned))
     });
+    progress.finish();
     let original_values = original_values?;
     let partitioned_values = partitioned_values?;
     let reference_values = match reference_values {
@@ -283,22 +289,33 @@ fn keep(dir: &std::path::Path, files: &[(&str, &str)]) -> Result<(), CliError> {
 }
 
 /// Lowers and runs one harness; every output decoded to f64.
-fn execute(what: &str, harness: &str, signature: &Signature) -> Result<Vec<Vec<f64>>, CliError> {
-    let lowered = timed(&format!("{what}: lowered to LLVM"), || {
+fn execute(
+    progress: &Progress,
+    what: &str,
+    harness: &str,
+    signature: &Signature,
+) -> Result<Vec<Vec<f64>>, CliError> {
+    let lowered = timed(progress, &format!("{what}: lowered to LLVM"), || {
         runner::lower(harness, what)
     })?;
-    let printed = timed(&format!("{what}: ran"), || runner::execute(&lowered, what))?;
+    let printed = timed(progress, &format!("{what}: ran"), || {
+        runner::execute(&lowered, what)
+    })?;
     decode_all(what, &printed, signature)
 }
 
 /// Runs `step`; when it succeeds, prints `partir:   {what} in {seconds}`.
-fn timed<T>(what: &str, step: impl FnOnce() -> Result<T, CliError>) -> Result<T, CliError> {
+fn timed<T>(
+    progress: &Progress,
+    what: &str,
+    step: impl FnOnce() -> Result<T, CliError>,
+) -> Result<T, CliError> {
     let start = Instant::now();
     let value = step()?;
-    eprintln!(
+    progress.println(&format!(
         "partir:   {what} in {}",
         seconds_text(start.elapsed().as_secs_f64())
-    );
+    ));
     Ok(value)
 }
 
