@@ -1,7 +1,7 @@
 //! partir: PartIR in Rust. Composable SPMD partitioning of MLIR programs by rewriting.
 //!
 //! The data flows one way: schedule → actions (tile, replicate) → propagation (TMR) → Core IR
-//! → lowering → HLO → simulator / MPI. See `DESIGN.md` and the README.
+//! → lowering → HLO → simulator / MPI. See docs/design.md and docs/architecture.md.
 //!
 //! - [`ffi`]: the C ABI (plugin entry points, C API, the C++ glue); the only `unsafe` code.
 //! - [`ir`]: typed views of partir IR (mesh, named values, Core op builders).
@@ -15,6 +15,7 @@ pub mod ffi;
 pub mod ir;
 pub mod passes;
 pub mod random;
+pub mod report;
 pub mod rules;
 pub mod schedule;
 pub mod sim;

@@ -78,7 +78,7 @@ fn write_reports(
         write(path, story.json(), "report")?;
     }
     if let Some(path) = html {
-        write(path, crate::sim::picture::html(story), "picture")?;
+        write(path, crate::report::html::page(story), "picture")?;
     }
     Ok(())
 }

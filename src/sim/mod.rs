@@ -9,7 +9,6 @@
 pub mod cost;
 pub mod device;
 pub mod liveness;
-pub mod picture;
 pub mod report;
 
 pub use cost::{Bound, CollectiveKind, Work};

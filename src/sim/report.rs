@@ -1,6 +1,6 @@
 //! What the simulator reports: per-device totals and breakdowns ([`Report`]), and the
 //! per-tactic story of a schedule ([`PartitionReport`]). Serialised as JSON for tools; shown
-//! as text for people (`Report::text`, `PartitionReport::table`).
+//! as text and HTML for people by `crate::report`.
 
 use super::{cost::Bound, CollectiveKind, Device};
 use crate::ir::MeshAxis;
@@ -179,119 +179,6 @@ impl Report {
         }
         counts
     }
-
-    /// The report for people:
-    /// ```text
-    /// partir-simulate: tpu-v3, mesh batch=4 model=2 (8 devices), per device
-    ///   step time     412.3 us  (compute 301.2 us, communication 111.1 us)
-    ///   ...
-    /// ```
-    pub fn text(&self) -> String {
-        let totals = &self.totals;
-        let mesh = if self.mesh.is_empty() {
-            "no mesh".to_string()
-        } else {
-            let axes: Vec<String> = self
-                .mesh
-                .iter()
-                .map(|axis| format!("{}={}", axis.name, axis.size))
-                .collect();
-            format!("mesh {}", axes.join(" "))
-        };
-        let mut out = format!(
-            "partir-simulate: {}, {mesh} ({} device{}), per device\n",
-            self.device.name,
-            self.devices,
-            if self.devices == 1 { "" } else { "s" }
-        );
-        let mut lines = vec![
-            vec![
-                "step time".to_string(),
-                seconds(totals.step_seconds),
-                format!(
-                    "compute {}, communication {}",
-                    seconds(totals.compute_seconds),
-                    seconds(totals.communication_seconds)
-                ),
-            ],
-            vec![
-                "compute".into(),
-                flops(totals.flops),
-                format!(
-                    "{} transcendentals, {} accessed",
-                    count(totals.transcendentals),
-                    bytes(totals.bytes_accessed)
-                ),
-            ],
-            vec![
-                "peak memory".into(),
-                bytes(totals.peak_memory_bytes),
-                format!(
-                    "of {} ({}); arguments {}, results {}",
-                    bytes(totals.memory_capacity_bytes),
-                    if totals.fits { "fits" } else { "DOES NOT FIT" },
-                    bytes(self.memory.arguments_bytes),
-                    bytes(self.memory.results_bytes)
-                ),
-            ],
-        ];
-        if !self.memory.peak_at.is_empty() {
-            lines.push(vec![
-                String::new(),
-                String::new(),
-                format!("peak at {}", self.memory.peak_at),
-            ]);
-        }
-        out.push_str(&crate::text::table(&lines));
-        if !self.collectives.is_empty() {
-            out.push_str("  collectives:\n");
-            let mut rows = vec![vec![
-                "  kind".to_string(),
-                "axes".into(),
-                "count".into(),
-                "bytes".into(),
-                "sent".into(),
-                "time".into(),
-            ]];
-            for row in &self.collectives {
-                rows.push(vec![
-                    format!("  {}", row.label()),
-                    row.axes.join(","),
-                    row.count.to_string(),
-                    bytes(row.bytes),
-                    bytes(row.traffic_bytes),
-                    seconds(row.seconds),
-                ]);
-            }
-            out.push_str(&crate::text::table(&rows));
-        }
-        if !self.top_ops.is_empty() {
-            out.push_str("  top ops:\n");
-            let mut rows = vec![vec![
-                "  op".to_string(),
-                "time".into(),
-                "bound".into(),
-                "flops".into(),
-                "bytes".into(),
-                "at".into(),
-            ]];
-            for op in self.top_ops.iter().take(5) {
-                rows.push(vec![
-                    format!("  {}", op.label()),
-                    seconds(op.seconds),
-                    format!("{:?}", op.bound).to_lowercase(),
-                    flops(op.flops),
-                    bytes(op.bytes),
-                    op.location.clone(),
-                ]);
-            }
-            out.push_str(&crate::text::table(&rows));
-        }
-        for note in &self.notes {
-            out.push_str(&format!("  note: {note}\n"));
-        }
-        out
-    }
 }
 
 /// One tactic's outcome: the program after it, priced.
@@ -342,53 +229,6 @@ impl PartitionReport {
             report,
         });
     }
-
-    /// The header and one row per tactic, as [`PartitionReport::row`] prints them.
-    pub fn table(&self) -> String {
-        let mut rows = vec![Self::header()];
-        rows.extend(self.tactics.iter().map(Self::cells));
-        crate::text::table(&rows)
-    }
-
-    pub fn header() -> Vec<String> {
-        [
-            "tactic",
-            "axis",
-            "collectives added",
-            "step time",
-            "compute",
-            "comm",
-            "peak memory",
-            "fits",
-        ]
-        .map(String::from)
-        .to_vec()
-    }
-
-    /// One row: `BP  batch  +5 all_reduce sum  412.3 us  ...  1.2 GiB  yes`.
-    pub fn cells(tactic: &TacticReport) -> Vec<String> {
-        let added = if tactic.collectives_added.is_empty() {
-            "-".to_string()
-        } else {
-            tactic
-                .collectives_added
-                .iter()
-                .map(|(label, delta)| format!("{delta:+} {label}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        let totals = &tactic.report.totals;
-        vec![
-            tactic.tactic.clone(),
-            tactic.axis.clone(),
-            added,
-            seconds(totals.step_seconds),
-            seconds(totals.compute_seconds),
-            seconds(totals.communication_seconds),
-            bytes(totals.peak_memory_bytes),
-            if totals.fits { "yes" } else { "NO" }.into(),
-        ]
-    }
 }
 
 fn to_json(value: &impl Serialize) -> String {
@@ -397,70 +237,9 @@ fn to_json(value: &impl Serialize) -> String {
     text
 }
 
-/// `1.50 GiB`, `12.0 KiB`, `512 B`.
-pub fn bytes(value: f64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut scaled = value;
-    let mut unit = 0;
-    while scaled.abs() >= 1024.0 && unit + 1 < UNITS.len() {
-        scaled /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{scaled:.0} B")
-    } else {
-        format!("{scaled:.2} {}", UNITS[unit])
-    }
-}
-
-/// `3.2 ns`, `412.3 us`, `1.25 ms`, `2.00 s`.
-pub fn seconds(value: f64) -> String {
-    if value == 0.0 {
-        "0".into()
-    } else if value < 1e-6 {
-        format!("{:.1} ns", value * 1e9)
-    } else if value < 1e-3 {
-        format!("{:.1} us", value * 1e6)
-    } else if value < 1.0 {
-        format!("{:.2} ms", value * 1e3)
-    } else {
-        format!("{value:.2} s")
-    }
-}
-
-/// `1.23 GFLOP`.
-pub fn flops(value: f64) -> String {
-    format!("{}FLOP", si(value))
-}
-
-/// `3.4 M`.
-pub fn count(value: f64) -> String {
-    si(value).trim_end().to_string()
-}
-
-fn si(value: f64) -> String {
-    const UNITS: [(f64, &str); 5] = [(1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")];
-    for (scale, unit) in UNITS {
-        if value.abs() >= scale {
-            return format!("{:.2} {unit}", value / scale);
-        }
-    }
-    format!("{value:.0} ")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn units_read_naturally() {
-        assert_eq!(bytes(512.0), "512 B");
-        assert_eq!(bytes(1.5 * 1024.0 * 1024.0 * 1024.0), "1.50 GiB");
-        assert_eq!(seconds(412.34e-6), "412.3 us");
-        assert_eq!(seconds(1.25e-3), "1.25 ms");
-        assert_eq!(flops(1.234e9), "1.23 GFLOP");
-        assert_eq!(count(12.0), "12");
-    }
 
     fn with_collectives(rows: &[(&str, usize)]) -> Report {
         Report {
@@ -490,8 +269,6 @@ mod tests {
         assert_eq!(story.tactics[1].collectives_added["all_reduce"], 5);
         assert_eq!(story.tactics[2].collectives_added["all_reduce"], -3);
         assert_eq!(story.tactics[2].collectives_added["all_gather"], 6);
-        let table = story.table();
-        assert!(table.contains("+6 all_gather, -3 all_reduce"), "{table}");
         let json = story.json();
         assert!(json.contains("\"collectives_added\""), "{json}");
     }

@@ -1,0 +1,8 @@
+//! Presentation of the simulator's reports: text for terminals and remarks ([`text`]), a
+//! self-contained HTML page for browsers ([`html`]). The simulator (`crate::sim`) computes the
+//! figures and knows nothing of how they are shown.
+
+pub mod html;
+pub mod text;
+
+pub use text::{bytes, count, flops, seconds};
