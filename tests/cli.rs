@@ -536,3 +536,79 @@ fn verify_catches_the_wrong_half_of_a_slice() {
     });
     assert_caught(&out, &[]);
 }
+
+/// `partir args` on every zoo model with every expert schedule: each argument is listed with
+/// its shape, type and size, every selector of the schedule matches something, and the
+/// arguments' sizes add up to the total line.
+#[test]
+fn args_lists_every_zoo_model_and_which_tactics_match() {
+    for model in ["mlp", "transformer", "unet", "gns", "mqa"] {
+        let dir = root().join("examples").join(model);
+        let program = dir.join(format!("{model}.mlir"));
+        let schedules = std::fs::read_dir(dir.join("schedules")).expect("schedules");
+        for entry in schedules {
+            let schedule = entry.unwrap().path();
+            let out = partir(&["args", path(&program), "--schedule", path(&schedule)]);
+            let stdout = text(&out.stdout);
+            assert!(out.status.success(), "{model}: {}", text(&out.stderr));
+            assert!(stdout.contains("tactics"), "{model}: {stdout}");
+            assert!(
+                !stdout.contains("matches nothing"),
+                "{}: {stdout}",
+                schedule.display()
+            );
+            let rows = stdout.lines().filter(|line| line.contains(" arg ")).count();
+            let total = stdout.lines().last().unwrap();
+            assert!(
+                total.starts_with(&format!("{rows} arguments")),
+                "{model}: {total}"
+            );
+        }
+    }
+    let out = partir(&[
+        "args",
+        path(&mlp()),
+        "--schedule",
+        path(&schedule("BP_MP_Z3")),
+    ]);
+    let stdout = text(&out.stdout);
+    let row = |name: &str| {
+        stdout
+            .lines()
+            .find(|line| line.split_whitespace().next() == Some(name))
+            .map(|line| line.split_whitespace().collect::<Vec<_>>().join(" "))
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        row("params/w1"),
+        "params/w1 64x256 f32 64.00 KiB arg 2 MP tile 1, Z3 tile 0"
+    );
+    assert_eq!(row("y"), "y 32 i32 128 B arg 9 BP tile 0");
+    assert_eq!(row("params/b2"), "params/b2 10 f32 40 B arg 1 -");
+}
+
+#[test]
+fn args_names_the_nearest_values_to_a_selector_that_matches_nothing() {
+    let dir = scratch("args_nearest");
+    let bad = dir.join("bad.toml");
+    std::fs::write(
+        &bad,
+        "mesh = { batch = 4 }\n[[tactic]]\nname = \"MP\"\naxis = \"batch\"\ntile = { \"*w3\" = 1 }\n",
+    )
+    .unwrap();
+    let out = partir(&["args", path(&mlp()), "--schedule", path(&bad)]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        stdout.contains("tactic 'MP': selector '*w3' matches nothing (nearest: params/w1, params/w2, opt/momentum/w1)"),
+        "{stdout}"
+    );
+    // The same selector in a partition fails, naming the nearest values.
+    let out = partir(&["partition", path(&mlp()), "--schedule", path(&bad)]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr.contains("nearest names: params/w1, params/w2"),
+        "{stderr}"
+    );
+}

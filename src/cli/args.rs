@@ -23,6 +23,9 @@ pub enum Command {
     Verify(VerifyArgs),
     /// Estimate the step time, memory and communication of a program on a device.
     Simulate(SimulateArgs),
+    /// List what a schedule can address: each argument's name, shape, type and size, and the
+    /// tactics of a schedule that match it.
+    Args(ArgsArgs),
 }
 
 /// What `partition` and `verify` share: the model and its schedule.
@@ -107,6 +110,16 @@ pub struct VerifyArgs {
     /// Write the harness programs (before lowering) into this directory.
     #[arg(long, value_name = "DIR")]
     pub keep: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ArgsArgs {
+    /// The program: an MLIR module whose functions name their arguments with `partir.name`.
+    #[arg(value_name = "MODEL.mlir")]
+    pub model: PathBuf,
+    /// Show which tactics of this schedule match each value, and selectors that match nothing.
+    #[arg(long, short = 's', value_name = "S.toml")]
+    pub schedule: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

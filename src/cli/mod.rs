@@ -13,6 +13,7 @@
 //! Errors are one sentence with a location, exit code 1.
 
 pub mod args;
+mod arguments;
 mod error;
 pub mod manifest;
 pub mod npy;
@@ -44,6 +45,7 @@ pub fn main() -> i32 {
         Command::Partition(args) => partition_command(&args),
         Command::Verify(args) => verify::run(&args),
         Command::Simulate(args) => simulate_command(&args),
+        Command::Args(args) => arguments::args_command(&args),
     };
     match result {
         Ok(code) => code,

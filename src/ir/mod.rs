@@ -9,6 +9,7 @@ pub mod location;
 pub mod mesh;
 pub mod names;
 pub mod sharding;
+pub mod types;
 
 pub use mesh::{Mesh, MeshAxis};
 pub use names::{NamedValue, Selector};

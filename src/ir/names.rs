@@ -200,15 +200,15 @@ pub fn select<'c, 'a>(
         .into_iter()
         .partition(|(name, _)| selector.matches(name));
     if matched.is_empty() {
-        let mut known: Vec<&str> = unmatched.iter().map(|(name, _)| name.as_str()).collect();
-        let more = known.len().saturating_sub(8);
-        known.truncate(8);
-        let listing = if known.is_empty() {
+        let names: Vec<&str> = unmatched.iter().map(|(name, _)| name.as_str()).collect();
+        let listing = if names.is_empty() {
             "the module has no functions with arguments".to_string()
-        } else if more > 0 {
-            format!("names are: {}, ... ({more} more)", known.join(", "))
         } else {
-            format!("names are: {}", known.join(", "))
+            format!(
+                "nearest names: {} ({} in all; `partir args MODEL` lists them)",
+                nearest(selector.pattern(), &names, 5).join(", "),
+                names.len()
+            )
         };
         return Err(format!(
             "selector '{}' matches no function argument or named value ({listing})",
@@ -216,6 +216,36 @@ pub fn select<'c, 'a>(
         ));
     }
     Ok(matched)
+}
+
+/// The `count` names nearest to a selector that matched nothing, nearest first (program order
+/// among equals). A name is as near as its closest `/`-suffix, so `*wq1` finds
+/// `params/layers/0/wq` (suffix `wq`, one edit) before `params/embed`.
+pub fn nearest<'n>(pattern: &str, names: &[&'n str], count: usize) -> Vec<&'n str> {
+    let wanted: String = pattern.chars().filter(|&c| c != '*').collect();
+    let distance = |name: &str| {
+        let suffixes = name
+            .match_indices('/')
+            .map(|(at, _)| &name[at + 1..])
+            .chain(std::iter::once(name));
+        suffixes
+            .map(|suffix| strsim::levenshtein(&wanted, suffix))
+            .min()
+            .unwrap_or(usize::MAX)
+    };
+    let mut ranked: Vec<(usize, usize, &str)> = names
+        .iter()
+        .enumerate()
+        .map(|(order, name)| (distance(name), order, *name))
+        .collect();
+    ranked.sort();
+    let mut seen = std::collections::HashSet::new();
+    ranked
+        .into_iter()
+        .filter(|(_, _, name)| seen.insert(*name))
+        .take(count)
+        .map(|(_, _, name)| name)
+        .collect()
 }
 
 #[cfg(test)]
@@ -247,5 +277,22 @@ mod tests {
     #[test]
     fn empty_selector_is_an_error() {
         assert!(Selector::new("  ").is_err());
+    }
+
+    #[test]
+    fn nearest_names_rank_by_the_closest_path_suffix() {
+        let names = [
+            "params/embed",
+            "params/layers/0/wq",
+            "params/layers/0/wk",
+            "opt/mu/layers/0/wq",
+            "tokens",
+        ];
+        assert_eq!(
+            nearest("*wq1", &names, 2),
+            ["params/layers/0/wq", "opt/mu/layers/0/wq"]
+        );
+        assert_eq!(nearest("tokns", &names, 1), ["tokens"]);
+        assert_eq!(nearest("x", &[], 3), Vec::<&str>::new());
     }
 }

@@ -5,13 +5,13 @@
 use super::super::{names::SIMULATE as PASS, PassError};
 use crate::{
     ffi,
-    ir::{hlo, location::describe, Mesh},
+    ir::{hlo, location::describe, types::tensor_bytes, Mesh},
     rules::Rules,
     sim::{Buffer, CollectiveKind, CollectiveProfile, OpProfile, Profile, Work},
     tmr::FactorKind,
 };
 use melior::ir::{
-    block::BlockLike, operation::OperationLike, OperationRef, RegionLike, Type, Value, ValueLike,
+    block::BlockLike, operation::OperationLike, OperationRef, RegionLike, Value, ValueLike,
 };
 use std::collections::HashMap;
 
@@ -509,34 +509,4 @@ fn body_ops(op: OperationRef) -> (f64, f64, bool) {
         next = inner.next_in_block();
     }
     (flops, transcendentals, multiplies)
-}
-
-/// Bytes of a ranked tensor (0 for anything else, e.g. an index or a scalar).
-fn tensor_bytes(ty: Type) -> f64 {
-    let Some(dims) = ffi::shaped_dims(ty) else {
-        return 0.0;
-    };
-    if !ty.to_string().starts_with("tensor<") {
-        return 0.0;
-    }
-    let elements: f64 = dims.iter().map(|&dim| dim.max(0) as f64).product();
-    elements * element_bytes(ffi::shaped_element(ty))
-}
-
-/// Bytes of one element: f32 → 4, bf16 → 2, i1 → 1, index → 8.
-fn element_bytes(ty: Type) -> f64 {
-    let text = ty.to_string();
-    match text.as_str() {
-        "index" => 8.0,
-        "bf16" | "f16" => 2.0,
-        "f64" => 8.0,
-        "f32" | "tf32" => 4.0,
-        _ => text
-            .strip_prefix('i')
-            .or_else(|| text.strip_prefix("ui"))
-            .or_else(|| text.strip_prefix("si"))
-            .and_then(|bits| bits.parse::<f64>().ok())
-            .map(|bits| (bits / 8.0).ceil())
-            .unwrap_or(4.0),
-    }
 }

@@ -16,7 +16,7 @@ func.func @unknown_axis(%b: tensor<8xf32> {partir.name = "b"}) -> tensor<8xf32> 
 // -----
 
 partir.mesh @mesh ["model"=2]
-// expected-error @below {{partir-replicate: selector 'b' matches no function argument or named value (names are: c)}}
+// expected-error @below {{partir-replicate: selector 'b' matches no function argument or named value (nearest names: c (1 in all; `partir args MODEL` lists them)}}
 func.func @matches_nothing(%c: tensor<8xf32> {partir.name = "c"}) -> tensor<8xf32> {
   return %c : tensor<8xf32>
 }

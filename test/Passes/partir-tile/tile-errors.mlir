@@ -17,7 +17,7 @@ func.func @unknown_axis(%x: tensor<8x8xf32> {partir.name = "x"}) -> tensor<8x8xf
 // -----
 
 partir.mesh @mesh ["batch"=4]
-// expected-error @below {{partir-tile: selector 'x' matches no function argument or named value (names are: arg0, params/w)}}
+// expected-error @below {{partir-tile: selector 'x' matches no function argument or named value (nearest names: params/w, arg0 (2 in all; `partir args MODEL` lists them)}}
 func.func @matches_nothing(%a: tensor<8x8xf32>, %w: tensor<8x8xf32> {partir.name = "params/w"}) -> tensor<8x8xf32> {
   return %a : tensor<8x8xf32>
 }
