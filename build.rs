@@ -12,8 +12,6 @@ use std::{
     process::Command,
 };
 
-const LLVM_PREFIX_DEFAULT: &str = "/usr/lib/llvm-22";
-
 /// (td file, generator, extra args, output) for every mlir-tblgen run.
 const TABLEGEN_JOBS: &[(&str, &str, &[&str], &str)] = &[
     (
@@ -138,7 +136,8 @@ const CXX_SOURCES: &[&str] = &[
 
 fn main() {
     let llvm = PathBuf::from(
-        env::var("MLIR_SYS_220_PREFIX").unwrap_or_else(|_| LLVM_PREFIX_DEFAULT.into()),
+        env::var("MLIR_SYS_220_PREFIX")
+            .expect("MLIR_SYS_220_PREFIX: .cargo/config.toml sets it to the LLVM 22 prefix"),
     );
     let out = PathBuf::from(env::var("OUT_DIR").expect("OUT_DIR"));
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
@@ -147,6 +146,9 @@ fn main() {
     println!("cargo:rerun-if-changed=include");
     println!("cargo:rerun-if-changed=src/cxx");
     println!("cargo:rerun-if-env-changed=MLIR_SYS_220_PREFIX");
+    // The one place the LLVM prefix is written for the code: `cli::runner::LLVM_PREFIX`, the
+    // lit runner and the fuzzer read it (as standalone's lit.site.cfg.py.in is configured).
+    println!("cargo:rustc-env=PARTIR_LLVM_PREFIX={}", llvm.display());
 
     run_tablegen(&llvm, &include, &out);
     write_pass_names(&include.join("partir/Passes.td"), &out);

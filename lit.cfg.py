@@ -8,10 +8,11 @@
 #   %capi_cflags   include flags for mlir-c and partir-c headers
 #   %capi_libs     link flags for a C program using the MLIR and partir C APIs
 #   %examples      the examples/ folder
-# PATH starts with the build folder (partir-opt, partir) and /usr/lib/llvm-22/bin (mlir-opt,
-# FileCheck, not, mlir-runner).
+# PATH starts with the build folder (partir-opt, partir) and the LLVM 22 prefix's bin (mlir-opt,
+# FileCheck, not, mlir-runner; tools/partir_jax/toolchain.py says which prefix).
 import glob
 import os
+import sys
 
 import lit.formats
 
@@ -22,7 +23,10 @@ config.test_source_root = os.path.dirname(os.path.abspath(__file__))
 config.excludes = ["Inputs", "examples", "target", "tools", "benches", "include", "src"]
 
 root = config.test_source_root
-llvm = os.environ.get("MLIR_SYS_220_PREFIX", "/usr/lib/llvm-22")
+sys.path.insert(0, os.path.join(root, "tools"))
+from partir_jax.toolchain import llvm_prefix  # noqa: E402  (.cargo/config.toml's MLIR_SYS_220_PREFIX)
+
+llvm = str(llvm_prefix())
 build = os.environ.get("PARTIR_BUILD_DIR", os.path.join(root, "target", "debug"))
 # Test outputs (%t files) go under target/, never into the source tree.
 config.test_exec_root = os.path.join(root, "target", "lit")

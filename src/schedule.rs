@@ -52,6 +52,9 @@ pub struct Tactic {
     pub tile: Vec<(String, usize)>,
     pub replicate: Vec<String>,
     pub reach: Reach,
+    /// The line of its `[[tactic]]` in the schedule file (1-based): remarks and errors about
+    /// the tactic point there.
+    pub line: usize,
 }
 
 /// A whole schedule: the mesh it expects and its tactics in order.
@@ -60,6 +63,9 @@ pub struct Schedule {
     /// Empty when the file names no mesh (the module must then declare one).
     pub mesh: Vec<MeshAxis>,
     pub tactics: Vec<Tactic>,
+    /// The file it was read from (empty when parsed from text): with [`Tactic::line`], where a
+    /// tactic is written.
+    pub file: String,
 }
 
 #[derive(Deserialize)]
@@ -68,7 +74,7 @@ struct RawSchedule {
     #[serde(default)]
     mesh: toml::Table,
     #[serde(default)]
-    tactic: Vec<RawTactic>,
+    tactic: Vec<toml::Spanned<RawTactic>>,
 }
 
 #[derive(Deserialize)]
@@ -89,7 +95,10 @@ impl Schedule {
     pub fn load(path: &Path) -> Result<Schedule, String> {
         let text = std::fs::read_to_string(path)
             .map_err(|error| format!("cannot read schedule '{}': {error}", path.display()))?;
-        Schedule::parse(&text).map_err(|error| format!("schedule '{}': {error}", path.display()))
+        let mut schedule = Schedule::parse(&text)
+            .map_err(|error| format!("schedule '{}': {error}", path.display()))?;
+        schedule.file = path.display().to_string();
+        Ok(schedule)
     }
 
     pub fn parse(text: &str) -> Result<Schedule, String> {
@@ -118,7 +127,9 @@ impl Schedule {
             .tactic
             .into_iter()
             .enumerate()
-            .map(|(index, tactic)| {
+            .map(|(index, spanned)| {
+                let line = line_at(text, spanned.span().start);
+                let tactic = spanned.into_inner();
                 let name = tactic.name.unwrap_or_else(|| format!("tactic {}", index + 1));
                 if !mesh.is_empty() && !mesh.iter().any(|axis| axis.name == tactic.axis) {
                     let axes: Vec<&str> = mesh.iter().map(|axis| axis.name.as_str()).collect();
@@ -136,10 +147,14 @@ impl Schedule {
                     return Err(format!("tactic '{name}' neither tiles nor replicates anything"));
                 }
                 let reach = Reach::parse(&tactic.propagate).map_err(|error| format!("tactic '{name}': {error}"))?;
-                Ok(Tactic { name, axis: tactic.axis, tile, replicate: tactic.replicate, reach })
+                Ok(Tactic { name, axis: tactic.axis, tile, replicate: tactic.replicate, reach, line })
             })
             .collect::<Result<Vec<_>, String>>()?;
-        Ok(Schedule { mesh, tactics })
+        Ok(Schedule {
+            mesh,
+            tactics,
+            file: String::new(),
+        })
     }
 }
 
@@ -147,8 +162,13 @@ impl Schedule {
 fn line_of(text: &str, error: &toml::de::Error) -> String {
     error
         .span()
-        .map(|span| format!(" (line {})", text[..span.start].matches('\n').count() + 1))
+        .map(|span| format!(" (line {})", line_at(text, span.start)))
         .unwrap_or_default()
+}
+
+/// The 1-based line of byte `offset`.
+fn line_at(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
 }
 
 #[cfg(test)]
@@ -182,6 +202,8 @@ replicate = ["*bias*"]
             vec![("x".to_string(), 0), ("y".to_string(), 0)]
         );
         assert_eq!(schedule.tactics[1].name, "MP");
+        let lines: Vec<usize> = schedule.tactics.iter().map(|tactic| tactic.line).collect();
+        assert_eq!(lines, [3, 7], "the lines of the [[tactic]] headers");
         assert_eq!(schedule.tactics[1].replicate, vec!["*bias*".to_string()]);
     }
 

@@ -16,7 +16,8 @@ fn lit_suite() {
         "{} has no libpartir.so; run `cargo build` (the cdylib) before `cargo test`",
         build.display()
     );
-    let lit = ["/usr/lib/llvm-22/bin/lit", "lit"]
+    let llvm = env!("PARTIR_LLVM_PREFIX");
+    let lit = [format!("{llvm}/bin/lit"), "lit".into()]
         .into_iter()
         .find(|candidate| Command::new(candidate).arg("--version").output().is_ok())
         .expect("lit not found: run scripts/setup");
@@ -25,6 +26,7 @@ fn lit_suite() {
         .args(["-sv", "--order=lexical", "test"])
         .current_dir(root)
         .env("PARTIR_BUILD_DIR", &build)
+        .env("PARTIR_LLVM_PREFIX", llvm)
         .status()
         .expect("lit runs");
     assert!(status.success(), "lit reported failing tests (see above)");

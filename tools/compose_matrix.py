@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import hashlib
-import os
 import subprocess
 import sys
 import tempfile
@@ -33,6 +32,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "test" / "Collectives" / "Inputs"))
 import collectives as collective_count  # noqa: E402
+
+sys.path.insert(0, str(REPO / "tools"))
+from partir_jax.toolchain import llvm_prefix  # noqa: E402
 
 MODELS = ["mlp", "transformer", "unet", "gns", "mqa"]
 RICHEST = "BP_MP_Z3"
@@ -49,7 +51,7 @@ PASSES = [
 ]
 MODULE_PASSES = {"sccp", "inline", "symbol-dce"}
 POSITIONS = ["before", "between", "after"]
-LLVM = Path(os.environ.get("MLIR_SYS_220_PREFIX", "/usr/lib/llvm-22"))
+LLVM = llvm_prefix()
 
 
 def nested(p: str) -> str:

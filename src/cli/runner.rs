@@ -274,11 +274,12 @@ ins({value} : {ty}) outs(%e{j} : {int_ty}) {{\n    ^bb0(%x: {}, %y: {bits}):\n  
     (lines, printer, bits)
 }
 
-/// Where MLIR 22's tools are: `$MLIR_SYS_220_PREFIX` or `/usr/lib/llvm-22`.
+/// Where MLIR 22's tools are: the prefix partir was built against (build.rs writes it from
+/// `MLIR_SYS_220_PREFIX`, which .cargo/config.toml sets).
+pub const LLVM_PREFIX: &str = env!("PARTIR_LLVM_PREFIX");
+
 pub fn llvm_prefix() -> PathBuf {
-    std::env::var_os("MLIR_SYS_220_PREFIX")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/usr/lib/llvm-22"))
+    PathBuf::from(LLVM_PREFIX)
 }
 
 /// Lowers a harness to the LLVM dialect with `mlir-opt`.

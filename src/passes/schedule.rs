@@ -17,7 +17,7 @@ use crate::{
     sim::{Device, PartitionReport, TacticReport},
 };
 use melior::{
-    ir::{block::BlockLike, operation::OperationLike, OperationRef, RegionLike},
+    ir::{block::BlockLike, operation::OperationLike, Location, OperationRef, RegionLike},
     Context,
 };
 use std::path::Path;
@@ -60,7 +60,7 @@ pub fn run<'c>(
         let priced = price(context, module, tactic, &device, &mut story)?;
         let row = PartitionReport::cells(priced);
         ffi::emit(
-            location,
+            tactic_location(context, &schedule, tactic, location),
             Severity::Remark,
             &format!(
                 "partir-simulate: after '{}' on {device}: collectives {}, step {} (compute {}, communication {}), peak memory {}, fits: {}",
@@ -129,6 +129,8 @@ pub fn apply<'c, 's>(
     after(None, module)?;
     let mut propagation = Propagation::new(context);
     for tactic in &schedule.tactics {
+        let location = tactic_location(context, schedule, Some(tactic), location);
+        let here = |error: PassError<'c>| PassError::new(location, error.message);
         let who = format!("{PASS}: tactic '{}'", tactic.name);
         let axis_size = mesh.axis_size(&tactic.axis).ok_or_else(|| {
             PassError::new(
@@ -140,12 +142,14 @@ pub fn apply<'c, 's>(
             .replicate
             .iter()
             .map(|selector| replicate(context, module, &who, selector, &tactic.axis))
-            .sum::<Result<usize, _>>()?;
+            .sum::<Result<usize, _>>()
+            .map_err(here)?;
         let tiled = tactic
             .tile
             .iter()
             .map(|(selector, dim)| tile(context, module, &who, selector, *dim, &tactic.axis))
-            .sum::<Result<usize, _>>()?;
+            .sum::<Result<usize, _>>()
+            .map_err(here)?;
         let (wrapped_before, conflicts_before) = (
             propagation.wrapped_along(&tactic.axis),
             propagation.conflicts(),
@@ -164,6 +168,24 @@ pub fn apply<'c, 's>(
         after(Some(&outcome), module)?;
     }
     Ok(())
+}
+
+/// Where remarks and errors about `tactic` point: its `[[tactic]]` line in the schedule file,
+/// so that they read `BP.toml:3:1: remark: ...` (with that one short line quoted), not the
+/// program's function signature (which on an imported model is kilobytes long).
+/// Without a tactic (the program before the first one), the schedule's first line.
+fn tactic_location<'c>(
+    context: &'c Context,
+    schedule: &Schedule,
+    tactic: Option<&Tactic>,
+    program: Location<'c>,
+) -> Location<'c> {
+    let line = tactic.map_or(1, |tactic| tactic.line);
+    if schedule.file.is_empty() || line == 0 {
+        program
+    } else {
+        Location::new(context, &schedule.file, line, 1)
+    }
 }
 
 /// The module's mesh must be the schedule's; a module without one gets it.

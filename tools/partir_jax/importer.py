@@ -24,9 +24,11 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from .toolchain import llvm_prefix
+
 TOOLS_DIR = Path(__file__).resolve().parent.parent
 REPO_DIR = TOOLS_DIR.parent
-MLIR_OPT_22 = os.environ.get("PARTIR_MLIR_OPT", "/usr/lib/llvm-22/bin/mlir-opt")
+MLIR_OPT_22 = os.environ.get("PARTIR_MLIR_OPT", str(llvm_prefix() / "bin" / "mlir-opt"))
 
 # Dialects allowed in the final module.
 UPSTREAM_DIALECTS = {"builtin", "func", "linalg", "tensor", "arith", "math", "scf", "affine"}

@@ -13,7 +13,9 @@ from pathlib import Path
 
 import numpy as np
 
-LLVM = Path("/usr/lib/llvm-22")
+from .toolchain import llvm_prefix
+
+LLVM = llvm_prefix()
 LOWER = ("builtin.module(one-shot-bufferize{bufferize-function-boundaries},func.func(convert-linalg-to-loops),"
          "convert-scf-to-cf,expand-strided-metadata,lower-affine,finalize-memref-to-llvm,convert-to-llvm,"
          "reconcile-unrealized-casts)")

@@ -21,7 +21,19 @@ import numpy as np
 from . import run_mlir
 
 LLVM = run_mlir.LLVM
-MPICH = "/usr/lib/x86_64-linux-gnu/libmpich.so.12"
+
+
+def _mpich() -> str:
+    """MPICH's shared library, wherever this machine's multiarch directory puts it (mlir-runner
+    needs a path: it does not search like the dynamic loader)."""
+    import glob
+    for pattern in ("/usr/lib/*/libmpich.so.12", "/usr/lib64/libmpich.so.12", "/usr/lib/libmpich.so.12"):
+        found = sorted(glob.glob(pattern))
+        if found:
+            return found[0]
+    raise SystemExit("MPICH not found: run scripts/setup (apt-get install mpich libmpich-dev)")
+
+
 SHARDING = re.compile(r'partir_hlo\.sharding = #partir_hlo\.sharding<\[(.*?)\]>')
 
 
@@ -139,7 +151,7 @@ def run(hlo_file: Path, data_dir: Path, ranks: int, lib: str) -> list[np.ndarray
     if left:
         raise RuntimeError(f"lowering left {left} in the program")
     ll = re.sub(r' attributes \{dlti\.map = [^}]*\}', "", low.stdout, count=1)
-    libs = f"{MPICH},{LLVM}/lib/libmlir_c_runner_utils.so,{LLVM}/lib/libmlir_runner_utils.so"
+    libs = f"{_mpich()},{LLVM}/lib/libmlir_c_runner_utils.so,{LLVM}/lib/libmlir_runner_utils.so"
     with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as program:
         program.write(ll)
     try:

@@ -72,9 +72,7 @@ struct Args {
 fn tools(args: &Args) -> Tools {
     let exe = std::env::current_exe().expect("the fuzzer's own path");
     let build = exe.parent().expect("the build directory").to_path_buf();
-    let llvm = std::env::var_os("MLIR_SYS_220_PREFIX")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/usr/lib/llvm-22"));
+    let llvm = partir::cli::runner::llvm_prefix();
     Tools {
         mlir_opt: llvm.join("bin/mlir-opt"),
         plugin: build.join("libpartir.so"),
