@@ -118,6 +118,25 @@ const TABLEGEN_JOBS: &[(&str, &str, &[&str], &str)] = &[
     ),
 ];
 
+/// The reference generated from ODS, so that it cannot drift: (td file, generator, extra args,
+/// file under docs/reference/). The build writes the committed copy when it changes; CI fails
+/// when the commit's copy is stale (`git diff --exit-code docs/reference`).
+const DOC_JOBS: &[(&str, &str, &[&str], &str)] = &[
+    (
+        "partir/Core/CoreOps.td",
+        "-gen-dialect-doc",
+        &["-dialect=partir"],
+        "partir.md",
+    ),
+    (
+        "partir/Hlo/HloOps.td",
+        "-gen-dialect-doc",
+        &["-dialect=partir_hlo"],
+        "partir_hlo.md",
+    ),
+    ("partir/Passes.td", "-gen-pass-doc", &[], "passes.md"),
+];
+
 /// The Rust modules holding a `#[cxx::bridge]`: cxx generates their C++ side.
 const CXX_BRIDGES: &[&str] = &[
     "src/ffi/glue.rs",
@@ -151,6 +170,7 @@ fn main() {
     println!("cargo:rustc-env=PARTIR_LLVM_PREFIX={}", llvm.display());
 
     run_tablegen(&llvm, &include, &out);
+    write_reference(&llvm, &include, &out, &manifest.join("docs/reference"));
     write_pass_names(&include.join("partir/Passes.td"), &out);
     compile_cxx(&llvm, &include, &out);
     write_capi_link_script(&llvm, &out);
@@ -164,22 +184,40 @@ fn main() {
 }
 
 fn run_tablegen(llvm: &Path, include: &Path, out: &Path) {
-    let tblgen = llvm.join("bin/mlir-tblgen");
-    for (td, generator, extra, output) in TABLEGEN_JOBS {
-        let output = out.join(output);
-        fs::create_dir_all(output.parent().unwrap()).unwrap();
-        let status = Command::new(&tblgen)
-            .arg(generator)
-            .args(*extra)
-            .arg(format!("-I{}", include.display()))
-            .arg(format!("-I{}", llvm.join("include").display()))
-            .arg(include.join(td))
-            .arg("-o")
-            .arg(&output)
-            .status()
-            .unwrap_or_else(|e| panic!("cannot run {}: {e} (run scripts/setup)", tblgen.display()));
-        assert!(status.success(), "mlir-tblgen {generator} {td} failed");
+    for job in TABLEGEN_JOBS {
+        tablegen(llvm, include, job, &out.join(job.3));
     }
+}
+
+/// The dialect and pass reference: generated into OUT_DIR, copied to `docs` when different.
+fn write_reference(llvm: &Path, include: &Path, out: &Path, docs: &Path) {
+    for job in DOC_JOBS {
+        let generated = out.join("docs").join(job.3);
+        tablegen(llvm, include, job, &generated);
+        let text = fs::read(&generated).expect("mlir-tblgen wrote the reference");
+        let committed = docs.join(job.3);
+        if fs::read(&committed).ok().as_ref() != Some(&text) {
+            fs::create_dir_all(docs).expect("docs/reference is writable");
+            fs::write(&committed, text).expect("docs/reference is writable");
+        }
+    }
+}
+
+fn tablegen(llvm: &Path, include: &Path, job: &(&str, &str, &[&str], &str), output: &Path) {
+    let tblgen = llvm.join("bin/mlir-tblgen");
+    let (td, generator, extra, _) = job;
+    fs::create_dir_all(output.parent().unwrap()).unwrap();
+    let status = Command::new(&tblgen)
+        .arg(generator)
+        .args(*extra)
+        .arg(format!("-I{}", include.display()))
+        .arg(format!("-I{}", llvm.join("include").display()))
+        .arg(include.join(td))
+        .arg("-o")
+        .arg(output)
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e} (run scripts/setup)", tblgen.display()));
+    assert!(status.success(), "mlir-tblgen {generator} {td} failed");
 }
 
 /// `pass_names.rs`: a constant per pass of Passes.td, so that Rust names each pass once, e.g.
