@@ -3,10 +3,15 @@
 //! The data flows one way: schedule → actions (tile, replicate) → propagation (TMR) → Core IR
 //! → lowering → HLO → simulator / MPI. See docs/design.md and docs/architecture.md.
 //!
-//! - [`ffi`]: the C ABI (plugin entry points, C API, the C++ glue); the only `unsafe` code.
-//! - [`ir`]: typed views of partir IR (mesh, named values, Core op builders).
+//! - [`entry`]: every call into Rust (pass entry points under the panic guard, plugin, C API).
+//! - [`cli`]: the `partir` command line.
 //! - [`passes`]: one module per pass.
-//! - [`tmr`]: the Tile Mapping Registry (rules per op, einsum notation, tiling queries).
+//! - [`report`]: the simulator's reports as text and HTML.
+//! - [`ir`], [`rules`], [`tmr`], [`schedule`], [`sim`]: typed views of partir IR; each op's
+//!   Tile Mapping Registry rule; the rule algebra (einsum notation, tiling queries); schedule
+//!   files; the simulator.
+//! - [`ffi`]: the C++ glue (cxx bridges) and MLIR C API helpers; a leaf. `unsafe` code lives
+//!   here and in `entry`; elsewhere only calls of ffi's `unsafe fn`s, each with its `SAFETY`.
 
 pub mod affine;
 pub mod cli;

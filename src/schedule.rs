@@ -1,4 +1,4 @@
-//! Schedules of tactics (DESIGN §6), read from TOML:
+//! Schedules of tactics (docs/design.md#6-schedules), read from TOML:
 //!
 //! ```toml
 //! mesh = { batch = 4, model = 2 }     # axes major to minor (file order)

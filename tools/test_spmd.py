@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""SPMD equivalence on MPI ranks (DESIGN §8): every zoo model x every expert schedule, partitioned
+"""SPMD equivalence on MPI ranks (docs/design.md#8-execution): every zoo model x every expert schedule, partitioned
 (`partir-schedule`, `partir-lower-to-hlo`, `cse`), run on 8 ranks (mpiexec.mpich + mlir-runner via
 `partir-to-mpi`, see partir_jax/run_spmd.py) on the fixture's stored inputs, and compared with JAX's
 stored outputs: every output's normalised error max|a-b|/max|b| must be within the bound (1e-5; the

@@ -1,4 +1,4 @@
-//! The command line's grammar (clap derive). DESIGN §9.
+//! The command line's grammar (clap derive). docs/design.md#9-command-line.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -34,7 +34,7 @@ pub struct ModelArgs {
     /// The program: an MLIR module whose functions name their arguments with `partir.name`.
     #[arg(value_name = "MODEL.mlir")]
     pub model: PathBuf,
-    /// The schedule: a TOML file with a mesh and tactics (DESIGN §6).
+    /// The schedule: a TOML file with a mesh and tactics (docs/design.md#6-schedules).
     #[arg(long, short = 's', value_name = "S.toml")]
     pub schedule: PathBuf,
 }

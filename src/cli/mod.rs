@@ -1,11 +1,11 @@
-//! The `partir` command line (DESIGN §9).
+//! The `partir` command line (docs/design.md#9-command-line).
 //!
 //! - `partir partition MODEL.mlir --schedule S.toml [-o OUT.mlir] [--stage core]`: applies the
 //!   schedule in-process (`partir-schedule{file=S}`), lowers to PartIR:HLO (`partir-lower-to-hlo,
 //!   cse`) and writes it (or the Core program with `--stage core`), with a row per tactic and a
 //!   summary of the collectives on stderr.
 //! - `partir verify MODEL.mlir --schedule S.toml --sequential`: the equivalence check of
-//!   DESIGN §8 on one process: runs the original and the sequential reading of the partitioned
+//!   docs/design.md#8-execution on one process: runs the original and the sequential reading of the partitioned
 //!   program (`partir-sequential`) with `mlir-runner` on the same inputs and compares outputs.
 //! - `partir verify MODEL.mlir --schedule S.toml --ranks N`: the same check for the PartIR:HLO
 //!   program run on N MPI ranks (`mpiexec -n N mlir-runner`, see `spmd`).

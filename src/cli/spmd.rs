@@ -1,9 +1,10 @@
-//! `partir verify --ranks N`: runs the PartIR:HLO program on N MPI ranks (DESIGN §8), like
-//! `tools/partir_jax/run_spmd.py`. The harness entry initialises MPI, materialises each full
+//! `partir verify --ranks N`: runs the PartIR:HLO program on N MPI ranks
+//! (docs/design.md#8-execution). The harness entry initialises MPI, materialises each full
 //! input, keeps this device's shard (`partir_hlo.all_slice` per sharded dim of the argument's
 //! `partir_hlo.sharding`), calls `@main`, reassembles every result (`partir_hlo.all_gather` per
 //! sharded dim) and prints it on rank 0; `partir-to-mpi` then lowers every collective (the
-//! harness's included), MLIR's CPU pipeline the rest, and `mpiexec -n N mlir-runner` runs it.
+//! harness's included), MLIR's CPU pipeline the rest; the program is compiled once
+//! (`mlir-translate`, `clang -O0`, linked with MPICH) and `mpiexec -n N` runs the executable.
 
 use super::{
     error::CliError,

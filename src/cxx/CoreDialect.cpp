@@ -1,6 +1,6 @@
 //===- CoreDialect.cpp - PartIR:Core: types, attributes, ops, verifiers ---===//
 //
-// Every invariant of DESIGN §4 is checked here, with a message that says what was wrong and
+// Every invariant of docs/design.md#partircore is checked here, with a message that says what was wrong and
 // what would be right. The Rust passes rely on these verifiers: they build IR and verify it.
 //
 //===----------------------------------------------------------------------===//

@@ -1,4 +1,4 @@
-//! `partir-export-shard`: PartIR:HLO → upstream MLIR's `shard` dialect (DESIGN §4, Interop).
+//! `partir-export-shard`: PartIR:HLO → upstream MLIR's `shard` dialect (docs/design.md#export-to-upstream-shard).
 //!
 //! ```text
 //! partir.mesh @mesh ["batch"=4, "model"=2]

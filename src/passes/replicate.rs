@@ -1,4 +1,4 @@
-//! `partir-replicate{value=SELECTOR axis=A}`: the replicate action of DESIGN §4.
+//! `partir-replicate{value=SELECTOR axis=A}`: the replicate action of docs/design.md#actions.
 //!
 //! Every use of a selected value goes through `partir.replicate "A"`, a pin that propagation
 //! on axis A never tiles through. Pinning a value twice on the same axis changes nothing.

@@ -1,4 +1,4 @@
-//! `partir-tile{value=SELECTOR dim=D axis=A}`: the tile action of DESIGN §4.
+//! `partir-tile{value=SELECTOR dim=D axis=A}`: the tile action of docs/design.md#actions.
 //!
 //! Every selected value `v` is replaced, in all its uses, by the identity
 //! `loop A [#tile<D>] (%r) { yield slice D v[%r] }`, which propagation later pushes into `v`'s

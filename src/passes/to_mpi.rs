@@ -1,5 +1,5 @@
 //! `partir-to-mpi`: PartIR:HLO collectives → MLIR's `mpi` dialect on per-axis communicators,
-//! filling MLIR 22's gaps (DESIGN §8: only MPI allreduce lowers to LLVM, on rank-1 buffers).
+//! filling MLIR 22's gaps (docs/design.md#mlir-22-gaps: only MPI allreduce lowers to LLVM, on rank-1 buffers).
 //!
 //! Rank `r` of `prod(sizes)` sits at mesh coordinates `coord(a) = (r / stride(a)) % size(a)`
 //! (axes major to minor). A collective over axes S runs on `comm_split(world, color, key)`,

@@ -1,4 +1,4 @@
-//! The analytical simulator (DESIGN §7): what one device of the mesh spends on a PartIR:HLO
+//! The analytical simulator (docs/design.md#7-simulator): what one device of the mesh spends on a PartIR:HLO
 //! program. Pure Rust: `passes::simulate` reads the IR into a [`Profile`] (work per op,
 //! collectives, buffers); [`simulate`] prices it on a [`Device`] into a [`Report`].
 //!

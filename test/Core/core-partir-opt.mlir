@@ -7,7 +7,7 @@
 // CHECK: partir.mesh @mesh ["batch"=4, "model"=2]{{$}}
 partir.mesh @mesh ["batch"=4, "model"=2]
 
-// The DESIGN §4 example: a linalg.matmul on a slice inside a batch loop, a replicated weight,
+// The docs/design.md#partircore example: a linalg.matmul on a slice inside a batch loop, a replicated weight,
 // and a reduction loop over the model axis with every action kind.
 // CHECK-LABEL: func.func @matmul_in_loop(
 // CHECK-SAME:      %[[X:.*]]: tensor<32x64xf32>, %[[W:.*]]: tensor<64x256xf32>) -> (tensor<32x256xf32>, tensor<64x256xf32>)

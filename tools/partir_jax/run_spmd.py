@@ -1,5 +1,5 @@
 """Runs a PartIR:HLO module on MPI ranks (mpiexec + mlir-runner) on a fixture's stored inputs and
-compares with the expected outputs: the equivalence check of DESIGN §8 for partitioned programs.
+compares with the expected outputs: the equivalence check of docs/design.md#8-execution for partitioned programs.
 
 The harness @entry initialises MPI, materialises each full input, keeps this device's shard of it
 (`partir_hlo.all_slice` per the argument's `partir_hlo.sharding`), calls @main, reassembles every

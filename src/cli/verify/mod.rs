@@ -1,5 +1,5 @@
 //! `partir verify ORIGINAL.mlir (--schedule S.toml | --partitioned OUT.mlir) (--ranks N |
-//! --sequential)`: the equivalence check of DESIGN §8. The original program, its f64 twin (the
+//! --sequential)`: the equivalence check of docs/design.md#8-execution. The original program, its f64 twin (the
 //! reference, see `judge`) and the partitioned program run on the same inputs; every output of
 //! the partitioned program is judged against the reference, within the original's own rounding
 //! noise. The partitioned program is either made here (`--schedule`) or by any pipeline

@@ -1,4 +1,4 @@
-//! `partir-lower-to-hlo`: Core → device-local PartIR:HLO (DESIGN §4).
+//! `partir-lower-to-hlo`: Core → device-local PartIR:HLO (docs/design.md#lowering).
 //!
 //! Every partitioned op sits in its own loop nest (see `propagate::view`); its body already
 //! computes on local shapes. Lowering moves each nest's payload out of its loops and feeds it

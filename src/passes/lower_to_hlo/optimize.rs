@@ -1,4 +1,4 @@
-//! Collective peepholes on PartIR:HLO (DESIGN §4), to a fixed point:
+//! Collective peepholes on PartIR:HLO (docs/design.md#lowering), to a fixed point:
 //! - `add(all_reduce sum axes A x, all_reduce sum axes A y)`, each reduce used only there
 //!   → `all_reduce sum axes A (add(x, y))` (and `sub` alike): a sum distributes over addition,
 //!   so partial sums added together are reduced once, after the add (Megatron's one backward

@@ -1,5 +1,5 @@
 //! `partir-propagate{axis=A}`: spread tiling decisions through the program with the Tile
-//! Mapping Registry, as rewrites of Core IR, to a fixed point per axis (DESIGN §4).
+//! Mapping Registry, as rewrites of Core IR, to a fixed point per axis (docs/design.md#propagation).
 //!
 //! - Forward: an op using a value tiled along A is wrapped in a loop over A, its other
 //!   operands sliced as its rule says (`rewrite::wrap`).

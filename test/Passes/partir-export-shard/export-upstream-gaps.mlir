@@ -1,4 +1,4 @@
-// The known gap of MLIR 22 (DESIGN §8): convert-shard-to-mpi does not legalize the other
+// The known gap of MLIR 22 (docs/design.md#mlir-22-gaps): convert-shard-to-mpi does not legalize the other
 // collectives, even though stock mlir-opt verifies them; it reports the error yet exits 0 and
 // leaves the op in place. (If this test starts failing, upstream grew the lowering: turn it
 // into a positive test.)

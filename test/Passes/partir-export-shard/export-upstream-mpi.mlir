@@ -1,5 +1,5 @@
 // Upstream passes accept the export. MLIR 22's convert-shard-to-mpi lowers all_reduce only
-// (DESIGN §8): an all_reduce program exported and piped into stock mlir-opt (no plugin) becomes
+// (docs/design.md#mlir-22-gaps): an all_reduce program exported and piped into stock mlir-opt (no plugin) becomes
 // mpi.allreduce on comm_split communicators, and symbol-dce then drops the private grid, so no
 // shard op is left (only the shard.split_axes argument attributes, which are plain data).
 // RUN: mlir-opt %plugin -p 'builtin.module(partir-export-shard)' %s \

@@ -1,6 +1,6 @@
 // A tile-action view of a function argument (`loop A [tile<d>] { slice d %w }`, what a later
 // tactic's tile leaves) asks for %w split on d along A nested *inside* the slicing every
-// consumer of the view shares (DESIGN §4: per dim, the axes major to minor), so an argument
+// consumer of the view shares (docs/design.md#partirhlo: per dim, the axes major to minor), so an argument
 // tiled by MP along model and then by Z3 along batch on the same dim arrives
 // [{"model", "batch"}]: 1/8 of it per device, and the consumers that slice it that way use it
 // as it is (see view_sharding in src/passes/lower_to_hlo/mod.rs).

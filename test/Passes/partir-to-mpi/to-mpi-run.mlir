@@ -1,6 +1,6 @@
 // End to end on 4 MPI ranks (a 2x2 mesh): every PartIR:HLO collective lowered by partir-to-mpi,
 // compiled to LLVM and run with mpiexec + mlir-runner; rank 0 prints known numbers.
-// The dlti.map that the MPI lowering needs is stripped before mlir-runner (DESIGN §8).
+// The dlti.map that the MPI lowering needs is stripped before mlir-runner (docs/design.md#mlir-22-gaps).
 // RUN: mlir-opt %plugin -p 'builtin.module(partir-to-mpi)' %s \
 // RUN:   | mlir-opt --pass-pipeline='builtin.module(one-shot-bufferize{bufferize-function-boundaries},func.func(convert-linalg-to-loops),convert-scf-to-cf,expand-strided-metadata,lower-affine,finalize-memref-to-llvm,convert-to-llvm,reconcile-unrealized-casts)' \
 // RUN:   | sed -e 's/ attributes {dlti.map = [^}]*}//' > %t.ll.mlir
