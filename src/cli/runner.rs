@@ -15,7 +15,7 @@ use std::{
 };
 
 /// The lowering to the LLVM dialect (`run_mlir.py`'s LOWER).
-pub const LOWER: &str = "builtin.module(one-shot-bufferize{bufferize-function-boundaries allow-return-allocs-from-loops},\
+pub const LOWER: &str = "builtin.module(func.func(convert-elementwise-to-linalg),one-shot-bufferize{bufferize-function-boundaries allow-return-allocs-from-loops},\
 func.func(convert-linalg-to-loops),convert-scf-to-cf,expand-strided-metadata,lower-affine,\
 finalize-memref-to-llvm,convert-to-llvm,reconcile-unrealized-casts)";
 

@@ -54,6 +54,86 @@ pub fn report(result: PassResult) -> bool {
     }
 }
 
+/// Which of partir's two program forms a module is in, for passes that take only one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// Global shapes; may hold `partir.loop`s (or nothing partitioned yet).
+    Core,
+    /// Device-local: `partir_hlo` ops, or arguments and results with `partir_hlo.sharding`.
+    Hlo,
+}
+
+impl Stage {
+    pub fn of(module: OperationRef) -> Self {
+        let mut hlo = false;
+        ffi::walk(module, |op| {
+            let name = op.name();
+            let name = name.as_string_ref().as_str().unwrap_or("");
+            hlo |= name.starts_with("partir_hlo.");
+        });
+        let sharded = |func: OperationRef, list: &str| {
+            crate::ir::Sharding::of_function(func, list)
+                .iter()
+                .any(Option::is_some)
+        };
+        hlo |= crate::ir::names::functions(module)
+            .into_iter()
+            .any(|func| sharded(func, "arg_attrs") || sharded(func, "res_attrs"));
+        if hlo {
+            Stage::Hlo
+        } else {
+            Stage::Core
+        }
+    }
+}
+
+/// The error for a pass given the other form: `pass` expects `wanted`; `hint` says what to do.
+pub fn require_stage<'c>(
+    module: OperationRef<'c, '_>,
+    pass: &str,
+    wanted: Stage,
+    hint: &str,
+) -> PassResult<'c> {
+    let found = Stage::of(module);
+    if found == wanted {
+        return Ok(());
+    }
+    let form = |stage| match stage {
+        Stage::Core => "PartIR:Core (global shapes)",
+        Stage::Hlo => "PartIR:HLO (device-local, with partir_hlo collectives or shardings)",
+    };
+    Err(PassError::new(
+        program_location(module),
+        format!(
+            "{pass}: expects a {} program, but this module is {}; {hint}",
+            form(wanted),
+            form(found)
+        ),
+    ))
+}
+
+/// The error for a pass that takes PartIR:HLO given a Core program with loops (a Core
+/// program without any is also a valid, replicated, HLO program).
+pub fn require_no_loops<'c>(module: OperationRef<'c, '_>, pass: &str) -> PassResult<'c> {
+    let mut found = None;
+    ffi::walk(module, |op| {
+        let name = op.name();
+        let name = name.as_string_ref().as_str().unwrap_or("");
+        if found.is_none()
+            && (name == crate::ir::core::LOOP_OP || name == crate::ir::core::SLICE_OP)
+        {
+            found = Some((op.location(), name.to_string()));
+        }
+    });
+    match found {
+        None => Ok(()),
+        Some((location, name)) => Err(PassError::new(
+            location,
+            format!("{pass}: expects a PartIR:HLO program, but this module still has '{name}' (PartIR:Core): lower it first with partir-lower-to-hlo"),
+        )),
+    }
+}
+
 /// Where module-level errors point: the first function (the program being partitioned), or
 /// the module when it has none. Example: `mlp.mlir:1:1: error: partir-tile: selector ...`.
 pub fn program_location<'c>(module: OperationRef<'c, '_>) -> Location<'c> {

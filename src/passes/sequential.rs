@@ -17,7 +17,7 @@
 //! A `#partir.sum<kind>` result starts from the kind's identity and combines each iteration
 //! with arith (`addf`, `maximumf`, ...). Loops are lowered innermost first.
 
-use super::PassResult;
+use super::{names::SEQUENTIAL as PASS, require_stage, PassResult, Stage};
 use crate::{
     ffi,
     ir::{
@@ -37,6 +37,12 @@ use melior::{
 };
 
 pub fn run<'c>(context: &'c Context, module: OperationRef<'c, '_>) -> PassResult<'c> {
+    require_stage(
+        module,
+        PASS,
+        Stage::Core,
+        "a PartIR:HLO program runs on MPI ranks (partir-to-mpi)",
+    )?;
     let mut loops = Vec::new();
     ffi::walk(module, |op| {
         if op.name().as_string_ref().as_str() == Ok(LOOP_OP) {

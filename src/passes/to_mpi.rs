@@ -13,7 +13,7 @@
 //! The mesh and sharding attributes are dropped, and the module gets the `dlti.map` the MPI
 //! lowering needs (MPICH's ABI).
 
-use super::{names::TO_MPI as PASS, program_location, PassError, PassResult};
+use super::{names::TO_MPI as PASS, program_location, require_no_loops, PassError, PassResult};
 use crate::{
     ffi,
     ir::{
@@ -38,6 +38,7 @@ use melior::{
 use std::collections::HashMap;
 
 pub fn run<'c>(context: &'c Context, module: OperationRef<'c, '_>) -> PassResult<'c> {
+    require_no_loops(module, PASS)?;
     let Some((mesh, mesh_location)) = Mesh::find(module) else {
         return Err(PassError::new(
             program_location(module),

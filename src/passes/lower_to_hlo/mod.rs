@@ -25,7 +25,7 @@ use super::{
     names::LOWER_TO_HLO as PASS,
     program_location,
     propagate::view::{self, name_of, Consumer},
-    PassError, PassResult,
+    require_stage, PassError, PassResult, Stage,
 };
 use crate::{
     ffi,
@@ -47,6 +47,12 @@ use reshard::Emitter;
 use scope::{Lowering, Scope};
 
 pub fn run<'c>(context: &'c Context, module: OperationRef<'c, '_>) -> PassResult<'c> {
+    require_stage(
+        module,
+        PASS,
+        Stage::Core,
+        "it was lowered already (lower a program once)",
+    )?;
     let Some((mesh, _)) = Mesh::find(module) else {
         return Err(PassError::new(
             program_location(module),
