@@ -37,7 +37,7 @@ impl Reach {
             "" | "all" => Ok(Reach::All),
             "elementwise" => Ok(Reach::Elementwise),
             other => Err(format!(
-                "propagate = \"{other}\" is not a propagation reach; use \"all\" (the default) or \"elementwise\" (ZeRO: shard state and its update only)"
+                "\"{other}\" is not a propagation reach; use \"all\" (the default) or \"elementwise\" (ZeRO: shard state and its update only)"
             )),
         }
     }
@@ -146,7 +146,7 @@ impl Schedule {
                 if tile.is_empty() && tactic.replicate.is_empty() {
                     return Err(format!("tactic '{name}' neither tiles nor replicates anything"));
                 }
-                let reach = Reach::parse(&tactic.propagate).map_err(|error| format!("tactic '{name}': {error}"))?;
+                let reach = Reach::parse(&tactic.propagate).map_err(|error| format!("tactic '{name}': propagate = {error}"))?;
                 Ok(Tactic { name, axis: tactic.axis, tile, replicate: tactic.replicate, reach, line })
             })
             .collect::<Result<Vec<_>, String>>()?;

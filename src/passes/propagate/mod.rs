@@ -59,7 +59,7 @@ pub fn run<'c>(
         }
     };
     let reach = Reach::parse(&options.reach)
-        .map_err(|error| PassError::new(program_location(module), format!("{PASS}: {error}")))?;
+        .map_err(|error| PassError::new(program_location(module), format!("{PASS}: reach={error}")))?;
     let mut propagation = Propagation::new(context);
     for func in names::functions(module) {
         for (axis, size) in &axes {

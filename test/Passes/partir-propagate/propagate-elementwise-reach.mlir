@@ -20,7 +20,7 @@
 // HLO:         partir_hlo.all_gather %{{.*}} dim 0 axes ["batch"] : tensor<4x16xf32> -> tensor<16x16xf32>
 // HLO-NOT:     partir_hlo.all_gather
 // HLO:         partir_hlo.all_slice %{{.*}} dim 0 axes ["batch"] : tensor<16x16xf32> -> tensor<4x16xf32>
-// BAD: partir-propagate: propagate = "somewhere" is not a propagation reach; use "all" (the default) or "elementwise"
+// BAD: partir-propagate: reach="somewhere" is not a propagation reach; use "all" (the default) or "elementwise"
 func.func @step(%x: tensor<8x16xf32> {partir.name = "x"}, %w: tensor<16x16xf32> {partir.name = "w"}, %m: tensor<16x16xf32> {partir.name = "m"}) -> (tensor<16x16xf32>, tensor<8x16xf32>) {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<8x16xf32>
