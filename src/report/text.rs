@@ -222,8 +222,6 @@ fn si(value: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::report::CollectiveRow;
-    use crate::sim::CollectiveKind;
 
     #[test]
     fn units_read_naturally() {
@@ -237,17 +235,7 @@ mod tests {
 
     #[test]
     fn the_table_shows_the_collectives_each_tactic_adds() {
-        let with = |rows: &[(&str, usize)]| Report {
-            collectives: rows
-                .iter()
-                .map(|(kind, count)| CollectiveRow {
-                    kind: CollectiveKind::from_op_name(&format!("partir_hlo.{kind}")).unwrap(),
-                    count: *count,
-                    ..CollectiveRow::default()
-                })
-                .collect(),
-            ..Report::default()
-        };
+        let with = crate::sim::report::tests::with_collectives;
         let mut story = PartitionReport::default();
         story.push("(unpartitioned)", "", with(&[]));
         story.push("BP", "batch", with(&[("all_reduce", 5)]));

@@ -238,10 +238,11 @@ fn to_json(value: &impl Serialize) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn with_collectives(rows: &[(&str, usize)]) -> Report {
+    /// A report with `count` collectives of each kind (`all_reduce`, ...), nothing else.
+    pub(crate) fn with_collectives(rows: &[(&str, usize)]) -> Report {
         Report {
             collectives: rows
                 .iter()

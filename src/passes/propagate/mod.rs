@@ -58,8 +58,9 @@ pub fn run<'c>(
             vec![(axis.to_string(), size)]
         }
     };
-    let reach = Reach::parse(&options.reach)
-        .map_err(|error| PassError::new(program_location(module), format!("{PASS}: reach={error}")))?;
+    let reach = Reach::parse(&options.reach).map_err(|error| {
+        PassError::new(program_location(module), format!("{PASS}: reach={error}"))
+    })?;
     let mut propagation = Propagation::new(context);
     for func in names::functions(module) {
         for (axis, size) in &axes {
