@@ -598,6 +598,46 @@ def PartirExportShard : Pass<"partir-export-shard", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::shard::ShardDialect"];
 }
 
+def PartirExportStablehlo : Pass<"partir-export-stablehlo", "::mlir::ModuleOp"> {
+  let summary = "Export PartIR:HLO to a StableHLO SPMD module that XLA compiles and runs";
+  let description = [{
+    Rewrites a PartIR:HLO program (after `partir-lower-to-hlo`) whose payload is StableHLO
+    into a StableHLO SPMD module with one replica per device, which XLA compiles with
+    `num_replicas = N, num_partitions = 1`:
+
+    * each `partir_hlo` collective becomes `stablehlo.all_reduce`, `all_gather`,
+      `reduce_scatter` or `all_to_all` (generic form), with `replica_groups` computed from
+      its mesh axes: replica r holds the mesh coordinates of r in row-major order, first axis
+      major (on batch=4 x model=2, r = b*2 + m), and a group lists its devices in the order
+      of the in-group index formed from the op's axes, major to minor;
+    * `partir_hlo.all_slice` (no communication) becomes a `stablehlo.dynamic_slice` at this
+      device's index, computed from `stablehlo.replica_id`;
+    * argument and result `partir_hlo.sharding` attributes become strings,
+      `partir.sharding = "[{\"batch\"}, {}] # "}]" # [{"`, and the mesh is recorded on the module as
+      `partir.mesh = "batch=4,model=2"` next to `mhlo.num_replicas = 8 : i32` and
+      `mhlo.num_partitions = 1 : i32`: a runtime scatters inputs and assembles outputs by them.
+
+    Diagnostics (errors; the pass fails): `the module declares no partir.mesh; export a
+    partir-lower-to-hlo program`; `expects a PartIR:HLO program, but this module still has
+    'partir.loop'`; a collective with an unknown axis or a reduction without a StableHLO
+    combiner; any other partir attribute or type left.
+
+    Example, on batch=4 with a contracted dim tiled:
+
+    ```mlir
+    // Before:
+    %p = "stablehlo.dot_general"(%x, %w) <{...}> : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
+    %s = partir_hlo.all_reduce sum %p axes ["batch"] : tensor<8x4xf32>
+    // After:
+    %s = "stablehlo.all_reduce"(%p) ({
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+      %0 = "stablehlo.add"(%a, %b) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%0) : (tensor<f32>) -> ()
+    }) {replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>} : (tensor<8x4xf32>) -> tensor<8x4xf32>
+    ```
+  }];
+}
+
 def PartirToMpi : Pass<"partir-to-mpi", "::mlir::ModuleOp"> {
   let summary = "Lower PartIR:HLO collectives to the mpi dialect on per-axis communicators";
   let description = [{

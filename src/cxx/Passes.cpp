@@ -39,6 +39,7 @@ namespace mlir::partir {
 #define GEN_PASS_DEF_PARTIRLOWERTOHLO
 #define GEN_PASS_DEF_PARTIRSIMULATE
 #define GEN_PASS_DEF_PARTIREXPORTSHARD
+#define GEN_PASS_DEF_PARTIREXPORTSTABLEHLO
 #define GEN_PASS_DEF_PARTIRTOMPI
 #define GEN_PASS_DEF_PARTIRAUTO
 #include "partir/Passes.h.inc"
@@ -92,6 +93,7 @@ PARTIR_RUST_PASS(PartirSimulate,
                  entry::run_simulate(op, options::SimulateOptions{.device = text(device),
                                                                   .report = text(report)}))
 PARTIR_RUST_PASS(PartirExportShard, entry::run_export_shard(op))
+PARTIR_RUST_PASS(PartirExportStablehlo, entry::run_export_stablehlo(op))
 PARTIR_RUST_PASS(PartirToMpi, entry::run_to_mpi(op))
 PARTIR_RUST_PASS(PartirAuto, entry::run_auto(op, options::AutoOptions{.axis = text(axis)}))
 } // namespace

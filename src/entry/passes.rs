@@ -37,6 +37,7 @@ mod bridge {
         fn run_lower_to_hlo(op: MlirOperation) -> bool;
         fn run_simulate(op: MlirOperation, options: &SimulateOptions) -> bool;
         fn run_export_shard(op: MlirOperation) -> bool;
+        fn run_export_stablehlo(op: MlirOperation) -> bool;
         fn run_to_mpi(op: MlirOperation) -> bool;
         fn run_auto(op: MlirOperation, options: &AutoOptions) -> bool;
     }
@@ -101,6 +102,12 @@ fn run_simulate(op: Operation, options: &SimulateOptions) -> bool {
 fn run_export_shard(op: Operation) -> bool {
     guarded(names::EXPORT_SHARD, op, |context, module| {
         passes::report(passes::export_shard::run(context, module))
+    })
+}
+
+fn run_export_stablehlo(op: Operation) -> bool {
+    guarded(names::EXPORT_STABLEHLO, op, |context, module| {
+        passes::report(passes::export_stablehlo::run(context, module))
     })
 }
 

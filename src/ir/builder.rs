@@ -76,6 +76,14 @@ impl<'c, 'a> Builder<'c, 'a> {
         Value::from(self.insert(op).result(0).expect("one result"))
     }
 
+    pub fn context(&self) -> &'c Context {
+        self.context
+    }
+
+    pub fn location(&self) -> Location<'c> {
+        self.location
+    }
+
     fn id(&self, name: &str) -> Identifier<'c> {
         Identifier::new(self.context, name)
     }

@@ -62,7 +62,7 @@ pub fn run<'c>(context: &'c Context, module: OperationRef<'c, '_>) -> PassResult
             ),
         ));
     };
-    let collectives = collectives(module)?;
+    let collectives = collectives(module, PASS)?;
     for op in collectives {
         export_collective(context, &mesh, op)?;
     }
@@ -71,13 +71,14 @@ pub fn run<'c>(context: &'c Context, module: OperationRef<'c, '_>) -> PassResult
     }
     replace_mesh(context, &mesh, module);
     drop_names(module);
-    check_no_partir_left(module)
+    check_no_partir_left(module, PASS, &[])
 }
 
 /// The `partir_hlo` collectives of the module; an error for any other partir op (Core ops
 /// mean the program was not lowered).
-fn collectives<'c, 'a>(
+pub(super) fn collectives<'c, 'a>(
     module: OperationRef<'c, 'a>,
+    pass: &str,
 ) -> Result<Vec<OperationRef<'c, 'a>>, PassError<'c>> {
     let mut found = Vec::new();
     let mut error = None;
@@ -92,7 +93,7 @@ fn collectives<'c, 'a>(
             error = Some(PassError::new(
                 op.location(),
                 format!(
-                    "{PASS}: cannot export PartIR:Core op '{name}'; run partir-lower-to-hlo first"
+                    "{pass}: cannot export PartIR:Core op '{name}'; run partir-lower-to-hlo first"
                 ),
             ));
         }
@@ -374,8 +375,13 @@ fn drop_names(module: OperationRef) {
     }
 }
 
-/// The export promises a module stock `mlir-opt` reads: no partir op, attribute or type left.
-fn check_no_partir_left<'c>(module: OperationRef<'c, '_>) -> PassResult<'c> {
+/// The export promises a module stock `mlir-opt` reads: no partir op, attribute or type left
+/// (but the attributes named in `allowed`, plain strings the export writes for a runtime).
+pub(super) fn check_no_partir_left<'c>(
+    module: OperationRef<'c, '_>,
+    pass: &str,
+    allowed: &[&str],
+) -> PassResult<'c> {
     let mut error = None;
     ffi::walk(module, |op| {
         if error.is_some() {
@@ -384,7 +390,10 @@ fn check_no_partir_left<'c>(module: OperationRef<'c, '_>) -> PassResult<'c> {
         // A partir attribute or type prints as `#partir.…`/`!partir_hlo.…`; discardable
         // attributes of the dialects are named `partir.…`/`partir_hlo.…`.
         let mentions = |text: &str| text.contains("#partir") || text.contains("!partir");
-        let named = |key: &str| key.starts_with("partir.") || key.starts_with("partir_hlo.");
+        let named = |key: &str| {
+            (key.starts_with("partir.") || key.starts_with("partir_hlo."))
+                && !allowed.contains(&key)
+        };
         let what = op
             .attributes()
             .find(|(key, value)| {
@@ -420,7 +429,7 @@ fn check_no_partir_left<'c>(module: OperationRef<'c, '_>) -> PassResult<'c> {
             error = Some(PassError::new(
                 op.location(),
                 format!(
-                    "{PASS}: cannot express {what} of '{}' in upstream MLIR",
+                    "{pass}: cannot express {what} of '{}' in upstream MLIR",
                     op_name(op)
                 ),
             ));

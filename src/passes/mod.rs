@@ -4,6 +4,7 @@
 
 pub mod auto;
 pub mod export_shard;
+pub mod export_stablehlo;
 pub mod lower_to_hlo;
 pub mod mesh;
 pub mod options;

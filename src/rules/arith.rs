@@ -86,4 +86,5 @@ pub(super) fn register(rules: &mut Entries) {
     }
     // A constant is a source: its result may be produced tiled.
     rules.add("arith.constant", |op| Ok(Rule::source(op.result(0)?, 0)));
+    rules.add_retype("arith.constant", super::resplat_value);
 }

@@ -8,13 +8,18 @@
 //! | `tensor.*` (empty, expand/collapse_shape, extract/insert_slice, concat, pad) | [`tensor`] |
 //! | `tosa.*` (elementwise, matmul, transpose, reshape, reduce_*) | [`tosa`] |
 //! | elementwise `arith.*` / `math.*`, `arith.constant` | [`arith`] |
+//! | `stablehlo.*` (generic form in a stock mlir-opt, or registered), `chlo` elementwise | [`stablehlo`] |
 //! | `func.return`, `partir.replicate` | [`Rules::default`] below |
 //! | ops registered at run time in einsum notation (C API) | [`register_einsum_rule`] |
 //!
-//! Adding an op is adding an entry; adding an array dialect is adding a file of entries.
+//! Adding an op is adding an entry; adding an array dialect is adding a file of entries. A
+//! family's file also holds what its ops need once propagation gives them local shapes
+//! ([`retype`]): attributes that spell out a size (a slice's sizes, a splat constant's value).
+//! That file is the seam an array dialect plugs into: rules and local-shape rewrites.
 
 mod arith;
 mod linalg;
+mod stablehlo;
 mod tensor;
 #[cfg(test)]
 mod tests;
@@ -34,6 +39,16 @@ use std::{
     collections::HashMap,
     sync::{LazyLock, Mutex},
 };
+
+/// Rewrites the attributes of an op that spell out sizes, after propagation gave it local
+/// types (`before`: the shapes it had).
+pub type Retype = for<'c, 'a> fn(&'c melior::Context, OperationRef<'c, 'a>, &Shapes);
+
+/// An op's operand and result shapes before it was re-typed.
+pub struct Shapes {
+    pub operands: Vec<Vec<i64>>,
+    pub results: Vec<Vec<i64>>,
+}
 
 /// An entry: builds the rule of one op (the message says why an op has none, e.g. a reshape
 /// that is not a merge or split of dims).
@@ -126,6 +141,43 @@ impl<'c, 'a> OpView<'c, 'a> {
     }
 }
 
+/// The static shape of `op`'s result (or operand) `index` as it is now.
+fn result_shape(op: OperationRef, index: usize) -> Option<Vec<i64>> {
+    let result = op.result(index).ok()?;
+    crate::ir::core::static_shape(result.r#type())
+}
+
+fn operand_shape(op: OperationRef, index: usize) -> Option<Vec<i64>> {
+    crate::ir::core::static_shape(op.operand(index).ok()?.r#type())
+}
+
+/// Sets `op`'s `name` to a dense i64 array.
+fn set_dense<'c>(
+    context: &'c melior::Context,
+    op: OperationRef<'c, '_>,
+    name: &str,
+    values: &[i64],
+) {
+    ffi::set_attribute(
+        op,
+        name,
+        DenseI64ArrayAttribute::new(context, values).into(),
+    );
+}
+
+/// A splat constant's `value` re-made for its (local) result type: `dense<1.0> :
+/// tensor<32x16xf32>` in a `tensor<8x16xf32>` result becomes `dense<1.0> : tensor<8x16xf32>`.
+fn resplat_value<'c>(_: &'c melior::Context, op: OperationRef<'c, '_>, _: &Shapes) {
+    let value = op.attribute("value").ok();
+    let ty: Option<Type> = op.result(0).ok().map(|result| result.r#type());
+    if let Some(resplat) = value
+        .zip(ty)
+        .and_then(|(value, ty)| ffi::resplat(value, ty))
+    {
+        ffi::set_attribute(op, "value", resplat);
+    }
+}
+
 fn shape_of(ty: Type) -> Vec<i64> {
     ffi::tensor_shape(ty)
         .map(|shape| {
@@ -138,31 +190,54 @@ fn shape_of(ty: Type) -> Vec<i64> {
 }
 
 /// The built-in entries, op name → entry, built once.
-static BUILTIN: LazyLock<HashMap<&'static str, Entry>> = LazyLock::new(|| {
+static BUILTIN: LazyLock<Entries> = LazyLock::new(|| {
     let mut entries = Entries::default();
     arith::register(&mut entries);
     tensor::register(&mut entries);
     tosa::register(&mut entries);
+    stablehlo::register(&mut entries);
     entries.add("func.return", |op| Ok(Rule::identity(&op.operands)));
     // A pin is elementwise on every axis but its own (propagation stops at pins along their
     // own axis before asking for a rule).
     entries.add(REPLICATE_OP, |op| {
         Ok(Rule::elementwise(op.result(0)?, 1, 1))
     });
-    entries.0
+    entries
 });
 
 /// Einsum rules registered at run time (C API, other compilers): op name → einsum.
 static REGISTERED_EINSUMS: LazyLock<Mutex<HashMap<String, String>>> = LazyLock::new(Mutex::default);
 
-/// What each family's `register` fills.
+/// What each family's `register` fills: rules, and local-shape rewrites.
 #[derive(Default)]
-struct Entries(HashMap<&'static str, Entry>);
+struct Entries {
+    rules: HashMap<&'static str, Entry>,
+    retypes: HashMap<&'static str, Retype>,
+}
 
 impl Entries {
     /// Adds (or replaces) the entry of `name`.
     fn add(&mut self, name: &'static str, entry: Entry) {
-        self.0.insert(name, entry);
+        self.rules.insert(name, entry);
+    }
+
+    /// Adds (or replaces) the local-shape rewrite of `name`.
+    fn add_retype(&mut self, name: &'static str, retype: Retype) {
+        self.retypes.insert(name, retype);
+    }
+}
+
+/// After propagation re-typed `op` to local shapes, rewrites its attributes that spell out
+/// sizes (nothing for ops whose types say it all).
+pub fn retype<'c>(context: &'c melior::Context, op: OperationRef<'c, '_>, before: &Shapes) {
+    let name = op.name();
+    if let Some(retype) = name
+        .as_string_ref()
+        .as_str()
+        .ok()
+        .and_then(|name| BUILTIN.retypes.get(name))
+    {
+        retype(context, op, before);
     }
 }
 
@@ -195,7 +270,7 @@ impl Default for Rules {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         Rules {
-            entries: &BUILTIN,
+            entries: &BUILTIN.rules,
             einsums: registered.clone(),
         }
     }

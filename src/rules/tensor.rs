@@ -1,11 +1,15 @@
 //! `tensor`: empty, reshapes (expand/collapse_shape), slices, concat and pad. Sliced,
 //! concatenated and padded dims must replicate; a reshape group maps only its major dim.
 
-use super::{Entries, OpView};
+use super::{operand_shape, result_shape, set_dense, Entries, OpView};
 use crate::tmr::Rule;
-use melior::ir::{attribute::ArrayAttribute, operation::OperationLike};
+use melior::{
+    ir::{attribute::ArrayAttribute, operation::OperationLike, OperationRef},
+    Context,
+};
 
 pub(super) fn register(rules: &mut Entries) {
+    register_retypes(rules);
     rules.add("tensor.empty", |op| {
         Ok(Rule::source(op.result(0)?, op.operands.len()))
     });
@@ -74,4 +78,45 @@ fn reassociation(op: &OpView) -> Vec<Vec<usize>> {
                 .collect()
         })
         .collect()
+}
+
+/// Sizes in attributes, after propagation made the types local.
+fn register_retypes(rules: &mut Entries) {
+    rules.add_retype("tensor.expand_shape", |context, op, _| {
+        if let Some(shape) = result_shape(op, 0) {
+            set_dense(context, op, "static_output_shape", &shape);
+        }
+    });
+    rules.add_retype("tensor.extract_slice", |context, op, before| {
+        if let (Some(shape), Some(old)) = (result_shape(op, 0), before.results.first()) {
+            retype_sizes(context, op, old, &shape);
+        }
+    });
+    rules.add_retype("tensor.insert_slice", |context, op, before| {
+        if let (Some(shape), Some(old)) = (operand_shape(op, 0), before.operands.first()) {
+            retype_sizes(context, op, old, &shape);
+        }
+    });
+}
+
+/// extract/insert_slice sizes: the dims the slice keeps follow the slice's new shape (`old`
+/// before tiling, `new` after; a rank-reducing slice drops unit dims, which are never tiled).
+/// `sizes [1, 16, 4]` of a slice `16x4 -> 8x4` become `[1, 8, 4]`.
+fn retype_sizes<'c>(context: &'c Context, op: OperationRef<'c, '_>, old: &[i64], new: &[i64]) {
+    let view = OpView::new(op);
+    let (offsets, mut sizes, strides) = (
+        view.dense("static_offsets"),
+        view.dense("static_sizes"),
+        view.dense("static_strides"),
+    );
+    let Ok(kept) = crate::tmr::kept_dims(sizes.len(), &offsets, &sizes, &strides, old) else {
+        return;
+    };
+    if kept.len() != new.len() {
+        return;
+    }
+    for (dim, &size) in kept.iter().zip(new) {
+        sizes[*dim] = size;
+    }
+    set_dense(context, op, "static_sizes", &sizes);
 }

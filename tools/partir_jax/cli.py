@@ -58,17 +58,17 @@ def import_main(argv=None):
     ap.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a preset / factory argument")
     ap.add_argument("-o", "--output", required=True, help="output .mlir file")
     ap.add_argument("--data", metavar="DIR", help="also run the function and store inputs/outputs (.npy + manifest.json)")
-    ap.add_argument("--stablehlo", metavar="FILE", help="also write the named StableHLO module given to IREE")
+    ap.add_argument("--stablehlo", action="store_true",
+                    help="write JAX's StableHLO (generic form, nested jits inlined, named arguments) instead of "
+                         "linalg: partir reads it in a stock mlir-opt with --allow-unregistered-dialect")
     a = ap.parse_args(argv)
     kw = _parse_set(a.set)
     if a.model:
         spec, kw = models.spec(a.model, a.preset, **kw)
     else:
         spec = load_module_spec(a.module, kw)
-    if a.stablehlo:
-        in_names, out_names = _names(spec)
-        Path(a.stablehlo).write_text(importer._stablehlo_with_names(spec, in_names, out_names))
-    info = importer.import_spec(spec, Path(a.output), Path(a.data) if a.data else None, header=spec.description)
+    info = importer.import_spec(spec, Path(a.output), Path(a.data) if a.data else None, header=spec.description,
+                                dialect="stablehlo" if a.stablehlo else "linalg")
     print(f"{a.output}: {info['ops']} top-level ops in @main ({info['ops_total']} with bodies), "
           f"{info['args']} arguments, {info['results']} results, {info['bytes']} bytes")
     return 0
@@ -97,6 +97,9 @@ def regen(out_root: Path, names, with_data=True, quiet=False):
         d.mkdir(parents=True, exist_ok=True)
         info = importer.import_spec(spec, d / f"{name}.mlir", d / "data" if with_data else None,
                                     header=fixture_header(name, "small", kw, spec))
+        # The same step in JAX's own StableHLO; it shares data/ (same function, same inputs).
+        importer.import_spec(spec, d / f"{name}.stablehlo.mlir", None,
+                             header=fixture_header(name, "small", kw, spec), dialect="stablehlo")
         rows.append((name, info))
         if not quiet:
             print(f"examples/{name}/{name}.mlir: {info['ops']} top-level ops ({info['ops_total']} with bodies), "

@@ -11,6 +11,7 @@ Pipeline (see tools/README.md):
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -106,12 +107,40 @@ class ModelSpec:
     info: dict = field(default_factory=dict)
 
 
-def _stablehlo_with_names(spec: ModelSpec, in_names, out_names) -> str:
+@contextlib.contextmanager
+def _inlined_jits():
+    """While lowering, nested `jax.jit`s (jax.nn.relu, jnp.where, log_softmax, ...) are emitted
+    inline instead of as calls to private functions: partir partitions @main's ops, and a stock
+    mlir-opt cannot inline ops of a dialect it does not know (StableHLO there is unregistered)."""
+    from jax._src import pjit
+    from jax._src.interpreters import mlir
+
+    def inline(ctx, *args, jaxpr, **_):
+        consts = mlir.ir_consts(jaxpr.consts, [v.aval for v in jaxpr.jaxpr.constvars])
+        out, tokens = mlir.jaxpr_subcomp(
+            ctx.module_context, jaxpr.jaxpr, ctx.name_stack, ctx.tokens_in, consts, *args,
+            dim_var_values=ctx.dim_var_values, const_lowering=ctx.const_lowering,
+            outer_traceback=ctx.traceback)
+        ctx.set_tokens_out(tokens)
+        return out
+
+    saved = mlir._lowerings[pjit.jit_p]
+    mlir.register_lowering(pjit.jit_p, inline, cacheable=False)
+    try:
+        yield
+    finally:
+        mlir._lowerings[pjit.jit_p] = saved
+
+
+def _stablehlo_with_names(spec: ModelSpec, in_names, out_names, generic: bool = False) -> str:
+    """@main in StableHLO with `partir.name` on its arguments and results. `generic`: nested
+    jits inlined, printed in generic form (what a stock MLIR 22 reads as unregistered ops)."""
     import jax
     from jax._src.lib.mlir import ir
 
-    lowered = jax.jit(spec.fn, keep_unused=True).lower(*spec.args)
-    module = lowered.compiler_ir("stablehlo")
+    with _inlined_jits() if generic else contextlib.nullcontext():
+        lowered = jax.jit(spec.fn, keep_unused=True).lower(*spec.args)
+        module = lowered.compiler_ir("stablehlo")
     with module.context:
         main = None
         for op in module.body.operations:
@@ -128,7 +157,7 @@ def _stablehlo_with_names(spec: ModelSpec, in_names, out_names) -> str:
             [ir.DictAttr.get({"partir.name": ir.StringAttr.get(n)}) for n in in_names])
         main.attributes["res_attrs"] = ir.ArrayAttr.get(
             [ir.DictAttr.get({"partir.name": ir.StringAttr.get(n)}) for n in out_names])
-        text = module.operation.get_asm(enable_debug_info=False)
+        text = module.operation.get_asm(enable_debug_info=False, print_generic_op_form=generic)
     return text
 
 
@@ -193,7 +222,7 @@ def reprint_mlir22(text: str, extra_passes: Sequence[str] = ()) -> str:
 
 def count_main_ops(text: str) -> tuple[int, int]:
     """(top-level ops in @main, all ops nested in @main incl. linalg bodies and terminators)."""
-    out = run([MLIR_OPT_22, "--mlir-print-op-generic", "-"], stdin=text)
+    out = run([MLIR_OPT_22, "--allow-unregistered-dialect", "--mlir-print-op-generic", "-"], stdin=text)
     top = total = 0
     depth_main, inside = None, False
     for line in out.splitlines():
@@ -216,7 +245,7 @@ def count_main_ops(text: str) -> tuple[int, int]:
 
 def op_histogram(text: str) -> dict[str, int]:
     """Op name -> count over the whole module (generic form)."""
-    out = run([MLIR_OPT_22, "--mlir-print-op-generic", "-"], stdin=text)
+    out = run([MLIR_OPT_22, "--allow-unregistered-dialect", "--mlir-print-op-generic", "-"], stdin=text)
     hist: dict[str, int] = {}
     for m in _OP_RE.finditer(out):
         k = m.group(1) + "." + m.group(2)
@@ -224,8 +253,10 @@ def op_histogram(text: str) -> dict[str, int]:
     return hist
 
 
-def to_mlir(spec: ModelSpec) -> tuple[str, list[str], list[str]]:
-    """Returns (MLIR 22 text, argument names, result names)."""
+def to_mlir(spec: ModelSpec, dialect: str = "linalg") -> tuple[str, list[str], list[str]]:
+    """Returns (MLIR 22 text, argument names, result names): upstream linalg (through IREE's
+    StableHLO input pipeline) or, with dialect="stablehlo", JAX's own StableHLO in generic form,
+    as a stock mlir-opt 22 reads and prints it (`--allow-unregistered-dialect`)."""
     import jax
 
     in_names = named_flat(spec.args, spec.arg_names)
@@ -240,6 +271,12 @@ def to_mlir(spec: ModelSpec) -> tuple[str, list[str], list[str]]:
     for leaf in jax.tree_util.tree_leaves((spec.args, out_shape)):
         if np.dtype(leaf.dtype) not in (np.dtype("float32"), np.dtype("int32"), np.dtype("bool")):
             raise ImportError_(f"unsupported dtype {leaf.dtype}: use f32/i32")
+    if dialect == "stablehlo":
+        shlo = _stablehlo_with_names(spec, in_names, out_names, generic=True)
+        text = run([MLIR_OPT_22, "--allow-unregistered-dialect", "--mlir-print-op-generic", "-"], stdin=shlo)
+        if '"func.call"' in text:
+            raise ImportError_("@main still calls a function after inlining nested jits")
+        return text, in_names, out_names
     shlo = _stablehlo_with_names(spec, in_names, out_names)
     generic = stablehlo_to_linalg(shlo)
     check_upstream(generic)
@@ -306,8 +343,9 @@ def write_data(spec: ModelSpec, in_names, out_names, data_dir: Path, mlir_file: 
     return manifest
 
 
-def import_spec(spec: ModelSpec, out: Path, data_dir: Path | None = None, header: str | None = None) -> dict:
-    text, in_names, out_names = to_mlir(spec)
+def import_spec(spec: ModelSpec, out: Path, data_dir: Path | None = None, header: str | None = None,
+                dialect: str = "linalg") -> dict:
+    text, in_names, out_names = to_mlir(spec, dialect)
     out.parent.mkdir(parents=True, exist_ok=True)
     lines = []
     if header:

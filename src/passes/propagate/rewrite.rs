@@ -9,12 +9,13 @@ use crate::{
         builder::Builder,
         core::{self, static_shape, with_dim},
     },
+    rules,
     tmr::{ReductionKind, ResultTiling, TileEffect},
 };
 use melior::{
     ir::{
-        attribute::DenseI64ArrayAttribute, block::BlockLike, operation::OperationLike, Attribute,
-        Block, OperationRef, Region, RegionLike, Type, Value, ValueLike,
+        block::BlockLike, operation::OperationLike, Block, OperationRef, Region, RegionLike, Value,
+        ValueLike,
     },
     Context,
 };
@@ -81,7 +82,7 @@ pub fn wrap<'c>(
     }
     // Shapes before tiling, for ops whose attributes spell out sizes (rank-reducing slices).
     let shape_of = |value: Value| static_shape(value.r#type()).unwrap_or_default();
-    let before = Shapes {
+    let before = rules::Shapes {
         operands: op.operands().map(shape_of).collect(),
         results: op.results().map(|r| shape_of(r.into())).collect(),
     };
@@ -105,7 +106,7 @@ pub fn wrap<'c>(
         results.push(whole);
         let _ = result;
     }
-    retype_attributes(context, clone, &before);
+    rules::retype(context, clone, &before);
     let yielded: Vec<Value> = clone.results().map(Value::from).collect();
     body.append_operation(core::yield_(context, &yielded, location));
     let region = Region::new();
@@ -131,91 +132,6 @@ fn cancel_view<'c: 'a, 'a>(value: Value<'c, 'a>, dim: usize, axis: &str) -> Valu
         Some((source, view_dim, view_axis)) if view_dim == dim && view_axis == axis => source,
         _ => value,
     }
-}
-
-/// Operand and result shapes of an op before it was re-typed.
-struct Shapes {
-    operands: Vec<Vec<i64>>,
-    results: Vec<Vec<i64>>,
-}
-
-/// Ops whose attributes spell out their result shape get them updated after re-typing.
-fn retype_attributes<'c>(context: &'c Context, op: OperationRef<'c, '_>, before: &Shapes) {
-    let result_shape = |index: usize| {
-        op.result(index)
-            .ok()
-            .and_then(|result| static_shape(result.r#type()))
-    };
-    match name_of(op).as_str() {
-        "tensor.expand_shape" => {
-            if let Some(shape) = result_shape(0) {
-                ffi::set_attribute(
-                    op,
-                    "static_output_shape",
-                    DenseI64ArrayAttribute::new(context, &shape).into(),
-                );
-            }
-        }
-        "tensor.extract_slice" => {
-            if let (Some(shape), Some(old)) = (result_shape(0), before.results.first()) {
-                retype_sizes(context, op, old, &shape);
-            }
-        }
-        "tensor.insert_slice" => {
-            let new = op
-                .operand(0)
-                .ok()
-                .and_then(|source| static_shape(source.r#type()));
-            if let (Some(shape), Some(old)) = (new, before.operands.first()) {
-                retype_sizes(context, op, old, &shape);
-            }
-        }
-        "arith.constant" => {
-            let value = op.attribute("value").ok();
-            let ty: Option<Type> = op.result(0).ok().map(|result| result.r#type());
-            if let Some(resplat) = value
-                .zip(ty)
-                .and_then(|(value, ty)| ffi::resplat(value, ty))
-            {
-                ffi::set_attribute(op, "value", resplat);
-            }
-        }
-        _ => {}
-    }
-}
-
-/// extract/insert_slice sizes: the dims the slice keeps follow the slice's new shape (`old`
-/// before tiling, `new` after; a rank-reducing slice drops unit dims, which are never tiled).
-/// `sizes [1, 16, 4]` of a slice `16x4 -> 8x4` become `[1, 8, 4]`.
-fn retype_sizes<'c>(context: &'c Context, op: OperationRef<'c, '_>, old: &[i64], new: &[i64]) {
-    let attribute = |name: &str| {
-        op.attribute(name)
-            .ok()
-            .and_then(|attr| DenseI64ArrayAttribute::try_from(attr).ok())
-            .map(|array| {
-                (0..array.len())
-                    .filter_map(|index| array.element(index).ok())
-                    .collect::<Vec<i64>>()
-            })
-    };
-    let (Some(offsets), Some(mut sizes), Some(strides)) = (
-        attribute("static_offsets"),
-        attribute("static_sizes"),
-        attribute("static_strides"),
-    ) else {
-        return;
-    };
-    let Ok(kept) = crate::tmr::kept_dims(sizes.len(), &offsets, &sizes, &strides, old) else {
-        return;
-    };
-    if kept.len() != new.len() {
-        return;
-    }
-    for (dim, &size) in kept.iter().zip(new) {
-        sizes[*dim] = size;
-    }
-    let sizes: Attribute = DenseI64ArrayAttribute::new(context, &sizes).into();
-    ffi::set_attribute(op, "static_sizes", sizes);
 }
 
 /// After propagation along `axis`: slices of tile-action views on the same axis and dim read

@@ -1,0 +1,174 @@
+"""Runs a StableHLO module on XLA's CPU devices, as `partir verify --xla` needs it: the original
+program on one device (in f32, and its f64 twin: every f32 made f64, the reference), and a
+partitioned SPMD module from `partir-export-stablehlo` on N devices, one replica per device
+(replica r holds the mesh coordinates of r, row-major). Inputs are global arrays; each replica
+gets its shard by the argument's `partir.sharding` and the module's `partir.mesh`, and outputs
+are assembled by the results' shardings.
+
+    python -m partir_jax.xla_run --program M.mlir --inputs DIR --out DIR [--f64]
+
+DIR holds arg0.npy, arg1.npy, ... (global, in @main's order); results are written as
+res0.npy, ... (global). The number of devices is the module's `mhlo.num_replicas` (1 without).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+
+_SHARDING = re.compile(r'partir\.sharding = "((?:[^"\\]|\\.)*)"')
+
+
+def _mesh(text: str) -> list[tuple[str, int]]:
+    found = re.search(r'partir\.mesh = "([^"]*)"', text)
+    if not found or not found.group(1):
+        return []
+    return [(name, int(size)) for name, size in (axis.split("=") for axis in found.group(1).split(","))]
+
+
+def _dims(sharding: str) -> list[list[str]]:
+    """`[{"batch"}, {}]` (as MLIR prints the string attribute: `[{\\22batch\\22}, {}]`) →
+    [["batch"], []]."""
+    body = sharding.replace("\\22", '"').replace('\\"', '"')
+    return [re.findall(r'"([^"]+)"', dim) for dim in re.findall(r"\{([^}]*)\}", body)]
+
+
+def _signature_shardings(text: str) -> tuple[list[list[list[str]]], list[list[list[str]]]]:
+    """The shardings of @main's arguments and results, in order."""
+    main = re.search(r"func\.func (?:public )?@main\((.*?)\)\s*->\s*(.*?)\s*\{\n", text, re.S)
+    if main is None:
+        raise SystemExit("xla_run: no @main in the module")
+    args, results = main.group(1), main.group(2)
+    # One entry per argument: split at top-level commas of the argument list.
+    def entries(listing: str) -> list[str]:
+        depth, start, out = 0, 0, []
+        for i, c in enumerate(listing):
+            if c in "<({[":
+                depth += 1
+            elif c in ">)}]":
+                depth -= 1
+            elif c == "," and depth == 0:
+                out.append(listing[start:i])
+                start = i + 1
+        if listing.strip():
+            out.append(listing[start:])
+        return out
+    res = results.strip()
+    if res.startswith("(") and res.endswith(")"):
+        res = res[1:-1]
+    pick = lambda entry: _dims(m.group(1)) if (m := _SHARDING.search(entry)) else None
+    return [pick(e) for e in entries(args)], [pick(e) for e in entries(res)]
+
+
+def _coordinates(replica: int, mesh: list[tuple[str, int]]) -> dict[str, int]:
+    coords, rest = {}, replica
+    for name, size in reversed(mesh):
+        coords[name] = rest % size
+        rest //= size
+    return coords
+
+
+def _chunk(dims, mesh, replica):
+    """The index ranges of `replica`'s shard: per dim, (index along the dim's axes, count)."""
+    coords, sizes = _coordinates(replica, mesh), dict(mesh)
+    out = []
+    for axes in dims:
+        index, count = 0, 1
+        for axis in axes:
+            index = index * sizes[axis] + coords[axis]
+            count *= sizes[axis]
+        out.append((index, count))
+    return out
+
+
+def shard(value: np.ndarray, dims, mesh, replica: int) -> np.ndarray:
+    if not dims:
+        return value
+    slices = []
+    for d, (index, count) in enumerate(_chunk(dims, mesh, replica)):
+        size = value.shape[d] // count
+        slices.append(slice(index * size, (index + 1) * size))
+    return value[tuple(slices)]
+
+
+def assemble(shards: list[np.ndarray], dims, mesh) -> np.ndarray:
+    if not dims:  # rank 0 (XLA hands a scalar out as one element)
+        return shards[0].reshape(())
+    if all(not axes for axes in dims):
+        return shards[0]
+    local = shards[0].shape
+    full = [local[d] * _chunk(dims, mesh, 0)[d][1] for d in range(len(local))]
+    out = np.empty(full, dtype=shards[0].dtype)
+    for replica, piece in enumerate(shards):
+        index = tuple(slice(i * local[d], (i + 1) * local[d]) for d, (i, _) in enumerate(_chunk(dims, mesh, replica)))
+        out[index] = piece
+    return out
+
+
+def run(text: str, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    import jax
+    from jax._src import xla_bridge
+    from jax._src.lib import xla_client
+
+    replicas_match = re.search(r"mhlo\.num_replicas = (\d+)", text)
+    replicas = int(replicas_match.group(1)) if replicas_match else 1
+    mesh = _mesh(text)
+    arg_shardings, res_shardings = _signature_shardings(text)
+    backend = xla_bridge.get_backend("cpu")
+    devices = backend.local_devices()[:replicas]
+    if len(devices) < replicas:
+        raise SystemExit(f"xla_run: the module needs {replicas} devices, XLA has {len(devices)} "
+                         "(XLA_FLAGS=--xla_force_host_platform_device_count=N)")
+    options = xla_client.CompileOptions()
+    build = options.executable_build_options
+    build.num_replicas = replicas
+    build.num_partitions = 1
+    build.device_assignment = xla_client.DeviceAssignment.create(np.arange(replicas).reshape(replicas, 1))
+    executable = backend.compile_and_load(text, xla_client.DeviceList(tuple(devices)), options)
+    everywhere = jax.sharding.NamedSharding(jax.sharding.Mesh(np.array(devices), ("replica",)),
+                                            jax.sharding.PartitionSpec())
+    arrays = []
+    for value, dims in zip(inputs, arg_shardings):
+        pieces = [jax.device_put(shard(value, dims, mesh, r), devices[r]) for r in range(replicas)]
+        # Each device's buffer is its replica's argument: declared "replicated" over a 1-D mesh
+        # of the replicas (JAX does not look at the contents), which is how the executable,
+        # compiled with one replica per device, reads per-device buffers.
+        arrays.append(jax.make_array_from_single_device_arrays(pieces[0].shape, everywhere, pieces))
+    results = executable.execute_sharded(arrays).disassemble_into_single_device_arrays()
+    return [assemble([np.asarray(piece) for piece in per_device], dims, mesh)
+            for per_device, dims in zip(results, res_shardings)]
+
+
+def widen(text: str) -> str:
+    """The f64 twin: every f32 made f64 (types, constants, converts)."""
+    return re.sub(r"\bf32\b", "f64", text)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--program", required=True)
+    parser.add_argument("--inputs", required=True, type=Path)
+    parser.add_argument("--out", required=True, type=Path)
+    parser.add_argument("--f64", action="store_true", help="run the f64 twin (inputs widened)")
+    args = parser.parse_args(argv)
+    text = Path(args.program).read_text()
+    count = len(list(args.inputs.glob("arg*.npy")))
+    inputs = [np.load(args.inputs / f"arg{i}.npy") for i in range(count)]
+    if args.f64:
+        import jax
+        jax.config.update("jax_enable_x64", True)
+        text = widen(text)
+        inputs = [x.astype(np.float64) if x.dtype == np.float32 else x for x in inputs]
+    args.out.mkdir(parents=True, exist_ok=True)
+    for i, value in enumerate(run(text, inputs)):
+        np.save(args.out / f"res{i}.npy", np.ascontiguousarray(value))
+    return 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
+    sys.exit(main())
