@@ -46,6 +46,9 @@ pub enum Stage {
     Core,
     /// PartIR:HLO: the device-local SPMD program with collectives (partir-lower-to-hlo).
     Hlo,
+    /// A StableHLO SPMD module for XLA, one replica per device (partir-export-stablehlo; the
+    /// model's payload must be StableHLO).
+    Xla,
 }
 
 #[derive(Debug, Args)]
@@ -93,6 +96,11 @@ pub struct VerifyArgs {
     /// Run the PartIR:HLO program on N MPI ranks (N = the mesh's device count).
     #[arg(long, value_name = "N")]
     pub ranks: Option<u32>,
+    /// Run a StableHLO program's partitioned form on XLA, one CPU device per mesh device
+    /// (exported by partir-export-stablehlo; the original runs on one device). Needs the JAX
+    /// venv (tools/setup-venv).
+    #[arg(long, conflicts_with_all = ["ranks", "sequential"])]
+    pub xla: bool,
     /// Inputs (and JAX's outputs): a directory with manifest.json and .npy files
     /// [default: <dir of ORIGINAL>/data when it has a manifest.json, else generated inputs].
     #[arg(long, value_name = "DIR")]

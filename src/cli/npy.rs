@@ -55,6 +55,39 @@ impl NpyArray {
     }
 }
 
+/// Writes `values` as a `.npy` file of `shape` and element type `elem` (`f32`, `f64`, `i32`,
+/// `i64`), as the JAX side reads its inputs.
+pub fn write(path: &Path, shape: &[usize], elem: &str, values: &[f64]) -> Result<(), String> {
+    let fail = |error: std::io::Error| format!("cannot write '{}': {error}", path.display());
+    let file = std::io::BufWriter::new(std::fs::File::create(path).map_err(fail)?);
+    let shape: Vec<u64> = shape.iter().map(|&size| size as u64).collect();
+    macro_rules! put {
+        ($ty:ty) => {{
+            use npyz::WriterBuilder;
+            let mut writer = npyz::WriteOptions::<$ty>::new()
+                .default_dtype()
+                .shape(&shape)
+                .writer(file)
+                .begin_nd()
+                .map_err(fail)?;
+            writer
+                .extend(values.iter().map(|&value| value as $ty))
+                .map_err(fail)?;
+            writer.finish().map_err(fail)
+        }};
+    }
+    match elem {
+        "f32" => put!(f32),
+        "f64" => put!(f64),
+        "i32" => put!(i32),
+        "i64" => put!(i64),
+        other => Err(format!(
+            "cannot write {other} elements to '{}'",
+            path.display()
+        )),
+    }
+}
+
 /// Reads a `.npy` file; the error is one sentence naming the file.
 pub fn read(path: &Path) -> Result<NpyArray, String> {
     let bytes = std::fs::read(path)

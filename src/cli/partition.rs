@@ -27,6 +27,11 @@ pub fn partition_command(args: &PartitionArgs) -> Result<i32, CliError> {
             lower_to_hlo(&session, &mut module)?;
             "PartIR:HLO"
         }
+        Stage::Xla => {
+            lower_to_hlo(&session, &mut module)?;
+            export_stablehlo(&session, &mut module)?;
+            "StableHLO SPMD"
+        }
     };
     let text = module.as_operation().to_string();
     if let Some(story) = story.as_mut() {
@@ -123,6 +128,20 @@ pub fn simulate_command(args: &SimulateArgs) -> Result<i32, CliError> {
 }
 
 /// Lowers a partitioned Core module to PartIR:HLO (`partir-lower-to-hlo`, then `cse`).
+/// PartIR:HLO → a StableHLO SPMD module for XLA (`partir-export-stablehlo`).
+pub fn export_stablehlo(session: &Session, module: &mut Module) -> Result<(), CliError> {
+    let step = Step::start("exporting to StableHLO for XLA (partir-export-stablehlo)");
+    let pipeline = format!("builtin.module({})", crate::passes::names::EXPORT_STABLEHLO);
+    let result = session.run(module, &pipeline);
+    match &result {
+        Ok(()) => {
+            step.done();
+        }
+        Err(_) => step.failed(),
+    }
+    result
+}
+
 pub fn lower_to_hlo(session: &Session, module: &mut Module) -> Result<(), CliError> {
     let step = Step::start("lowering to PartIR:HLO (partir-lower-to-hlo, cse)");
     let pipeline = format!("builtin.module({},cse)", crate::passes::names::LOWER_TO_HLO);

@@ -66,6 +66,9 @@ impl Session {
         // Upstream passes too (cse after partir-lower-to-hlo).
         register_all_passes();
         let context = Context::new_with_registry(&registry, false);
+        // StableHLO (JAX's own IR) is read as unregistered ops, as a stock mlir-opt reads it
+        // with --allow-unregistered-dialect; unknown ops of registered dialects stay errors.
+        context.set_allow_unregistered_dialects(true);
         context.get_or_load_dialect("partir");
         context.get_or_load_dialect("partir_hlo");
         let diags = Rc::new(RefCell::new(Vec::new()));

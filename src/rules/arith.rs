@@ -1,6 +1,6 @@
 //! `arith` and `math`: elementwise ops on tensors, and constants.
 
-use super::Entries;
+use super::{Cost, Entries};
 use crate::tmr::Rule;
 
 /// `arith` and `math` ops that are elementwise on tensors.
@@ -83,8 +83,48 @@ pub(super) fn register(rules: &mut Entries) {
         rules.add(name, |op| {
             Rule::broadcasting_elementwise(&op.operands, &op.results)
         });
+        rules.add_cost(name, Cost::Flops(1.0));
     }
+    for name in TRANSCENDENTAL {
+        rules.add_cost(name, Cost::Transcendental);
+    }
+    for name in ["arith.index_cast", "arith.index_castui"] {
+        rules.add_cost(name, Cost::Free);
+    }
+    rules.add_cost("arith.constant", Cost::Free);
     // A constant is a source: its result may be produced tiled.
     rules.add("arith.constant", |op| Ok(Rule::source(op.result(0)?, 0)));
     rules.add_retype("arith.constant", super::resplat_value);
 }
+
+/// Math ops XLA counts as transcendentals rather than FLOPs.
+const TRANSCENDENTAL: &[&str] = &[
+    "math.exp",
+    "math.exp2",
+    "math.expm1",
+    "math.log",
+    "math.log1p",
+    "math.log2",
+    "math.log10",
+    "math.tanh",
+    "math.sqrt",
+    "math.rsqrt",
+    "math.cbrt",
+    "math.powf",
+    "math.fpowi",
+    "math.ipowi",
+    "math.sin",
+    "math.cos",
+    "math.tan",
+    "math.atan",
+    "math.atan2",
+    "math.erf",
+    "math.erfc",
+    "math.sinh",
+    "math.cosh",
+    "math.asin",
+    "math.acos",
+    "math.asinh",
+    "math.acosh",
+    "math.atanh",
+];

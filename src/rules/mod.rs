@@ -50,6 +50,25 @@ pub struct Shapes {
     pub results: Vec<Vec<i64>>,
 }
 
+/// How the simulator counts an op that has no body to read (a linalg op's body says it).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Cost {
+    /// Copies data, no arithmetic: a transpose, a slice, a broadcast.
+    Moves,
+    /// A view of operand 0: no new buffer, no work (a reshape).
+    View,
+    /// Nothing worth counting: a constant, an empty tensor.
+    Free,
+    /// This many FLOPs per iteration of its rule (an add: 1, a reduce: 1).
+    Flops(f64),
+    /// One transcendental per iteration (exp, log, tanh, rsqrt, ...).
+    Transcendental,
+    /// A multiply-accumulate per iteration (2 FLOPs on the matrix unit): a matmul.
+    Contraction,
+    /// A convolution: 2 FLOPs per result element and kernel element of one output feature.
+    Convolution,
+}
+
 /// An entry: builds the rule of one op (the message says why an op has none, e.g. a reshape
 /// that is not a merge or split of dims).
 pub type Entry = fn(&OpView) -> Result<Rule, String>;
@@ -197,6 +216,7 @@ static BUILTIN: LazyLock<Entries> = LazyLock::new(|| {
     tosa::register(&mut entries);
     stablehlo::register(&mut entries);
     entries.add("func.return", |op| Ok(Rule::identity(&op.operands)));
+    entries.add_cost(REPLICATE_OP, Cost::View);
     // A pin is elementwise on every axis but its own (propagation stops at pins along their
     // own axis before asking for a rule).
     entries.add(REPLICATE_OP, |op| {
@@ -213,6 +233,7 @@ static REGISTERED_EINSUMS: LazyLock<Mutex<HashMap<String, String>>> = LazyLock::
 struct Entries {
     rules: HashMap<&'static str, Entry>,
     retypes: HashMap<&'static str, Retype>,
+    costs: HashMap<&'static str, Cost>,
 }
 
 impl Entries {
@@ -221,10 +242,20 @@ impl Entries {
         self.rules.insert(name, entry);
     }
 
+    /// Says how the simulator counts `name`.
+    fn add_cost(&mut self, name: &'static str, cost: Cost) {
+        self.costs.insert(name, cost);
+    }
+
     /// Adds (or replaces) the local-shape rewrite of `name`.
     fn add_retype(&mut self, name: &'static str, retype: Retype) {
         self.retypes.insert(name, retype);
     }
+}
+
+/// How the simulator counts the op named `name` (None: partir does not know it).
+pub fn cost(name: &str) -> Option<Cost> {
+    BUILTIN.costs.get(name).copied()
 }
 
 /// After propagation re-typed `op` to local shapes, rewrites its attributes that spell out

@@ -6,7 +6,7 @@
 //! `#stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0],
 //! lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>`.
 
-use super::{result_shape, set_dense, Entries, OpView};
+use super::{result_shape, set_dense, Cost, Entries, OpView};
 use crate::tmr::{infer_reassociation, FactorKind, ReductionKind, Rule, TensorDims};
 use melior::ir::{operation::OperationLike, BlockLike, RegionLike};
 
@@ -69,7 +69,9 @@ pub(super) fn register(rules: &mut Entries) {
         rules.add(name, |op| {
             Rule::broadcasting_elementwise(&op.operands, &op.results)
         });
+        rules.add_cost(name, Cost::Flops(1.0));
     }
+    register_costs(rules);
     rules.add("stablehlo.constant", |op| {
         Ok(Rule::source(op.result(0)?, 0))
     });
@@ -117,6 +119,7 @@ pub(super) fn register(rules: &mut Entries) {
     });
     rules.add("stablehlo.reduce", reduce);
     rules.add("stablehlo.dot_general", dot_general);
+    rules.add("stablehlo.convolution", convolution);
     rules.add("stablehlo.concatenate", |op| {
         let rank = op.operand(0)?.len();
         let dim: Vec<i64> = op.integer("dimension").into_iter().collect();
@@ -178,6 +181,57 @@ pub(super) fn register(rules: &mut Entries) {
         Ok(rule.with_whole_operands(&op.ranks_from(2)))
     });
 }
+
+/// How the simulator counts StableHLO ops (elementwise ones: 1 FLOP, above).
+fn register_costs(rules: &mut Entries) {
+    for name in TRANSCENDENTAL {
+        rules.add_cost(name, Cost::Transcendental);
+    }
+    rules.add_cost("stablehlo.dot_general", Cost::Contraction);
+    rules.add_cost("stablehlo.convolution", Cost::Convolution);
+    rules.add_cost("stablehlo.reduce", Cost::Flops(1.0));
+    rules.add_cost("stablehlo.reshape", Cost::View);
+    rules.add_cost("stablehlo.constant", Cost::Free);
+    for name in [
+        "stablehlo.broadcast_in_dim",
+        "stablehlo.transpose",
+        "stablehlo.slice",
+        "stablehlo.concatenate",
+        "stablehlo.pad",
+        "stablehlo.dynamic_slice",
+        "stablehlo.dynamic_update_slice",
+        "stablehlo.iota",
+        "stablehlo.convert",
+        "stablehlo.gather",
+        "stablehlo.scatter",
+    ] {
+        rules.add_cost(name, Cost::Moves);
+    }
+}
+
+/// Elementwise ops XLA counts as transcendentals rather than FLOPs.
+const TRANSCENDENTAL: &[&str] = &[
+    "stablehlo.exponential",
+    "stablehlo.exponential_minus_one",
+    "stablehlo.log",
+    "stablehlo.log_plus_one",
+    "stablehlo.logistic",
+    "stablehlo.sqrt",
+    "stablehlo.rsqrt",
+    "stablehlo.cbrt",
+    "stablehlo.tanh",
+    "stablehlo.sine",
+    "stablehlo.cosine",
+    "stablehlo.tan",
+    "stablehlo.power",
+    "stablehlo.atan2",
+    "chlo.erf",
+    "chlo.erfc",
+    "chlo.erf_inv",
+    "chlo.lgamma",
+    "chlo.digamma",
+    "chlo.tan",
+];
 
 /// `iota {iota_dimension = d}`: a source whose dim d counts from 0, so a chunk of it is not
 /// a smaller iota along d (it would have to count from the chunk's offset).
@@ -321,6 +375,69 @@ fn dot_general(op: &OpView) -> Result<Rule, String> {
     rule.push_operand(lhs_dims);
     rule.push_operand(rhs_dims);
     rule.push_result(TensorDims(out));
+    Ok(rule)
+}
+
+/// `convolution` with `dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0,
+/// 1, f]>` and group counts 1: the batch passes through, input features (`f` of the input,
+/// `i` of the kernel) are summed, output features (`o`, the result's `f`) pass through;
+/// spatial dims are windows (halos), used whole.
+fn convolution(op: &OpView) -> Result<Rule, String> {
+    for count in ["feature_group_count", "batch_group_count"] {
+        if op.integer(count).unwrap_or(1) != 1 {
+            return Err(format!(
+                "stablehlo.convolution with {count} > 1 is not partitioned"
+            ));
+        }
+    }
+    let numbers = op
+        .op
+        .attribute("dimension_numbers")
+        .map(|attr| attr.to_string())
+        .map_err(|_| "stablehlo.convolution without dimension_numbers".to_string())?;
+    let layouts: Vec<Vec<String>> = numbers
+        .split('[')
+        .skip(1)
+        .filter_map(|part| part.split(']').next())
+        .map(|list| {
+            list.split(',')
+                .map(|label| label.trim().to_string())
+                .collect()
+        })
+        .collect();
+    let [input, kernel, output] = &layouts[..] else {
+        return Err(format!("stablehlo.convolution: cannot read {numbers}"));
+    };
+    let at = |layout: &[String], label: &str| {
+        layout
+            .iter()
+            .position(|l| l == label)
+            .ok_or_else(|| format!("stablehlo.convolution: no '{label}' in {numbers}"))
+    };
+    let (lhs, rhs, result) = (op.operand(0)?, op.operand(1)?, op.result(0)?);
+    if input.len() != lhs.len() || kernel.len() != rhs.len() || output.len() != result.len() {
+        return Err(format!(
+            "stablehlo.convolution: {numbers} does not match its ranks"
+        ));
+    }
+    let mut rule = Rule::new();
+    let (mut lhs_dims, mut rhs_dims, mut out_dims) = (
+        TensorDims::unindexed(lhs.len()),
+        TensorDims::unindexed(rhs.len()),
+        TensorDims::unindexed(result.len()),
+    );
+    let batch = rule.add_factor(lhs[at(input, "b")?], FactorKind::PassThrough);
+    (lhs_dims.0[at(input, "b")?], out_dims.0[at(output, "b")?]) = (Some(batch), Some(batch));
+    let features = rule.add_factor(
+        lhs[at(input, "f")?],
+        FactorKind::Reduction(ReductionKind::Sum),
+    );
+    (lhs_dims.0[at(input, "f")?], rhs_dims.0[at(kernel, "i")?]) = (Some(features), Some(features));
+    let outputs = rule.add_factor(rhs[at(kernel, "o")?], FactorKind::PassThrough);
+    (rhs_dims.0[at(kernel, "o")?], out_dims.0[at(output, "f")?]) = (Some(outputs), Some(outputs));
+    rule.push_operand(lhs_dims);
+    rule.push_operand(rhs_dims);
+    rule.push_result(out_dims);
     Ok(rule)
 }
 

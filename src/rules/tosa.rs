@@ -1,7 +1,7 @@
 //! `tosa`: elementwise ops (numpy broadcasting of unit dims; extra rank-1 operands such as
 //! zero points are used whole), matmul, transpose, reshape and the reductions.
 
-use super::Entries;
+use super::{Cost, Entries};
 use crate::tmr::{infer_reassociation, ReductionKind, Rule};
 
 const ELEMENTWISE: &[&str] = &[
@@ -49,6 +49,30 @@ pub(super) fn register(rules: &mut Entries) {
         rules.add(name, |op| {
             Rule::broadcasting_elementwise(&op.operands, &op.results)
         });
+        rules.add_cost(name, Cost::Flops(1.0));
+    }
+    for name in [
+        "tosa.reduce_sum",
+        "tosa.reduce_max",
+        "tosa.reduce_min",
+        "tosa.reduce_prod",
+    ] {
+        rules.add_cost(name, Cost::Flops(1.0));
+    }
+    rules.add_cost("tosa.matmul", Cost::Contraction);
+    rules.add_cost("tosa.reshape", Cost::View);
+    for name in [
+        "tosa.const",
+        "tosa.transpose",
+        "tosa.slice",
+        "tosa.concat",
+        "tosa.pad",
+        "tosa.tile",
+        "tosa.gather",
+        "tosa.cast",
+        "tosa.identity",
+    ] {
+        rules.add_cost(name, Cost::Moves);
     }
     rules.add("tosa.matmul", |op| {
         let (a, b) = (op.operand(0)?.to_vec(), op.operand(1)?.to_vec());

@@ -86,7 +86,7 @@ def _chunk(dims, mesh, replica):
 
 
 def shard(value: np.ndarray, dims, mesh, replica: int) -> np.ndarray:
-    if not dims:
+    if dims is None or not dims:
         return value
     slices = []
     for d, (index, count) in enumerate(_chunk(dims, mesh, replica)):
@@ -117,7 +117,10 @@ def run(text: str, inputs: list[np.ndarray]) -> list[np.ndarray]:
     replicas_match = re.search(r"mhlo\.num_replicas = (\d+)", text)
     replicas = int(replicas_match.group(1)) if replicas_match else 1
     mesh = _mesh(text)
-    arg_shardings, res_shardings = _signature_shardings(text)
+    if "partir.sharding" in text:
+        arg_shardings, res_shardings = _signature_shardings(text)
+    else:  # one device (the original): every value whole
+        arg_shardings, res_shardings = [None] * len(inputs), None
     backend = xla_bridge.get_backend("cpu")
     devices = backend.local_devices()[:replicas]
     if len(devices) < replicas:
@@ -139,13 +142,16 @@ def run(text: str, inputs: list[np.ndarray]) -> list[np.ndarray]:
         # compiled with one replica per device, reads per-device buffers.
         arrays.append(jax.make_array_from_single_device_arrays(pieces[0].shape, everywhere, pieces))
     results = executable.execute_sharded(arrays).disassemble_into_single_device_arrays()
+    if res_shardings is None:
+        return [np.asarray(per_device[0]) for per_device in results]
     return [assemble([np.asarray(piece) for piece in per_device], dims, mesh)
             for per_device, dims in zip(results, res_shardings)]
 
 
 def widen(text: str) -> str:
     """The f64 twin: every f32 made f64 (types, constants, converts)."""
-    return re.sub(r"\bf32\b", "f64", text)
+    # `f32` alone or as a shaped type's element (`32x64xf32`).
+    return re.sub(r"(?<![A-Za-wyz0-9_])f32\b", "f64", text)
 
 
 def main(argv=None) -> int:

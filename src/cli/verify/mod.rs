@@ -14,6 +14,7 @@ mod judge;
 mod program;
 mod ranks;
 mod report;
+mod xla;
 
 use super::{
     args::{ModelArgs, VerifyArgs},
@@ -69,9 +70,9 @@ fn form_of(module: &Module) -> Form {
 type Values = Vec<Vec<f64>>;
 
 pub fn run(args: &VerifyArgs) -> Result<i32, CliError> {
-    if !args.sequential && args.ranks.is_none() {
+    if !args.sequential && args.ranks.is_none() && !args.xla {
         return Err(CliError::new(
-            "verify needs --ranks N (run the PartIR:HLO program on N MPI ranks) or --sequential (check the sequential reading of the Core program on one process)",
+            "verify needs --ranks N (run the PartIR:HLO program on N MPI ranks), --sequential (check the sequential reading of the Core program on one process) or --xla (run a StableHLO program's partitioned form on XLA devices)",
         ));
     }
     if args.ranks == Some(0) {
@@ -147,6 +148,32 @@ pub fn run(args: &VerifyArgs) -> Result<i32, CliError> {
         return Err(CliError::new(
             "the partitioned program is PartIR:HLO (device-local, with collectives); it has no sequential reading: check it with --ranks N",
         ));
+    }
+
+    if args.xla {
+        let exported = xla::export(&session, &mut partitioned, form == Form::Hlo)?;
+        if let Some(dir) = &args.keep {
+            keep(
+                dir,
+                &[("original.mlir", &text), ("partitioned.mlir", &exported)],
+            )?;
+        }
+        eprintln!("partir: running the original, its f64 reference and the partitioned program on XLA on {origin} (in parallel)");
+        let progress = Progress::spinner("running on XLA");
+        let runs = xla::run(&progress, &text, &exported, &signature, &values);
+        progress.finish();
+        let runs = runs?;
+        return verdict(
+            &signature,
+            &Runs {
+                original: &runs.original,
+                partitioned: &runs.partitioned,
+                reference: runs.reference.as_deref(),
+                jax: jax.as_deref(),
+            },
+            &rule,
+            total,
+        );
     }
 
     // The reference: the original, every f32 made f64.
@@ -241,7 +268,7 @@ pub fn run(args: &VerifyArgs) -> Result<i32, CliError> {
         None => None,
     };
 
-    let verdict = report(
+    verdict(
         &signature,
         &Runs {
             original: &original_values,
@@ -250,7 +277,18 @@ pub fn run(args: &VerifyArgs) -> Result<i32, CliError> {
             jax: jax.as_deref(),
         },
         &rule,
-    );
+        total,
+    )
+}
+
+/// Prints the judgement of every output and the time taken; exit code 0, or the failure.
+fn verdict(
+    signature: &Signature,
+    runs: &Runs,
+    rule: &NoiseRule,
+    total: Instant,
+) -> Result<i32, CliError> {
+    let verdict = report(signature, runs, rule);
     let took = format!(
         "partir: verify took {} in total",
         seconds_text(total.elapsed().as_secs_f64())

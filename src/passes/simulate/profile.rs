@@ -6,7 +6,7 @@ use super::super::{names::SIMULATE as PASS, PassError};
 use crate::{
     ffi,
     ir::{hlo, location::describe, types::tensor_bytes, Mesh},
-    rules::Rules,
+    rules::{cost, Cost, Rules},
     sim::{Buffer, CollectiveKind, CollectiveProfile, OpProfile, Profile, Work},
     tmr::FactorKind,
 };
@@ -15,57 +15,12 @@ use melior::ir::{
 };
 use std::collections::HashMap;
 
-/// Math ops XLA counts as transcendentals rather than FLOPs.
-const TRANSCENDENTAL: &[&str] = &[
-    "math.exp",
-    "math.exp2",
-    "math.expm1",
-    "math.log",
-    "math.log1p",
-    "math.log2",
-    "math.log10",
-    "math.tanh",
-    "math.sqrt",
-    "math.rsqrt",
-    "math.cbrt",
-    "math.powf",
-    "math.fpowi",
-    "math.ipowi",
-    "math.sin",
-    "math.cos",
-    "math.tan",
-    "math.atan",
-    "math.atan2",
-    "math.erf",
-    "math.erfc",
-    "math.sinh",
-    "math.cosh",
-    "math.asin",
-    "math.acos",
-    "math.asinh",
-    "math.acosh",
-    "math.atanh",
-];
-
-/// Ops that only move or reinterpret data: no FLOPs.
+/// Ops that only move or reinterpret data: no FLOPs (each dialect's file in `crate::rules`
+/// says which of its ops these are; `tensor` and `bufferization` ops all are).
 fn is_data_movement(name: &str) -> bool {
     name.starts_with("tensor.")
         || name.starts_with("bufferization.")
-        || matches!(
-            name,
-            "arith.constant"
-                | "tosa.const"
-                | "tosa.reshape"
-                | "tosa.transpose"
-                | "tosa.slice"
-                | "tosa.concat"
-                | "tosa.pad"
-                | "tosa.tile"
-                | "tosa.gather"
-                | "tosa.cast"
-                | "tosa.identity"
-                | "partir.replicate"
-        )
+        || matches!(cost(name), Some(Cost::Moves | Cost::View | Cost::Free))
 }
 
 /// Ops whose result is a view of operand 0 (no new buffer).
@@ -77,9 +32,7 @@ fn is_view(name: &str) -> bool {
             | "tensor.cast"
             | "tensor.bitcast"
             | "tensor.reshape"
-            | "tosa.reshape"
-            | "partir.replicate"
-    )
+    ) || cost(name) == Some(Cost::View)
 }
 
 /// Reads one function in program order.
@@ -277,7 +230,7 @@ impl Reader {
             .map(|value| tensor_bytes(value.r#type()))
             .sum::<f64>();
         if is_data_movement(name) {
-            let moves = !is_view(name) && !matches!(name, "tensor.empty" | "arith.constant");
+            let moves = !is_view(name) && name != "tensor.empty" && cost(name) != Some(Cost::Free);
             return moves.then_some(Work {
                 bytes,
                 ..Work::default()
@@ -312,17 +265,21 @@ impl Reader {
             .any(|factor| matches!(factor.kind, FactorKind::Reduction(_)));
         let (per_iteration, transcendental, multiplies) = if linalg.is_some() {
             body_ops(op)
-        } else if TRANSCENDENTAL.contains(&name) {
-            (0.0, 1.0, false)
-        } else if name == "tosa.matmul" || name.starts_with("tosa.conv") {
-            (2.0, 0.0, true)
-        } else if name.starts_with("arith.")
-            || name.starts_with("math.")
-            || name.starts_with("tosa.")
-        {
-            (1.0, 0.0, false)
         } else {
-            (0.0, 0.0, false)
+            match cost(name) {
+                Some(Cost::Transcendental) => (0.0, 1.0, false),
+                Some(Cost::Contraction) => (2.0, 0.0, true),
+                Some(Cost::Convolution) => {
+                    return Some(Work {
+                        flops: convolution_flops(op, &rule),
+                        bytes,
+                        matrix: true,
+                        ..Work::default()
+                    })
+                }
+                Some(Cost::Flops(flops)) => (flops, 0.0, false),
+                _ => (0.0, 0.0, false),
+            }
         };
         Some(Work {
             flops: per_iteration * iterations,
@@ -481,6 +438,31 @@ fn zero_pad(value: Value) -> Option<ZeroPad> {
     })
 }
 
+/// 2 FLOPs per result element and kernel element of one output feature: the output feature
+/// is the factor the kernel (operand 1) and the result share.
+fn convolution_flops(op: OperationRef, rule: &crate::tmr::Rule) -> f64 {
+    let elements = |value: Option<Value>| {
+        value
+            .and_then(|value| ffi::shaped_dims(value.r#type()))
+            .map_or(0.0, |dims| dims.iter().map(|&d| d.max(0) as f64).product())
+    };
+    let result = elements(op.result(0).ok().map(Value::from));
+    let kernel = elements(op.operand(1).ok());
+    let shared = rule
+        .operands()
+        .get(1)
+        .zip(rule.results().first())
+        .and_then(|(kernel, result)| {
+            kernel
+                .0
+                .iter()
+                .flatten()
+                .find(|factor| result.0.contains(&Some(**factor)))
+                .map(|&factor| rule.factor(factor).size.max(1) as f64)
+        });
+    2.0 * result * kernel / shared.unwrap_or(1.0)
+}
+
 /// Per iteration of a linalg op: (FLOPs, transcendentals, multiplies?) of its body.
 fn body_ops(op: OperationRef) -> (f64, f64, bool) {
     let (mut flops, mut transcendentals, mut multiplies) = (0.0, 0.0, false);
@@ -495,13 +477,10 @@ fn body_ops(op: OperationRef) -> (f64, f64, bool) {
             .as_str()
             .unwrap_or("")
             .to_string();
-        if TRANSCENDENTAL.contains(&name.as_str()) {
+        if cost(&name) == Some(Cost::Transcendental) {
             transcendentals += 1.0;
         } else if (name.starts_with("arith.") || name.starts_with("math."))
-            && !matches!(
-                name.as_str(),
-                "arith.constant" | "arith.index_cast" | "arith.index_castui"
-            )
+            && cost(&name) != Some(Cost::Free)
         {
             flops += 1.0;
             multiplies |= name == "arith.mulf" || name == "arith.muli";

@@ -1,0 +1,167 @@
+//! `partir verify --xla`: the partitioned program as XLA runs it. The PartIR:HLO program is
+//! exported (`partir-export-stablehlo`) and compiled by XLA with one replica per device on N
+//! CPU devices; the original runs on one device, in f32 and as its f64 twin (the reference).
+//! XLA is driven through JAX's own client by `tools/partir_jax/xla_run.py`; inputs and outputs
+//! travel as `.npy` files in a scratch directory.
+
+use super::{program::Signature, Values};
+use crate::cli::{
+    error::CliError,
+    npy,
+    partition::{export_stablehlo, lower_to_hlo},
+    pipeline::Session,
+    progress::Progress,
+};
+use melior::ir::Module;
+use std::{
+    path::{Path, PathBuf},
+    process::Command,
+};
+
+/// The repository's tools (the JAX venv and `partir_jax`), found where partir was built.
+fn tools() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tools")
+}
+
+/// Exports the partitioned program for XLA: lowered to PartIR:HLO first if it is Core.
+pub(super) fn export(
+    session: &Session,
+    partitioned: &mut Module,
+    lowered: bool,
+) -> Result<String, CliError> {
+    if !lowered {
+        lower_to_hlo(session, partitioned)?;
+    }
+    export_stablehlo(session, partitioned)?;
+    Ok(partitioned.as_operation().to_string())
+}
+
+/// What XLA computed: the original (f32), its f64 twin (None when it did not run) and the
+/// partitioned program, each one vector per output.
+pub(super) struct XlaRuns {
+    pub original: Values,
+    pub reference: Option<Values>,
+    pub partitioned: Values,
+}
+
+pub(super) fn run(
+    progress: &Progress,
+    original: &str,
+    partitioned: &str,
+    signature: &Signature,
+    values: &[Vec<f64>],
+) -> Result<XlaRuns, CliError> {
+    let python = tools().join(".venv/bin/python");
+    if !python.exists() {
+        return Err(CliError::new(format!(
+            "verify --xla runs XLA through JAX: {} is missing (run tools/setup-venv)",
+            python.display()
+        )));
+    }
+    let dir = std::env::temp_dir().join(format!("partir-xla-{}", std::process::id()));
+    let scratch = Scratch(dir.clone());
+    let fail = |error: std::io::Error| {
+        CliError::new(format!("cannot write into '{}': {error}", dir.display()))
+    };
+    std::fs::create_dir_all(dir.join("inputs")).map_err(fail)?;
+    for (index, (ty, values)) in signature.inputs.iter().zip(values).enumerate() {
+        npy::write(
+            &dir.join(format!("inputs/arg{index}.npy")),
+            &ty.shape,
+            ty.elem.name(),
+            values,
+        )
+        .map_err(CliError::new)?;
+    }
+    std::fs::write(dir.join("original.mlir"), original).map_err(fail)?;
+    std::fs::write(dir.join("partitioned.mlir"), partitioned).map_err(fail)?;
+    let replicas = partitioned
+        .split("mhlo.num_replicas = ")
+        .nth(1)
+        .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|digits| digits.parse::<usize>().ok())
+        .unwrap_or(1);
+    let job = |what: &str, program: &str, out: &str, wide: bool| {
+        let started = std::time::Instant::now();
+        let mut command = Command::new(&python);
+        command
+            .args(["-m", "partir_jax.xla_run", "--program"])
+            .arg(dir.join(program))
+            .arg("--inputs")
+            .arg(dir.join("inputs"))
+            .arg("--out")
+            .arg(dir.join(out))
+            .env("PYTHONPATH", tools())
+            .env(
+                "XLA_FLAGS",
+                format!("--xla_force_host_platform_device_count={}", replicas.max(1)),
+            )
+            .env("JAX_PLATFORMS", "cpu");
+        if wide {
+            command.arg("--f64");
+        }
+        let output = command.output().map_err(|error| {
+            CliError::new(format!("cannot start {} ({error})", python.display()))
+        })?;
+        if !output.status.success() {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            let last: Vec<&str> = stderr.lines().rev().take(6).collect();
+            let last: Vec<&str> = last.into_iter().rev().collect();
+            return Err(CliError::new(format!(
+                "XLA could not run the {what} program:\n{}",
+                last.join("\n")
+            )));
+        }
+        progress.println(&format!(
+            "partir: {what}: ran on XLA ({} device{}) in {:.2} s",
+            if what == "partitioned" { replicas } else { 1 },
+            if what == "partitioned" && replicas != 1 {
+                "s"
+            } else {
+                ""
+            },
+            started.elapsed().as_secs_f64()
+        ));
+        (0..signature.outputs.len())
+            .map(|index| {
+                npy::read(&dir.join(format!("{out}/res{index}.npy")))
+                    .map(|array| array.to_f64())
+                    .map_err(CliError::new)
+            })
+            .collect::<Result<Values, CliError>>()
+    };
+    let (original, reference, partitioned) = std::thread::scope(|scope| {
+        let original = scope.spawn(|| job("original", "original.mlir", "original", false));
+        let reference = scope.spawn(|| job("f64 reference", "original.mlir", "reference", true));
+        let partitioned =
+            scope.spawn(|| job("partitioned", "partitioned.mlir", "partitioned", false));
+        let join = |handle: std::thread::ScopedJoinHandle<'_, Result<Values, CliError>>| {
+            handle
+                .join()
+                .unwrap_or_else(|_| Err(CliError::new("an XLA runner thread panicked")))
+        };
+        (join(original), join(reference), join(partitioned))
+    });
+    drop(scratch);
+    let reference = match reference {
+        Ok(values) => Some(values),
+        Err(error) => {
+            eprintln!("partir: note: the f64 reference did not run ({error}); judging against the original within --tolerance");
+            None
+        }
+    };
+    Ok(XlaRuns {
+        original: original?,
+        reference,
+        partitioned: partitioned?,
+    })
+}
+
+/// A scratch directory, removed when done.
+struct Scratch(PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
