@@ -542,9 +542,18 @@ fn verify_catches_the_wrong_half_of_a_slice() {
 /// arguments' sizes add up to the total line.
 #[test]
 fn args_lists_every_zoo_model_and_which_tactics_match() {
-    for model in ["mlp", "transformer", "unet", "gns", "mqa"] {
+    let forms = ["mlp", "transformer", "unet", "gns", "mqa"]
+        .into_iter()
+        .flat_map(|model| {
+            [
+                (model, format!("{model}.mlir")),
+                (model, format!("{model}.stablehlo.mlir")),
+            ]
+        })
+        .chain([("llama", "llama.stablehlo.mlir".to_string())]);
+    for (model, file) in forms {
         let dir = root().join("examples").join(model);
-        let program = dir.join(format!("{model}.mlir"));
+        let program = dir.join(file);
         let schedules = std::fs::read_dir(dir.join("schedules")).expect("schedules");
         for entry in schedules {
             let schedule = entry.unwrap().path();

@@ -38,7 +38,7 @@ fn scratch(test: &str) -> PathBuf {
 fn every_zoo_model_and_schedule_runs_on_xla() {
     let mut failures = Vec::new();
     let mut runs = 0;
-    for model in ["mlp", "transformer", "unet", "gns", "mqa"] {
+    for model in ["mlp", "transformer", "unet", "gns", "mqa", "llama"] {
         let mut schedules: Vec<PathBuf> =
             std::fs::read_dir(root().join(format!("examples/{model}/schedules")))
                 .expect("schedules")
@@ -65,7 +65,7 @@ fn every_zoo_model_and_schedule_runs_on_xla() {
             }
         }
     }
-    assert!(runs >= 30, "only {runs} model x schedule pairs");
+    assert!(runs >= 35, "only {runs} model x schedule pairs");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 

@@ -95,14 +95,18 @@ def regen(out_root: Path, names, with_data=True, quiet=False):
         spec, kw = models.spec(name, "small")
         d = out_root / name
         d.mkdir(parents=True, exist_ok=True)
-        info = importer.import_spec(spec, d / f"{name}.mlir", d / "data" if with_data else None,
-                                    header=fixture_header(name, "small", kw, spec))
-        # The same step in JAX's own StableHLO; it shares data/ (same function, same inputs).
-        importer.import_spec(spec, d / f"{name}.stablehlo.mlir", None,
-                             header=fixture_header(name, "small", kw, spec), dialect="stablehlo")
+        data = d / "data" if with_data else None
+        header = fixture_header(name, "small", kw, spec)
+        if name in models.STABLEHLO_ONLY:
+            info = importer.import_spec(spec, d / f"{name}.stablehlo.mlir", data, header=header, dialect="stablehlo")
+        else:
+            info = importer.import_spec(spec, d / f"{name}.mlir", data, header=header)
+            # The same step in JAX's own StableHLO; it shares data/ (same function, same inputs).
+            importer.import_spec(spec, d / f"{name}.stablehlo.mlir", None, header=header, dialect="stablehlo")
         rows.append((name, info))
         if not quiet:
-            print(f"examples/{name}/{name}.mlir: {info['ops']} top-level ops ({info['ops_total']} with bodies), "
+            form = "stablehlo.mlir" if name in models.STABLEHLO_ONLY else "mlir"
+            print(f"examples/{name}/{name}.{form}: {info['ops']} top-level ops ({info['ops_total']} with bodies), "
                   f"{info['args']} args, {info['results']} results, {info['bytes']} bytes", flush=True)
     return rows
 
@@ -158,7 +162,7 @@ def compare_trees(a: Path, b: Path) -> list[str]:
 def regen_main(argv=None):
     ap = argparse.ArgumentParser(prog="tools/regen-fixtures",
                                  description="Regenerate the committed fixtures under examples/<model>/.")
-    ap.add_argument("models", nargs="*", default=models.MODELS)
+    ap.add_argument("models", nargs="*", default=models.ALL)
     ap.add_argument("--check", action="store_true",
                     help="regenerate into a temporary directory and compare with examples/ (JAX outputs within a tolerance)")
     ap.add_argument("--large", action="store_true",

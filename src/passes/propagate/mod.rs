@@ -285,6 +285,14 @@ impl<'c> Propagation<'c> {
                 }
             }
         }
+        // A fresh accumulator is built with linalg ops: other dialects' ops need theirs to be
+        // the identity already (JAX's scatter-add into zeros is).
+        if !fresh_inits.is_empty() && !name_of(op).starts_with("linalg.") {
+            return Err(Stop::Conflict(
+                "its accumulator is not the identity of the reduction it would be split into"
+                    .into(),
+            ));
+        }
         if name_of(op) == "arith.constant"
             && ffi::resplat(
                 op.attribute("value").map_err(|_| Stop::Skip)?,
@@ -455,6 +463,10 @@ fn identity_fill(value: Value) -> Option<f64> {
         "linalg.fill" => constant(view::operand_source(producer, 0).source),
         "arith.constant" => producer.attribute("value").ok().and_then(ffi::scalar_value),
         "tensor.expand_shape" | "tensor.collapse_shape" => {
+            identity_fill(view::operand_source(producer, 0).source)
+        }
+        "stablehlo.constant" => producer.attribute("value").ok().and_then(ffi::scalar_value),
+        "stablehlo.broadcast_in_dim" | "stablehlo.reshape" | "stablehlo.convert" => {
             identity_fill(view::operand_source(producer, 0).source)
         }
         "linalg.generic" => {
