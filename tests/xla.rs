@@ -144,3 +144,36 @@ fn verify_xla_catches_a_wrong_reduction_kind() {
         "{stdout}"
     );
 }
+
+/// The JAX front door (`partir_jax.partition`): outputs equal `jax.jit(step)`'s on zoo models,
+/// and the README's example trains the LLaMA-style model with BP+MP, its loss falling.
+#[test]
+fn partir_from_jax_matches_jit_and_trains() {
+    let python = root().join("tools/.venv/bin/python");
+    let run = |script: &str| {
+        Command::new(&python)
+            .arg(root().join(script))
+            .env("PARTIR", env!("CARGO_BIN_EXE_partir"))
+            .current_dir(root())
+            .output()
+            .expect("the JAX venv runs (tools/setup-venv)")
+    };
+    let out = run("tools/test_partir_jax.py");
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    let out = run("examples/llama/train.py");
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    let losses: Vec<f64> = stdout
+        .lines()
+        .filter_map(|line| line.split("loss ").nth(1))
+        .map(|loss| loss.trim().parse().expect("a loss"))
+        .collect();
+    assert_eq!(losses.len(), 5, "{stdout}");
+    assert!(losses.windows(2).all(|pair| pair[1] < pair[0]), "{stdout}");
+    assert!(stdout.contains("MP               model"), "{stdout}");
+}

@@ -109,43 +109,73 @@ def assemble(shards: list[np.ndarray], dims, mesh) -> np.ndarray:
     return out
 
 
-def run(text: str, inputs: list[np.ndarray]) -> list[np.ndarray]:
-    import jax
-    from jax._src import xla_bridge
-    from jax._src.lib import xla_client
+class Compiled:
+    """A StableHLO module compiled by XLA for its replicas (`mhlo.num_replicas`, one CPU device
+    each), called with global arrays: each replica gets its shard by the arguments'
+    `partir.sharding`, and results are assembled by theirs. `compile_seconds` is XLA's time."""
 
-    replicas_match = re.search(r"mhlo\.num_replicas = (\d+)", text)
-    replicas = int(replicas_match.group(1)) if replicas_match else 1
-    mesh = _mesh(text)
-    if "partir.sharding" in text:
-        arg_shardings, res_shardings = _signature_shardings(text)
-    else:  # one device (the original): every value whole
-        arg_shardings, res_shardings = [None] * len(inputs), None
-    backend = xla_bridge.get_backend("cpu")
-    devices = backend.local_devices()[:replicas]
-    if len(devices) < replicas:
-        raise SystemExit(f"xla_run: the module needs {replicas} devices, XLA has {len(devices)} "
-                         "(XLA_FLAGS=--xla_force_host_platform_device_count=N)")
-    options = xla_client.CompileOptions()
-    build = options.executable_build_options
-    build.num_replicas = replicas
-    build.num_partitions = 1
-    build.device_assignment = xla_client.DeviceAssignment.create(np.arange(replicas).reshape(replicas, 1))
-    executable = backend.compile_and_load(text, xla_client.DeviceList(tuple(devices)), options)
-    everywhere = jax.sharding.NamedSharding(jax.sharding.Mesh(np.array(devices), ("replica",)),
-                                            jax.sharding.PartitionSpec())
-    arrays = []
-    for value, dims in zip(inputs, arg_shardings):
-        pieces = [jax.device_put(shard(value, dims, mesh, r), devices[r]) for r in range(replicas)]
+    def __init__(self, text: str):
+        import time
+
+        import jax
+        from jax._src import xla_bridge
+        from jax._src.lib import xla_client
+
+        replicas_match = re.search(r"mhlo\.num_replicas = (\d+)", text)
+        self.replicas = int(replicas_match.group(1)) if replicas_match else 1
+        self.mesh = _mesh(text)
+        if "partir.sharding" in text:
+            self.arg_shardings, self.res_shardings = _signature_shardings(text)
+        else:  # one device (the original): every value whole
+            self.arg_shardings, self.res_shardings = None, None
+        backend = xla_bridge.get_backend("cpu")
+        self.devices = backend.local_devices()[:self.replicas]
+        if len(self.devices) < self.replicas:
+            raise SystemExit(f"xla_run: the module needs {self.replicas} devices, XLA has {len(self.devices)} "
+                             "(XLA_FLAGS=--xla_force_host_platform_device_count=N)")
+        options = xla_client.CompileOptions()
+        build = options.executable_build_options
+        build.num_replicas = self.replicas
+        build.num_partitions = 1
+        build.device_assignment = xla_client.DeviceAssignment.create(
+            np.arange(self.replicas).reshape(self.replicas, 1))
+        started = time.perf_counter()
+        self.executable = backend.compile_and_load(text, xla_client.DeviceList(tuple(self.devices)), options)
+        self.compile_seconds = time.perf_counter() - started
         # Each device's buffer is its replica's argument: declared "replicated" over a 1-D mesh
         # of the replicas (JAX does not look at the contents), which is how the executable,
         # compiled with one replica per device, reads per-device buffers.
-        arrays.append(jax.make_array_from_single_device_arrays(pieces[0].shape, everywhere, pieces))
-    results = executable.execute_sharded(arrays).disassemble_into_single_device_arrays()
-    if res_shardings is None:
-        return [np.asarray(per_device[0]) for per_device in results]
-    return [assemble([np.asarray(piece) for piece in per_device], dims, mesh)
-            for per_device, dims in zip(results, res_shardings)]
+        self._everywhere = jax.sharding.NamedSharding(jax.sharding.Mesh(np.array(self.devices), ("replica",)),
+                                                      jax.sharding.PartitionSpec())
+
+    def place(self, inputs: list[np.ndarray]) -> list:
+        """The per-device arguments, ready for `execute`."""
+        import jax
+
+        shardings = self.arg_shardings or [None] * len(inputs)
+        arrays = []
+        for value, dims in zip(inputs, shardings):
+            value = np.asarray(value)
+            pieces = [jax.device_put(shard(value, dims, self.mesh, r), self.devices[r]) for r in range(self.replicas)]
+            arrays.append(jax.make_array_from_single_device_arrays(pieces[0].shape, self._everywhere, pieces))
+        return arrays
+
+    def execute(self, placed: list) -> list[list]:
+        """One step on placed arguments: per result, its per-device buffers (not yet copied)."""
+        return self.executable.execute_sharded(placed).disassemble_into_single_device_arrays()
+
+    def gather(self, results: list[list]) -> list[np.ndarray]:
+        if self.res_shardings is None:
+            return [np.asarray(per_device[0]) for per_device in results]
+        return [assemble([np.asarray(piece) for piece in per_device], dims, self.mesh)
+                for per_device, dims in zip(results, self.res_shardings)]
+
+    def __call__(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
+        return self.gather(self.execute(self.place(inputs)))
+
+
+def run(text: str, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    return Compiled(text)(inputs)
 
 
 def widen(text: str) -> str:

@@ -1,0 +1,140 @@
+"""Partition a JAX function with partir and run it on XLA, without touching MLIR:
+
+    import partir_jax
+    step = partir_jax.partition(train_step, (params, opt, tokens, targets),
+                                mesh={"batch": 4, "model": 2}, schedule="BP_MP.toml",
+                                arg_names=["params", "opt", "tokens", "targets"])
+    params, opt, loss = step(params, opt, tokens, targets)   # global arrays in and out
+    print(step.table)                                         # the per-tactic report
+
+The function is exported as StableHLO (nested jits inlined, arguments named by their pytree
+paths, e.g. `params/layers/0/wq`), partitioned by the `partir` command line (`--stage xla`),
+and compiled by XLA with one replica per mesh device; arguments are scattered and results
+assembled by the shardings partir recorded. A schedule is a TOML path, or the same in Python:
+a list of tactics `{"name": "BP", "axis": "batch", "tile": {"tokens": 0}}`.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from . import importer, xla_run
+
+
+def _partir_binary() -> str:
+    """`$PARTIR`, else `partir` on PATH, else the repository's build (release, then debug)."""
+    if os.environ.get("PARTIR"):
+        return os.environ["PARTIR"]
+    found = shutil.which("partir")
+    if found:
+        return found
+    for profile in ("release", "debug"):
+        candidate = importer.REPO_DIR / "target" / profile / "partir"
+        if candidate.exists():
+            return str(candidate)
+    raise RuntimeError("partir not found: build it (cargo build --release), put it on PATH or set $PARTIR")
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{json.dumps(str(k))} = {_toml_value(v)}" for k, v in value.items()) + " }"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    raise TypeError(f"cannot write {value!r} in a schedule")
+
+
+def schedule_toml(mesh: dict[str, int], tactics: Sequence[dict]) -> str:
+    """A schedule file from Python: the mesh (axes major to minor) and tactics in order."""
+    lines = ["mesh = " + _toml_value(dict(mesh))]
+    for tactic in tactics:
+        lines += ["", "[[tactic]]"] + [f"{key} = {_toml_value(value)}" for key, value in tactic.items()]
+    return "\n".join(lines) + "\n"
+
+
+def _tactic_table(stderr: str) -> str:
+    """The per-tactic table partir printed (header `  tactic ...` and its rows)."""
+    lines, inside = [], False
+    for line in stderr.splitlines():
+        if line.lstrip().startswith("tactic "):
+            inside = True
+        elif inside and not line.startswith("  "):
+            break
+        if inside:
+            lines.append(line)
+    return "\n".join(lines)
+
+
+class Partitioned:
+    """A partitioned function: call it with the original's arguments (global arrays)."""
+
+    def __init__(self, fn, compiled: xla_run.Compiled, in_tree, out_tree, program: str, report: dict, table: str):
+        self._fn, self._compiled = fn, compiled
+        self._in_tree, self._out_tree = in_tree, out_tree
+        self.program, self.report, self.table = program, report, table
+
+    @property
+    def compile_seconds(self) -> float:
+        return self._compiled.compile_seconds
+
+    def __call__(self, *args):
+        import jax
+
+        leaves, tree = jax.tree_util.tree_flatten(args)
+        if tree != self._in_tree:
+            raise TypeError(f"arguments have structure {tree}, the partitioned function takes {self._in_tree}")
+        outputs = self._compiled(list(leaves))
+        return jax.tree_util.tree_unflatten(self._out_tree, outputs)
+
+
+def partition(fn: Callable, args: Sequence[Any], mesh: dict[str, int], schedule: str | os.PathLike | Sequence[dict],
+              arg_names: Sequence[str] | None = None, result_names: Sequence[str] | None = None,
+              device: str = "tpu-v3", keep: str | os.PathLike | None = None) -> Partitioned:
+    """Partitions `fn` (jittable, called as `fn(*args)`) with `schedule` on `mesh` and compiles
+    it for XLA's local devices. `arg_names` name the top-level arguments (pytree paths below
+    them follow); `keep` writes the StableHLO, schedule and partitioned module there."""
+    import jax
+
+    args = tuple(args)
+    out_shape = jax.eval_shape(fn, *args)
+    outs = out_shape if isinstance(out_shape, tuple) else (out_shape,)
+    in_names = importer.named_flat(args, list(arg_names) if arg_names else None)
+    out_names = importer.named_flat(outs, list(result_names) if result_names
+                                    else ["result"] if len(outs) == 1 else [f"result{i}" for i in range(len(outs))])
+    spec = importer.ModelSpec(fn, args, list(arg_names) if arg_names else None,
+                              list(result_names) if result_names else None)
+    text = importer._stablehlo_with_names(spec, in_names, out_names, generic=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(keep) if keep else Path(tmp)
+        work.mkdir(parents=True, exist_ok=True)
+        (work / "model.mlir").write_text(text)
+        if isinstance(schedule, (str, os.PathLike)):
+            shutil.copy(schedule, work / "schedule.toml")
+        else:
+            (work / "schedule.toml").write_text(schedule_toml(mesh, schedule))
+        command = [_partir_binary(), "partition", str(work / "model.mlir"), "--schedule", str(work / "schedule.toml"),
+                   "--stage", "xla", "--device", device, "-o", str(work / "partitioned.mlir"),
+                   "--report", str(work / "report.json")]
+        done = subprocess.run(command, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(f"partir could not partition {getattr(fn, '__name__', 'the function')}:\n{done.stderr}")
+        program = (work / "partitioned.mlir").read_text()
+        report = json.loads((work / "report.json").read_text())
+    table = _tactic_table(done.stderr)
+    declared = xla_run._mesh(program)
+    if dict(declared) != dict(mesh):
+        raise ValueError(f"the schedule's mesh {dict(declared)} is not the mesh asked for {dict(mesh)}")
+    compiled = xla_run.Compiled(program)
+    in_tree = jax.tree_util.tree_structure(args)
+    out_tree = jax.tree_util.tree_structure(out_shape)
+    return Partitioned(fn, compiled, in_tree, out_tree, program, report, table)
