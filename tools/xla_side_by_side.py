@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""Same strategy, same engine: each zoo model x BP / MP / BP+MP partitioned by JAX itself
+(`jax.jit` with `NamedSharding` in and out shardings) and by partir (`partir_jax.partition`,
+StableHLO -> partir -> XLA with one replica per device), both compiled and run by XLA on 8 CPU
+devices (a 4x2 mesh). JAX is given exactly the shardings partir chose for every argument and
+result (read from the partitioned module's `partir.sharding`), so both run the same strategy.
+
+Per pair: the collectives in XLA's optimized module of each (count, and bytes per device:
+operand bytes of all-reduce and reduce-scatter, result bytes of all-gather and all-to-all),
+XLA's compile time, the median wall time of a step (after warm-up), and the worst normalised
+error of partir's outputs against JAX's.
+
+    tools/.venv/bin/python tools/xla_side_by_side.py [--steps N] [--json OUT] [MODEL:SCHEDULE ...]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
+TOOLS = Path(__file__).resolve().parent
+sys.path.insert(0, str(TOOLS))
+
+import jax  # noqa: E402
+import numpy as np  # noqa: E402
+
+import partir_jax  # noqa: E402
+from partir_jax import models, xla_run  # noqa: E402
+
+SCHEDULES = ["BP", "MP", "BP_MP"]
+BYTES = {"f32": 4, "s32": 4, "u32": 4, "pred": 1, "f64": 8, "s64": 8, "bf16": 2, "f16": 2}
+_COLLECTIVE = re.compile(
+    r"= (\([^()]*\)|\w+\[[\d,]*\](?:\{[\d,]*\})?) (all-reduce|all-reduce-start|all-gather|all-gather-start|"
+    r"reduce-scatter|all-to-all|collective-permute|collective-permute-start)\(")
+_SHAPE = re.compile(r"(\w+)\[([\d,]*)\]")
+_GROUPS = re.compile(r"replica_groups=\{\{([\d,]*)\}")
+
+
+def collectives(hlo: str) -> tuple[int, int, dict[str, int]]:
+    """(count, bytes per device, count per kind) of the collectives of an optimized HLO module."""
+    count, total, kinds = 0, 0, {}
+    for line in hlo.splitlines():
+        match = _COLLECTIVE.search(line)
+        if not match:
+            continue
+        kind = match.group(2).replace("-start", "")
+        result = sum(BYTES.get(ty, 4) * int(np.prod([int(d) for d in dims.split(",") if d] or [1]))
+                     for ty, dims in _SHAPE.findall(match.group(1)))
+        if kind == "reduce-scatter":
+            groups = _GROUPS.search(line)
+            result *= len(groups.group(1).split(",")) if groups else 1
+        count += 1
+        total += result
+        kinds[kind] = kinds.get(kind, 0) + 1
+    return count, total, kinds
+
+
+def median_step(call, steps: int) -> float:
+    call()  # warm-up
+    times = []
+    for _ in range(steps):
+        started = time.perf_counter()
+        jax.block_until_ready(call())
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def spec_of(axes: list[list[str]]) -> jax.sharding.PartitionSpec:
+    return jax.sharding.PartitionSpec(*[tuple(a) if len(a) > 1 else (a[0] if a else None) for a in axes])
+
+
+def compare(model: str, schedule: str, steps: int) -> dict:
+    spec, _ = models.spec(model)
+    path = TOOLS.parent / "examples" / model / "schedules" / f"{schedule}.toml"
+    step = partir_jax.partition(spec.fn, spec.args, mesh={"batch": 4, "model": 2}, schedule=path,
+                                arg_names=spec.arg_names, result_names=spec.result_names)
+    compiled: xla_run.Compiled = step._compiled
+    partir_hlo = compiled.executable.hlo_modules()[0].to_string()
+    placed = compiled.place(jax.tree_util.tree_leaves(spec.args))
+    partir_time = median_step(lambda: compiled.execute(placed), steps)
+    partir_out = compiled.gather(compiled.execute(placed))
+
+    mesh = jax.sharding.Mesh(np.array(jax.devices()[:8]).reshape(4, 2), ("batch", "model"))
+    args_tree = jax.tree_util.tree_structure(spec.args)
+    named = lambda dims: jax.sharding.NamedSharding(mesh, spec_of(dims) if dims else jax.sharding.PartitionSpec())
+    in_shardings = jax.tree_util.tree_unflatten(args_tree, [named(d) for d in compiled.arg_shardings])
+    out_tree = jax.tree_util.tree_structure(jax.eval_shape(spec.fn, *spec.args))
+    out_shardings = jax.tree_util.tree_unflatten(out_tree, [named(d) for d in compiled.res_shardings])
+    jitted = jax.jit(spec.fn, in_shardings=in_shardings, out_shardings=out_shardings)
+    sharded_args = jax.device_put(spec.args, in_shardings)
+    started = time.perf_counter()
+    jax_compiled = jitted.lower(*sharded_args).compile()
+    jax_compile = time.perf_counter() - started
+    jax_hlo = jax_compiled.as_text()
+    jax_time = median_step(lambda: jax_compiled(*sharded_args), steps)
+    jax_out = jax.tree_util.tree_leaves(jax_compiled(*sharded_args))
+    error = max(float(np.abs(np.asarray(a, np.float64) - np.asarray(b, np.float64)).max(initial=0)
+                      / max(float(np.abs(np.asarray(b, np.float64)).max(initial=0)), 1e-30))
+                for a, b in zip(partir_out, jax_out))
+    xla_count, xla_bytes, xla_kinds = collectives(jax_hlo)
+    partir_count, partir_bytes, partir_kinds = collectives(partir_hlo)
+    return {"model": model, "schedule": schedule,
+            "xla": {"collectives": xla_count, "bytes": xla_bytes, "kinds": xla_kinds,
+                    "compile_s": jax_compile, "step_s": jax_time},
+            "partir": {"collectives": partir_count, "bytes": partir_bytes, "kinds": partir_kinds,
+                       "compile_s": compiled.compile_seconds, "step_s": partir_time},
+            "ratio": partir_time / jax_time, "max_error": error}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("cases", nargs="*")
+    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args(argv)
+    cases = args.cases or [f"{m}:{s}" for m in models.ALL for s in SCHEDULES]
+    rows = []
+    print(f"{'model':12s} {'schedule':9s} | {'XLA: coll':>9s} {'bytes':>10s} {'compile':>8s} {'step':>9s} | "
+          f"{'partir: coll':>12s} {'bytes':>10s} {'compile':>8s} {'step':>9s} | {'step ratio':>10s} {'max err':>8s}")
+    for case in cases:
+        model, schedule = case.split(":")
+        r = compare(model, schedule, args.steps)
+        rows.append(r)
+        x, p = r["xla"], r["partir"]
+        print(f"{model:12s} {schedule:9s} | {x['collectives']:9d} {x['bytes']:10d} {x['compile_s']:7.2f}s "
+              f"{x['step_s'] * 1e3:7.2f}ms | {p['collectives']:12d} {p['bytes']:10d} {p['compile_s']:7.2f}s "
+              f"{p['step_s'] * 1e3:7.2f}ms | {r['ratio']:9.2f}x {r['max_error']:8.1e}", flush=True)
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1) + "\n")
+    return 0 if all(r["max_error"] < 1e-4 for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
