@@ -61,21 +61,25 @@ def collectives(hlo: str) -> tuple[int, int, dict[str, int]]:
     return count, total, kinds
 
 
-def median_step(call, steps: int) -> float:
-    call()  # warm-up
-    times = []
+def median_steps(calls, steps: int) -> list[float]:
+    """The median wall time of each call, measured interleaved (one step of each in turn), so
+    that both see the same machine load: 8 CPU "devices" share the cores."""
+    for call in calls:
+        jax.block_until_ready(call())  # warm-up
+    times = [[] for _ in calls]
     for _ in range(steps):
-        started = time.perf_counter()
-        jax.block_until_ready(call())
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
+        for call, spent in zip(calls, times):
+            started = time.perf_counter()
+            jax.block_until_ready(call())
+            spent.append(time.perf_counter() - started)
+    return [statistics.median(spent) for spent in times]
 
 
 def spec_of(axes: list[list[str]]) -> jax.sharding.PartitionSpec:
     return jax.sharding.PartitionSpec(*[tuple(a) if len(a) > 1 else (a[0] if a else None) for a in axes])
 
 
-def compare(model: str, schedule: str, steps: int) -> dict:
+def compare(model: str, schedule: str, steps: int, hlo_dir: Path | None = None) -> dict:
     spec, _ = models.spec(model)
     path = TOOLS.parent / "examples" / model / "schedules" / f"{schedule}.toml"
     step = partir_jax.partition(spec.fn, spec.args, mesh={"batch": 4, "model": 2}, schedule=path,
@@ -83,7 +87,6 @@ def compare(model: str, schedule: str, steps: int) -> dict:
     compiled: xla_run.Compiled = step._compiled
     partir_hlo = compiled.executable.hlo_modules()[0].to_string()
     placed = compiled.place(jax.tree_util.tree_leaves(spec.args))
-    partir_time = median_step(lambda: compiled.execute(placed), steps)
     partir_out = compiled.gather(compiled.execute(placed))
 
     mesh = jax.sharding.Mesh(np.array(jax.devices()[:8]).reshape(4, 2), ("batch", "model"))
@@ -98,11 +101,15 @@ def compare(model: str, schedule: str, steps: int) -> dict:
     jax_compiled = jitted.lower(*sharded_args).compile()
     jax_compile = time.perf_counter() - started
     jax_hlo = jax_compiled.as_text()
-    jax_time = median_step(lambda: jax_compiled(*sharded_args), steps)
+    jax_time, partir_time = median_steps([lambda: jax_compiled(*sharded_args), lambda: compiled.execute(placed)], steps)
     jax_out = jax.tree_util.tree_leaves(jax_compiled(*sharded_args))
     error = max(float(np.abs(np.asarray(a, np.float64) - np.asarray(b, np.float64)).max(initial=0)
                       / max(float(np.abs(np.asarray(b, np.float64)).max(initial=0)), 1e-30))
                 for a, b in zip(partir_out, jax_out))
+    if hlo_dir:
+        hlo_dir.mkdir(parents=True, exist_ok=True)
+        (hlo_dir / f"{model}-{schedule}-xla.hlo").write_text(jax_hlo)
+        (hlo_dir / f"{model}-{schedule}-partir.hlo").write_text(partir_hlo)
     xla_count, xla_bytes, xla_kinds = collectives(jax_hlo)
     partir_count, partir_bytes, partir_kinds = collectives(partir_hlo)
     return {"model": model, "schedule": schedule,
@@ -118,6 +125,7 @@ def main(argv=None) -> int:
     parser.add_argument("cases", nargs="*")
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--hlo", type=Path, help="write both optimized HLO modules of each pair here")
     args = parser.parse_args(argv)
     cases = args.cases or [f"{m}:{s}" for m in models.ALL for s in SCHEDULES]
     rows = []
@@ -125,7 +133,7 @@ def main(argv=None) -> int:
           f"{'partir: coll':>12s} {'bytes':>10s} {'compile':>8s} {'step':>9s} | {'step ratio':>10s} {'max err':>8s}")
     for case in cases:
         model, schedule = case.split(":")
-        r = compare(model, schedule, args.steps)
+        r = compare(model, schedule, args.steps, args.hlo)
         rows.append(r)
         x, p = r["xla"], r["partir"]
         print(f"{model:12s} {schedule:9s} | {x['collectives']:9d} {x['bytes']:10d} {x['compile_s']:7.2f}s "

@@ -121,6 +121,26 @@ pub(super) fn register(rules: &mut Entries) {
     rules.add("stablehlo.dot_general", dot_general);
     rules.add("stablehlo.convolution", convolution);
     rules.add("stablehlo.gather", gather);
+    // Sharding annotations JAX leaves in (`with_sharding_constraint`): partir's schedule
+    // decides, so they pass values through unchanged.
+    rules.add("stablehlo.custom_call", |op| {
+        let target = op
+            .op
+            .attribute("call_target_name")
+            .map(|attr| attr.to_string())
+            .unwrap_or_default();
+        match target.trim_matches('"') {
+            "Sharding" | "SPMDFullToShardShape" | "SPMDShardToFullShape"
+                if op.operands.len() == 1 =>
+            {
+                Ok(Rule::elementwise(op.result(0)?, 1, 1))
+            }
+            other => Err(format!("custom call '{other}' is opaque")),
+        }
+    });
+    rules.add("sdy.sharding_constraint", |op| {
+        Ok(Rule::elementwise(op.result(0)?, 1, 1))
+    });
     rules.add("stablehlo.scatter", scatter);
     rules.add_retype("stablehlo.gather", |context, op, before| {
         // Offset dims read whole keep reading the whole (now local) dim.
