@@ -124,12 +124,18 @@ def _inlined_jits():
         ctx.set_tokens_out(tokens)
         return out
 
+    import jax
+
     saved = mlir._lowerings[pjit.jit_p]
+    # Lowerings are cached across calls: clear them so that the inline rule is used now and
+    # not remembered for later lowerings that call nested jits as usual.
+    jax.clear_caches()
     mlir.register_lowering(pjit.jit_p, inline, cacheable=False)
     try:
         yield
     finally:
         mlir._lowerings[pjit.jit_p] = saved
+        jax.clear_caches()
 
 
 def _stablehlo_with_names(spec: ModelSpec, in_names, out_names, generic: bool = False) -> str:

@@ -232,7 +232,17 @@ impl<'c> Propagation<'c> {
             Some(Err(reason)) => {
                 return Err(Stop::Conflict(format!("its rule does not apply: {reason}")))
             }
-            Some(Ok(rule)) => rule,
+            Some(Ok(rule)) => {
+                let name = name_of(op);
+                if is_sharding_annotation(&name) && self.warned_ops.insert(name.clone()) {
+                    ffi::emit(
+                        op.location(),
+                        Severity::Warning,
+                        &format!("{PASS}: '{name}' is a sharding annotation; partir passes values through it and the schedule decides"),
+                    );
+                }
+                rule
+            }
         };
         // Reaching elementwise ops only, an op the rule cannot split is simply not reached:
         // it reads the value whole (ZeRO gathers it), no conflict to report.
@@ -446,6 +456,11 @@ fn agreed_demand(value: Value, axis: &str) -> Option<usize> {
         agreed = Some(demand);
     }
     agreed
+}
+
+/// JAX's sharding annotations (`with_sharding_constraint`), which partir's schedule overrides.
+fn is_sharding_annotation(name: &str) -> bool {
+    matches!(name, "stablehlo.custom_call" | "sdy.sharding_constraint")
 }
 
 /// The scalar every element of `value` holds, when it is built as such: a `linalg.fill` of a

@@ -1,0 +1,182 @@
+//! `gather` and `scatter`: embedding lookups, `take_along_axis`, and their gradients.
+
+use super::{printed_list, reduction_kind};
+use crate::{
+    rules::OpView,
+    tmr::{FactorKind, Rule, TensorDims},
+};
+use melior::ir::operation::OperationLike;
+
+/// The dimension numbers of a gather or scatter, from their printed form.
+struct IndexedDims {
+    text: String,
+}
+
+impl IndexedDims {
+    fn of(op: &OpView, attribute: &str) -> Result<Self, String> {
+        op.op
+            .attribute(attribute)
+            .map(|attr| Self {
+                text: attr.to_string(),
+            })
+            .map_err(|_| format!("{} without {attribute}", op.name))
+    }
+
+    fn list(&self, key: &str) -> Vec<usize> {
+        printed_list(&self.text, key)
+            .into_iter()
+            .filter_map(|d| usize::try_from(d).ok())
+            .collect()
+    }
+
+    fn index_vector_dim(&self) -> Option<usize> {
+        let at = self.text.find("index_vector_dim = ")? + "index_vector_dim = ".len();
+        let digits: String = self.text[at..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        digits.parse().ok()
+    }
+}
+
+/// `gather` (an embedding lookup, `take_along_axis`): the indices' batch dims pass through to
+/// the result's batch dims (and to the operand's batching dims); operand dims read whole
+/// pass through to the result's offset dims; indexed and partly read operand dims are used
+/// whole.
+pub(super) fn gather(op: &OpView) -> Result<Rule, String> {
+    let numbers = IndexedDims::of(op, "dimension_numbers")?;
+    let (operand, indices, result) = (op.operand(0)?, op.operand(1)?, op.result(0)?);
+    let (offset_dims, collapsed, start_map) = (
+        numbers.list("offset_dims"),
+        numbers.list("collapsed_slice_dims"),
+        numbers.list("start_index_map"),
+    );
+    let (operand_batching, indices_batching) = (
+        numbers.list("operand_batching_dims"),
+        numbers.list("start_indices_batching_dims"),
+    );
+    let vector_dim = numbers.index_vector_dim().unwrap_or(indices.len());
+    let slice_sizes = op.dense("slice_sizes");
+    let mut rule = Rule::new();
+    let mut operand_dims = TensorDims::unindexed(operand.len());
+    let mut indices_dims = TensorDims::unindexed(indices.len());
+    let mut result_dims = TensorDims::unindexed(result.len());
+    let batch_positions: Vec<usize> = (0..result.len())
+        .filter(|d| !offset_dims.contains(d))
+        .collect();
+    let index_batch: Vec<usize> = (0..indices.len()).filter(|&d| d != vector_dim).collect();
+    if batch_positions.len() != index_batch.len() {
+        return Err(format!(
+            "stablehlo.gather: {} batch dims for {} index dims",
+            batch_positions.len(),
+            index_batch.len()
+        ));
+    }
+    for (&j, &r) in index_batch.iter().zip(&batch_positions) {
+        let factor = rule.add_factor(indices[j], FactorKind::PassThrough);
+        (indices_dims.0[j], result_dims.0[r]) = (Some(factor), Some(factor));
+        if let Some(i) = indices_batching.iter().position(|&b| b == j) {
+            let d = *operand_batching
+                .get(i)
+                .ok_or("stablehlo.gather: unpaired batching dims")?;
+            operand_dims.0[d] = Some(factor);
+        }
+    }
+    let windows: Vec<usize> = (0..operand.len())
+        .filter(|d| !collapsed.contains(d) && !operand_batching.contains(d))
+        .collect();
+    if windows.len() != offset_dims.len() {
+        return Err(format!(
+            "stablehlo.gather: {} offset dims for {} window dims",
+            offset_dims.len(),
+            windows.len()
+        ));
+    }
+    for (&d, &r) in windows.iter().zip(&offset_dims) {
+        if slice_sizes.get(d) == Some(&operand[d]) && !start_map.contains(&d) {
+            let factor = rule.add_factor(operand[d], FactorKind::PassThrough);
+            (operand_dims.0[d], result_dims.0[r]) = (Some(factor), Some(factor));
+        }
+    }
+    rule.push_operand(operand_dims);
+    rule.push_operand(indices_dims);
+    rule.push_result(result_dims);
+    Ok(rule)
+}
+
+/// `scatter` with one input (the gradient of a gather: updates added into a table): operand
+/// and result dims are one; the updates' scatter dims (the tokens) are reductions of the
+/// body's kind, so a tiled batch gives partial tables combined afterwards; window dims written
+/// whole pass through to the updates; indexed dims are used whole. The input is the
+/// accumulator (init) of those partial results.
+pub(super) fn scatter(op: &OpView) -> Result<Rule, String> {
+    if op.operands.len() != 3 {
+        return Err("stablehlo.scatter of several inputs is not partitioned".into());
+    }
+    let numbers = IndexedDims::of(op, "scatter_dimension_numbers")?;
+    let (operand, indices, updates) = (op.operand(0)?, op.operand(1)?, op.operand(2)?);
+    let (window_dims, inserted, to_operand) = (
+        numbers.list("update_window_dims"),
+        numbers.list("inserted_window_dims"),
+        numbers.list("scatter_dims_to_operand_dims"),
+    );
+    let (input_batching, indices_batching) = (
+        numbers.list("input_batching_dims"),
+        numbers.list("scatter_indices_batching_dims"),
+    );
+    let vector_dim = numbers.index_vector_dim().unwrap_or(indices.len());
+    let kind = reduction_kind(op)?;
+    let mut rule = Rule::new();
+    let mut operand_dims = TensorDims::unindexed(operand.len());
+    let mut indices_dims = TensorDims::unindexed(indices.len());
+    let mut updates_dims = TensorDims::unindexed(updates.len());
+    let scatter_positions: Vec<usize> = (0..updates.len())
+        .filter(|d| !window_dims.contains(d))
+        .collect();
+    let index_batch: Vec<usize> = (0..indices.len()).filter(|&d| d != vector_dim).collect();
+    if scatter_positions.len() != index_batch.len() {
+        return Err(format!(
+            "stablehlo.scatter: {} scatter dims for {} index dims",
+            scatter_positions.len(),
+            index_batch.len()
+        ));
+    }
+    for (&j, &u) in index_batch.iter().zip(&scatter_positions) {
+        let batching = indices_batching.iter().position(|&b| b == j);
+        let factor_kind = if batching.is_some() {
+            FactorKind::PassThrough
+        } else {
+            FactorKind::Reduction(kind)
+        };
+        let factor = rule.add_factor(indices[j], factor_kind);
+        (indices_dims.0[j], updates_dims.0[u]) = (Some(factor), Some(factor));
+        if let Some(i) = batching {
+            let d = *input_batching
+                .get(i)
+                .ok_or("stablehlo.scatter: unpaired batching dims")?;
+            operand_dims.0[d] = Some(factor);
+        }
+    }
+    let windows: Vec<usize> = (0..operand.len())
+        .filter(|d| !inserted.contains(d) && !input_batching.contains(d))
+        .collect();
+    if windows.len() != window_dims.len() {
+        return Err(format!(
+            "stablehlo.scatter: {} window dims for {} operand dims",
+            window_dims.len(),
+            windows.len()
+        ));
+    }
+    for (&d, &u) in windows.iter().zip(&window_dims) {
+        if updates.get(u) == Some(&operand[d]) && !to_operand.contains(&d) {
+            let factor = rule.add_factor(operand[d], FactorKind::PassThrough);
+            (operand_dims.0[d], updates_dims.0[u]) = (Some(factor), Some(factor));
+        }
+    }
+    rule.push_operand(operand_dims.clone());
+    rule.push_operand(indices_dims);
+    rule.push_operand(updates_dims);
+    rule.push_result(operand_dims);
+    rule.set_init(0, 0);
+    Ok(rule)
+}
