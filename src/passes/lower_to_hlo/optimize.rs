@@ -39,11 +39,16 @@ fn same_attribute(a: OperationRef, b: OperationRef, name: &str) -> bool {
 }
 
 /// True for an elementwise add or sub of its first two operands: `arith.addf`/`arith.subf`
-/// on tensors, or a `linalg.generic` with two inputs, parallel iterators, identity maps and
+/// or `stablehlo.add`/`subtract` on tensors, or a `linalg.generic` with two inputs, parallel iterators, identity maps and
 /// a body that is one `arith.addf`/`arith.subf` of the two inputs (the init unread).
 fn is_linear_binary(op: OperationRef) -> bool {
     let name = op.name().as_string_ref().as_str().unwrap_or("").to_string();
-    let is_add_or_sub = |name: &str| name == "arith.addf" || name == "arith.subf";
+    let is_add_or_sub = |name: &str| {
+        matches!(
+            name,
+            "arith.addf" | "arith.subf" | "stablehlo.add" | "stablehlo.subtract"
+        )
+    };
     if is_add_or_sub(&name) {
         return op.operand_count() == 2
             && op.result_count() == 1
@@ -102,7 +107,8 @@ fn is_linear_binary(op: OperationRef) -> bool {
 }
 
 /// The `all_reduce sum` that operand `index` of `add` is, possibly through a chain of
-/// reshapes (`tensor.expand_shape`/`collapse_shape`, linear and the same on every device),
+/// reshapes (`tensor.expand_shape`/`collapse_shape`, `stablehlo.reshape`/`transpose`: linear
+/// and the same on every device),
 /// each value used only once on the way: (the reduce, its user, the operand index there).
 fn reduced_operand<'c, 'a>(
     add: OperationRef<'c, 'a>,
@@ -119,7 +125,13 @@ fn reduced_operand<'c, 'a>(
             return (hlo::reduction(producer) == Some(crate::tmr::ReductionKind::Sum))
                 .then_some((producer, user, position));
         }
-        if !(is(producer, "tensor.expand_shape") || is(producer, "tensor.collapse_shape")) {
+        let linear_move = [
+            "tensor.expand_shape",
+            "tensor.collapse_shape",
+            "stablehlo.reshape",
+            "stablehlo.transpose",
+        ];
+        if !linear_move.iter().any(|name| is(producer, name)) {
             return None;
         }
         (user, position) = (producer, 0);
