@@ -3,14 +3,13 @@
 //! (or fails when the tolerance is impossible) against the original program run by mlir-runner,
 //! and verify --ranks 8 passes on MPI ranks (mpiexec.mpich).
 
+mod common;
+
+use common::{partir, root, text};
 use std::{
     path::{Path, PathBuf},
-    process::{Command, Output},
+    process::Output,
 };
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn mlp() -> PathBuf {
     root().join("examples/mlp/mlp.mlir")
@@ -18,18 +17,6 @@ fn mlp() -> PathBuf {
 
 fn schedule(name: &str) -> PathBuf {
     root().join(format!("examples/mlp/schedules/{name}.toml"))
-}
-
-fn partir(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_partir"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("the partir binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 fn path(p: &Path) -> &str {

@@ -3,26 +3,13 @@
 //! device (`partir verify --xla`), against the original run by XLA in f32 and in f64 and
 //! against JAX's stored outputs; a planted bug is caught.
 
+mod common;
+
+use common::{partir, root, text};
 use std::{
     path::{Path, PathBuf},
-    process::{Command, Output},
+    process::Command,
 };
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn partir(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_partir"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("the partir binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
 
 fn stablehlo(model: &str) -> PathBuf {
     root().join(format!("examples/{model}/{model}.stablehlo.mlir"))

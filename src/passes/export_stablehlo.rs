@@ -29,12 +29,14 @@ use super::{
 };
 use crate::{
     ffi,
-    ir::{builder::Builder, hlo, mesh::MESH_OP, sharding::SHARDING_ATTR, Mesh, Sharding},
+    ir::{
+        builder::Builder, func_attrs, hlo, mesh::MESH_OP, sharding::SHARDING_ATTR, Mesh, Sharding,
+    },
     tmr::ReductionKind,
 };
 use melior::{
     ir::{
-        attribute::{ArrayAttribute, DictionaryAttribute, IntegerAttribute, StringAttribute},
+        attribute::{ArrayAttribute, IntegerAttribute, StringAttribute},
         block::BlockLike,
         operation::{OperationBuilder, OperationLike},
         r#type::IntegerType,
@@ -426,46 +428,35 @@ fn local_slice<'c, 'a>(
 /// "[{\"batch\"}, {}]"}` on each argument and result (the runtime scatters and assembles by it).
 fn shardings_to_strings<'c>(context: &'c Context, func: OperationRef<'c, '_>) -> PassResult<'c> {
     for list in ["arg_attrs", "res_attrs"] {
-        let Some(array) = func
+        let count = func
             .attribute(list)
             .ok()
             .and_then(|attr| ArrayAttribute::try_from(attr).ok())
-        else {
-            continue;
-        };
-        let mut entries: Vec<Attribute> = Vec::new();
-        for index in 0..array.len() {
-            let dict = array
-                .element(index)
-                .ok()
-                .and_then(|dict| DictionaryAttribute::try_from(dict).ok());
-            let mut fields: Vec<(Identifier, Attribute)> = Vec::new();
-            for (key, value) in dict
-                .map(|dict| {
-                    (0..dict.len())
-                        .filter_map(|field| dict.element(field).ok())
-                        .collect()
-                })
-                .unwrap_or_else(Vec::new)
+            .map_or(0, |array| array.len());
+        let mut entries = func_attrs::entries(func, list, count);
+        for (index, fields) in entries.iter_mut().enumerate() {
+            for field in fields
+                .iter_mut()
+                .filter(|field| func_attrs::is_named(field, SHARDING_ATTR))
             {
-                if key.as_string_ref().as_str() == Ok(SHARDING_ATTR) {
-                    let sharding = Sharding::from_attribute(value).ok_or_else(|| {
-                        PassError::new(
-                            func.location(),
-                            format!("{PASS}: {list} {index} has a malformed sharding {value}"),
-                        )
-                    })?;
-                    fields.push((
-                        Identifier::new(context, SHARDING_STRING_ATTR),
-                        StringAttribute::new(context, &sharding.to_string()).into(),
-                    ));
-                } else {
-                    fields.push((key, value));
-                }
+                let sharding = Sharding::from_attribute(field.1).ok_or_else(|| {
+                    PassError::new(
+                        func.location(),
+                        format!(
+                            "{PASS}: {list} {index} has a malformed sharding {}",
+                            field.1
+                        ),
+                    )
+                })?;
+                *field = (
+                    Identifier::new(context, SHARDING_STRING_ATTR),
+                    StringAttribute::new(context, &sharding.to_string()).into(),
+                );
             }
-            entries.push(DictionaryAttribute::new(context, &fields).into());
         }
-        ffi::set_attribute(func, list, ArrayAttribute::new(context, &entries).into());
+        if count > 0 {
+            func_attrs::set_entries(context, func, list, &entries);
+        }
     }
     Ok(())
 }
