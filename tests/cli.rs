@@ -608,3 +608,39 @@ fn args_names_the_nearest_values_to_a_selector_that_matches_nothing() {
         "{stderr}"
     );
 }
+
+/// After partitioning, the report says how every argument and result is split (terminal and
+/// JSON): ZeRO-3 splits w2's rows along model then batch, Megatron w1's columns.
+#[test]
+fn partition_reports_each_values_final_sharding() {
+    let dir = scratch("final_sharding");
+    let json = dir.join("report.json");
+    let out = partir(&[
+        "partition",
+        path(&mlp()),
+        "--schedule",
+        path(&schedule("BP_MP_Z3")),
+        "-o",
+        path(&dir.join("out.mlir")),
+        "--report",
+        path(&json),
+    ]);
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let row = |name: &str| {
+        stderr
+            .lines()
+            .find(|line| line.split_whitespace().next() == Some(name))
+            .map(|line| line.split_whitespace().collect::<Vec<_>>().join(" "))
+            .unwrap_or_default()
+    };
+    assert_eq!(row("params/w1"), "params/w1 [batch, model] 16x128");
+    assert_eq!(row("params/w2"), "params/w2 [model*batch, -] 32x10");
+    assert_eq!(row("x"), "x [batch, -] 8x64");
+    assert!(stderr.contains("-> loss"), "{stderr}");
+    let report = std::fs::read_to_string(&json).unwrap();
+    assert!(
+        report.contains("\"name\": \"params/w2\"") && report.contains("\"local_shape\""),
+        "{report}"
+    );
+}

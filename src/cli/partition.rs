@@ -8,9 +8,10 @@ use super::{
     progress::{seconds_text, shown, Progress, Step},
 };
 use crate::{
+    ir::{func_attrs, Sharding},
     passes::{schedule, simulate},
     schedule::Schedule,
-    sim::{Device, PartitionReport, Report, TacticReport},
+    sim::{report::ValueSharding, Device, PartitionReport, Report, TacticReport},
 };
 use melior::ir::{operation::OperationLike, Module};
 use std::{path::Path, time::Instant};
@@ -21,14 +22,17 @@ pub fn partition_command(args: &PartitionArgs) -> Result<i32, CliError> {
     let session = Session::new(&source);
     let device = Device::resolve(&args.device).map_err(CliError::new)?;
     let (mut module, mut story) = partition_priced(&session, &args.model, Some(&device))?;
+    let mut shardings = Vec::new();
     let what = match args.stage {
         Stage::Core => "Core",
         Stage::Hlo => {
             lower_to_hlo(&session, &mut module)?;
+            shardings = final_shardings(&module);
             "PartIR:HLO"
         }
         Stage::Xla => {
             lower_to_hlo(&session, &mut module)?;
+            shardings = final_shardings(&module);
             export_stablehlo(&session, &mut module)?;
             "StableHLO SPMD"
         }
@@ -42,6 +46,11 @@ pub fn partition_command(args: &PartitionArgs) -> Result<i32, CliError> {
         story.schedule = shown(&args.model.schedule);
         if let Some(last) = story.tactics.last() {
             eprint!("{}", last.report.text());
+        }
+        story.shardings = shardings;
+        if !story.shardings.is_empty() {
+            eprintln!("partir: how the program's arguments and results are split:");
+            eprint!("{}", story.sharding_table());
         }
         write_reports(story, args.report.as_deref(), args.html.as_deref())?;
     }
@@ -60,6 +69,65 @@ pub fn partition_command(args: &PartitionArgs) -> Result<i32, CliError> {
         seconds_text(total.elapsed().as_secs_f64())
     );
     Ok(0)
+}
+
+/// Each argument's and result's sharding in a PartIR:HLO program (`partir_hlo.sharding`), by
+/// its `partir.name` (`argN` / `result#N` without one), with the shape each device holds.
+fn final_shardings(module: &Module) -> Vec<ValueSharding> {
+    let mut found = Vec::new();
+    for func in crate::ir::names::entry_functions(module.as_operation()) {
+        let Ok(ty) = func.attribute("function_type") else {
+            continue;
+        };
+        let Ok(ty) = melior::ir::attribute::TypeAttribute::try_from(ty) else {
+            continue;
+        };
+        let Ok(ty) = melior::ir::r#type::FunctionType::try_from(ty.value()) else {
+            continue;
+        };
+        for (list, is_result, count) in [
+            ("arg_attrs", false, ty.input_count()),
+            ("res_attrs", true, ty.result_count()),
+        ] {
+            let shardings = Sharding::of_function(func, list);
+            let fields = func_attrs::entries(func, list, count);
+            for (index, fields) in fields.iter().enumerate() {
+                let value_type = if is_result {
+                    ty.result(index)
+                } else {
+                    ty.input(index)
+                };
+                let name = fields
+                    .iter()
+                    .find(|field| func_attrs::is_named(field, crate::ir::names::NAME_ATTR))
+                    .and_then(|(_, value)| crate::ffi::string_attribute(*value))
+                    .unwrap_or_else(|| {
+                        if is_result {
+                            format!("result#{index}")
+                        } else {
+                            format!("arg{index}")
+                        }
+                    });
+                let local_shape = value_type
+                    .ok()
+                    .and_then(crate::ffi::shaped_dims)
+                    .unwrap_or_default();
+                let axes = shardings
+                    .get(index)
+                    .cloned()
+                    .flatten()
+                    .map(|sharding| sharding.0)
+                    .unwrap_or_else(|| vec![Vec::new(); local_shape.len()]);
+                found.push(ValueSharding {
+                    name,
+                    is_result,
+                    axes,
+                    local_shape,
+                });
+            }
+        }
+    }
+    found
 }
 
 /// Writes the JSON report and the picture where asked.

@@ -813,7 +813,7 @@ mod tests {
             model: model.into(),
             schedule: "BP+MP+Z3".into(),
             device: "tpu-v3".into(),
-            tactics: Vec::new(),
+            ..PartitionReport::default()
         };
         story.push("(unpartitioned)", "", report(0.040, 41.5, vec![], true));
         story.push(
@@ -976,7 +976,7 @@ mod tests {
             model: "<one> & only".into(),
             schedule: "(none)".into(),
             device: "tpu-v3".into(),
-            tactics: Vec::new(),
+            ..PartitionReport::default()
         };
         alone.push("(unpartitioned)", "", report(0.001, 0.01, vec![], false));
         std::fs::write("/tmp/partir-picture-edge.html", page(&alone)).unwrap();

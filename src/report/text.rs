@@ -120,6 +120,38 @@ impl Report {
 }
 
 impl PartitionReport {
+    /// The final shardings, one row per argument then result:
+    /// `params/w1  [{}, {"model"}]  64x128`.
+    pub fn sharding_table(&self) -> String {
+        let mut rows = vec![["value", "split (axes per dim)", "per device"]
+            .map(String::from)
+            .to_vec()];
+        for value in &self.shardings {
+            let dims: Vec<String> = value
+                .axes
+                .iter()
+                .map(|axes| {
+                    if axes.is_empty() {
+                        "-".to_string()
+                    } else {
+                        axes.join("*")
+                    }
+                })
+                .collect();
+            let shape: Vec<String> = value.local_shape.iter().map(i64::to_string).collect();
+            rows.push(vec![
+                format!("{}{}", if value.is_result { "-> " } else { "" }, value.name),
+                format!("[{}]", dims.join(", ")),
+                if shape.is_empty() {
+                    "scalar".into()
+                } else {
+                    shape.join("x")
+                },
+            ]);
+        }
+        crate::text::table(&rows)
+    }
+
     /// The header and one row per tactic, as [`PartitionReport::row`] prints them.
     pub fn table(&self) -> String {
         let mut rows = vec![Self::header()];

@@ -199,6 +199,19 @@ pub struct PartitionReport {
     pub schedule: String,
     pub device: String,
     pub tactics: Vec<TacticReport>,
+    /// How each argument and result of the final program is split (after lowering).
+    pub shardings: Vec<ValueSharding>,
+}
+
+/// One argument's or result's final sharding: per dim, the mesh axes splitting it (major to
+/// minor), and the shape each device holds.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct ValueSharding {
+    /// `params/layers/0/wq`, or `result#2` / `arg3` without a `partir.name`.
+    pub name: String,
+    pub is_result: bool,
+    pub axes: Vec<Vec<String>>,
+    pub local_shape: Vec<i64>,
 }
 
 impl PartitionReport {
