@@ -109,7 +109,7 @@ fn op_name(op: OperationRef) -> String {
 }
 
 /// The grid index of each axis, or the error naming the first axis not in the mesh.
-fn grid_axes(mesh: &Mesh, axes: &[String]) -> Result<Vec<usize>, String> {
+pub(super) fn grid_axes(mesh: &Mesh, axes: &[String]) -> Result<Vec<usize>, String> {
     axes.iter()
         .map(|axis| {
             mesh.axes

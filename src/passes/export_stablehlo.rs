@@ -23,7 +23,7 @@
 //! major to minor: that is the order in which XLA concatenates an all_gather.
 
 use super::{
-    export_shard::{check_no_partir_left, collectives},
+    export_shard::{check_no_partir_left, collectives, grid_axes},
     names::EXPORT_STABLEHLO as PASS,
     program_location, require_no_loops, PassError, PassResult,
 };
@@ -178,15 +178,7 @@ fn export_collective<'c, 'a>(
         .ok()
         .and_then(hlo::string_array)
         .ok_or_else(|| fail(format!("'{name}' has no axes")))?;
-    let indices: Vec<usize> = axes
-        .iter()
-        .map(|axis| {
-            mesh.axes
-                .iter()
-                .position(|candidate| &candidate.name == axis)
-                .ok_or_else(|| fail(format!("axis '{axis}' is not in mesh {mesh}")))
-        })
-        .collect::<Result<_, _>>()?;
+    let indices = grid_axes(mesh, &axes).map_err(fail)?;
     let sizes: Vec<i64> = mesh.axes.iter().map(|axis| axis.size).collect();
     let group_size: i64 = indices.iter().map(|&axis| sizes[axis]).product();
     let groups = groups_attribute(context, &replica_groups(&sizes, &indices));

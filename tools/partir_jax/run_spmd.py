@@ -38,11 +38,14 @@ SHARDING = re.compile(r'partir_hlo\.sharding = #partir_hlo\.sharding<\[(.*?)\]>'
 
 
 def _dims(body: str) -> list[list[str]]:
+    """`{"batch"}, {}` → [["batch"], []] (quotes also as MLIR escapes them in strings, `\\22`)."""
+    body = body.replace("\\22", '"').replace('\\"', '"')
     return [re.findall(r'"([^"]+)"', d) for d in re.findall(r"\{([^}]*)\}", body)]
 
 
-def shardings(text: str) -> tuple[list[list[list[str]]], list[list[list[str]]]]:
-    """(argument shardings, result shardings) of @main, from its signature."""
+def shardings(text: str, pattern: re.Pattern = SHARDING) -> tuple[list[list[list[str]]], list[list[list[str]]]]:
+    """(argument shardings, result shardings) of @main, from its signature: each
+    `partir_hlo.sharding` attribute (or what `pattern` matches, its group 1 the dims)."""
     start = text.index("@main(")
     depth, i = 0, start + len("@main")
     while True:
@@ -53,7 +56,7 @@ def shardings(text: str) -> tuple[list[list[list[str]]], list[list[list[str]]]]:
             break
     args = text[start:i]
     rest = text[i:text.index("{\n", i)]
-    return [_dims(m) for m in SHARDING.findall(args)], [_dims(m) for m in SHARDING.findall(rest)]
+    return [_dims(m) for m in pattern.findall(args)], [_dims(m) for m in pattern.findall(rest)]
 
 
 def harness(hlo_file: Path, data_dir: Path) -> str:

@@ -20,7 +20,10 @@ from pathlib import Path
 
 import numpy as np
 
-_SHARDING = re.compile(r'partir\.sharding = "((?:[^"\\]|\\.)*)"')
+from . import run_spmd
+
+# `partir.sharding = "[{\22batch\22}, {}]"`, as partir-export-stablehlo writes it.
+_SHARDING = re.compile(r'partir\.sharding = "\[((?:[^"\\]|\\.)*)\]"')
 
 
 def _mesh(text: str) -> list[tuple[str, int]]:
@@ -28,40 +31,6 @@ def _mesh(text: str) -> list[tuple[str, int]]:
     if not found or not found.group(1):
         return []
     return [(name, int(size)) for name, size in (axis.split("=") for axis in found.group(1).split(","))]
-
-
-def _dims(sharding: str) -> list[list[str]]:
-    """`[{"batch"}, {}]` (as MLIR prints the string attribute: `[{\\22batch\\22}, {}]`) →
-    [["batch"], []]."""
-    body = sharding.replace("\\22", '"').replace('\\"', '"')
-    return [re.findall(r'"([^"]+)"', dim) for dim in re.findall(r"\{([^}]*)\}", body)]
-
-
-def _signature_shardings(text: str) -> tuple[list[list[list[str]]], list[list[list[str]]]]:
-    """The shardings of @main's arguments and results, in order."""
-    main = re.search(r"func\.func (?:public )?@main\((.*?)\)\s*->\s*(.*?)\s*\{\n", text, re.S)
-    if main is None:
-        raise SystemExit("xla_run: no @main in the module")
-    args, results = main.group(1), main.group(2)
-    # One entry per argument: split at top-level commas of the argument list.
-    def entries(listing: str) -> list[str]:
-        depth, start, out = 0, 0, []
-        for i, c in enumerate(listing):
-            if c in "<({[":
-                depth += 1
-            elif c in ">)}]":
-                depth -= 1
-            elif c == "," and depth == 0:
-                out.append(listing[start:i])
-                start = i + 1
-        if listing.strip():
-            out.append(listing[start:])
-        return out
-    res = results.strip()
-    if res.startswith("(") and res.endswith(")"):
-        res = res[1:-1]
-    pick = lambda entry: _dims(m.group(1)) if (m := _SHARDING.search(entry)) else None
-    return [pick(e) for e in entries(args)], [pick(e) for e in entries(res)]
 
 
 def _coordinates(replica: int, mesh: list[tuple[str, int]]) -> dict[str, int]:
@@ -125,7 +94,7 @@ class Compiled:
         self.replicas = int(replicas_match.group(1)) if replicas_match else 1
         self.mesh = _mesh(text)
         if "partir.sharding" in text:
-            self.arg_shardings, self.res_shardings = _signature_shardings(text)
+            self.arg_shardings, self.res_shardings = run_spmd.shardings(text, _SHARDING)
         else:  # one device (the original): every value whole
             self.arg_shardings, self.res_shardings = None, None
         backend = xla_bridge.get_backend("cpu")

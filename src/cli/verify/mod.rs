@@ -25,46 +25,14 @@ use super::{
     runner::{self, Input},
     spmd,
 };
-use crate::{ffi, ir::Sharding};
+use crate::passes::Stage;
 use inputs::{data_dir, inputs};
 use judge::NoiseRule;
-use melior::ir::{operation::OperationLike, Module};
+
 use program::{make_main_private, reference_harness, sequential_harness, signature, Signature};
 use ranks::Spmd;
 use report::{report, Runs};
 use std::{io::Write, time::Instant};
-
-/// Which form a partitioned program is in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Form {
-    /// PartIR:Core: global shapes, `partir.loop`s.
-    Core,
-    /// PartIR:HLO: device-local, arguments carry `partir_hlo.sharding`.
-    Hlo,
-}
-
-fn form_of(module: &Module) -> Form {
-    let mut hlo = false;
-    ffi::walk(module.as_operation(), |op| {
-        let name = op.name();
-        let name = name.as_string_ref().as_str().unwrap_or("");
-        if name.starts_with("partir_hlo.") {
-            hlo = true;
-        }
-        if name == "func.func"
-            && Sharding::of_function(op, "arg_attrs")
-                .iter()
-                .any(Option::is_some)
-        {
-            hlo = true;
-        }
-    });
-    if hlo {
-        Form::Hlo
-    } else {
-        Form::Core
-    }
-}
 
 /// What one run printed, decoded: one vector per output.
 type Values = Vec<Vec<f64>>;
@@ -143,15 +111,15 @@ pub fn run(args: &VerifyArgs) -> Result<i32, CliError> {
             ))
         }
     };
-    let form = form_of(&partitioned);
-    if args.sequential && form == Form::Hlo {
+    let form = Stage::of(partitioned.as_operation());
+    if args.sequential && form == Stage::Hlo {
         return Err(CliError::new(
             "the partitioned program is PartIR:HLO (device-local, with collectives); it has no sequential reading: check it with --ranks N",
         ));
     }
 
     if args.xla {
-        let exported = xla::export(&session, &mut partitioned, form == Form::Hlo)?;
+        let exported = xla::export(&session, &mut partitioned, form == Stage::Hlo)?;
         if let Some(dir) = &args.keep {
             keep(
                 dir,

@@ -4,7 +4,7 @@
 use super::{
     keep,
     program::{main_function, make_main_private, signature, Signature},
-    Form, Job,
+    Job,
 };
 use crate::cli::{
     args::VerifyArgs,
@@ -16,6 +16,7 @@ use crate::cli::{
     spmd,
 };
 use crate::ir::Mesh;
+use crate::passes::Stage;
 use melior::ir::Module;
 
 /// What `verify --ranks N` needs besides the two modules.
@@ -34,10 +35,10 @@ impl Spmd<'_> {
         &self,
         original: &mut Module,
         partitioned: &mut Module,
-        form: Form,
+        form: Stage,
     ) -> Result<(String, Job), CliError> {
         let session = self.session;
-        if form == Form::Core {
+        if form == Stage::Core {
             lower_to_hlo(session, partitioned)?;
         }
         let (mesh, _) = Mesh::find(partitioned.as_operation())
