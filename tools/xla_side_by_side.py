@@ -11,7 +11,14 @@ XLA's compile time, the median wall time of a step (after warm-up; both executab
 same way, `execute_sharded` plus one array per device and output; `jit_call_s` is JAX's own
 C++ call path, for reference), and the worst normalised error of partir's outputs against JAX's.
 
-    tools/.venv/bin/python tools/xla_side_by_side.py [--steps N] [--json OUT] [MODEL:SCHEDULE ...]
+The "partir" columns count XLA's optimized module of partir's export (XLA's own combiners run
+on it too); the "own" columns count partir's PartIR:HLO itself (`partir partition --stage hlo`,
+collectives combined by partir-combine-collectives), on both inputs: the StableHLO form and the
+linalg form (`examples/<model>/<model>{.stablehlo,}.mlir`), counted as
+test/Collectives/Inputs/collectives.py does (the same conventions as here). `--markdown OUT`
+writes the table of issue 15: XLA against partir's own, both forms, per model and strategy.
+
+    tools/.venv/bin/python tools/xla_side_by_side.py [--steps N] [--json OUT] [--markdown OUT] [MODEL:SCHEDULE ...]
 """
 from __future__ import annotations
 
@@ -19,8 +26,11 @@ import argparse
 import json
 import os
 import re
+import importlib.util
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -60,6 +70,69 @@ def collectives(hlo: str) -> tuple[int, int, dict[str, int]]:
         total += result
         kinds[kind] = kinds.get(kind, 0) + 1
     return count, total, kinds
+
+
+def _collectives_py():
+    path = TOOLS.parent / "test" / "Collectives" / "Inputs" / "collectives.py"
+    spec = importlib.util.spec_from_file_location("collectives_py", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def own(model: str, schedule: str, form: str) -> dict | None:
+    """partir's own PartIR:HLO collectives for one input form ("stablehlo" or "linalg"):
+    count and bytes per device of everything that communicates (all_slice is local)."""
+    name = f"{model}.stablehlo.mlir" if form == "stablehlo" else f"{model}.mlir"
+    program = TOOLS.parent / "examples" / model / name
+    if not program.exists():
+        return None
+    schedule_path = TOOLS.parent / "examples" / model / "schedules" / f"{schedule}.toml"
+    with tempfile.TemporaryDirectory() as work:
+        out = Path(work) / "hlo.mlir"
+        done = subprocess.run([partir_jax.api._partir_binary(), "partition", str(program), "--schedule",
+                               str(schedule_path), "--stage", "hlo", "-o", str(out)],
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            raise SystemExit(f"partir failed on {program} with {schedule}:\n{done.stderr}")
+        text = out.read_text()
+    count, total, kinds = 0, 0, {}
+    for kind, _reduction, _axes, size, _attrs, _types in _collectives_py().collectives(text):
+        if kind == "all_slice":
+            continue
+        count += 1
+        total += size
+        kinds[kind] = kinds.get(kind, 0) + 1
+    return {"collectives": count, "bytes": total, "kinds": kinds}
+
+
+def own_cells(figures: dict | None, width: int) -> str:
+    if figures is None:
+        return f"{'-':>{width}s} {'-':>10s}"
+    return f"{figures['collectives']:{width}d} {figures['bytes']:10d}"
+
+
+def markdown(rows: list[dict]) -> str:
+    """Issue 15's table: XLA against partir's own PartIR:HLO, both input forms."""
+    def cell(figures: dict | None) -> str:
+        if figures is None:
+            return "-"
+        kinds = ", ".join(f"{n} {k}" for k, n in sorted(figures["kinds"].items()))
+        return f"{figures['collectives']} ({kinds or 'none'}), {figures['bytes']:,} B"
+
+    def within(figures: dict | None, xla: dict) -> str:
+        if figures is None:
+            return "-"
+        ok = figures["collectives"] <= xla["collectives"] and figures["bytes"] <= xla["bytes"]
+        return "yes" if ok else "**no**"
+
+    lines = ["| model | strategy | XLA: collectives, bytes per device | partir (StableHLO in) | <= XLA | "
+             "partir (linalg in) | <= XLA |", "| --- | --- | --- | --- | --- | --- | --- |"]
+    for r in rows:
+        x = r["xla"]
+        lines.append(f"| {r['model']} | {r['schedule'].replace('_', '+')} | {cell(x)} | {cell(r['own_stablehlo'])} | "
+                     f"{within(r['own_stablehlo'], x)} | {cell(r['own_linalg'])} | {within(r['own_linalg'], x)} |")
+    return "\n".join(lines) + "\n"
 
 
 def median_steps(calls, steps: int) -> list[float]:
@@ -125,6 +198,7 @@ def compare(model: str, schedule: str, steps: int, hlo_dir: Path | None = None) 
                     "compile_s": jax_compile, "step_s": jax_time, "jit_call_s": jit_time},
             "partir": {"collectives": partir_count, "bytes": partir_bytes, "kinds": partir_kinds,
                        "compile_s": compiled.compile_seconds, "step_s": partir_time},
+            "own_stablehlo": own(model, schedule, "stablehlo"), "own_linalg": own(model, schedule, "linalg"),
             "ratio": partir_time / jax_time, "max_error": error}
 
 
@@ -133,12 +207,14 @@ def main(argv=None) -> int:
     parser.add_argument("cases", nargs="*")
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--markdown", type=Path, help="write issue 15's table (XLA vs partir's own) here")
     parser.add_argument("--hlo", type=Path, help="write both optimized HLO modules of each pair here")
     args = parser.parse_args(argv)
     cases = args.cases or [f"{m}:{s}" for m in models.ALL for s in SCHEDULES]
     rows = []
     print(f"{'model':12s} {'schedule':9s} | {'XLA: coll':>9s} {'bytes':>10s} {'compile':>8s} {'step':>9s} | "
-          f"{'partir: coll':>12s} {'bytes':>10s} {'compile':>8s} {'step':>9s} | {'step ratio':>10s} {'max err':>8s}")
+          f"{'partir: coll':>12s} {'bytes':>10s} {'compile':>8s} {'step':>9s} | {'step ratio':>10s} {'max err':>8s} | "
+          f"{'own: shlo':>9s} {'bytes':>10s} {'linalg':>6s} {'bytes':>10s}")
     for case in cases:
         model, schedule = case.split(":")
         r = compare(model, schedule, args.steps, args.hlo)
@@ -146,9 +222,12 @@ def main(argv=None) -> int:
         x, p = r["xla"], r["partir"]
         print(f"{model:12s} {schedule:9s} | {x['collectives']:9d} {x['bytes']:10d} {x['compile_s']:7.2f}s "
               f"{x['step_s'] * 1e3:7.2f}ms | {p['collectives']:12d} {p['bytes']:10d} {p['compile_s']:7.2f}s "
-              f"{p['step_s'] * 1e3:7.2f}ms | {r['ratio']:9.2f}x {r['max_error']:8.1e}", flush=True)
+              f"{p['step_s'] * 1e3:7.2f}ms | {r['ratio']:9.2f}x {r['max_error']:8.1e} | "
+              f"{own_cells(r['own_stablehlo'], 9)} {own_cells(r['own_linalg'], 6)}", flush=True)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1) + "\n")
+    if args.markdown:
+        args.markdown.write_text(markdown(rows))
     return 0 if all(r["max_error"] < 1e-4 for r in rows) else 1
 
 

@@ -56,6 +56,43 @@ def PartirMesh : Pass<"partir-mesh", "::mlir::ModuleOp"> {
   ];
 }
 
+def PartirUnmergeBatchDims : Pass<"partir-unmerge-batch-dims", "::mlir::ModuleOp"> {
+  let summary = "Restore batch dims that a reshape merged in front of a batched contraction";
+  let description = [{
+    Importers (StableHLO -> linalg) run attention's matmuls as `linalg.batch_matmul` on
+    [batch*heads, q, k]: a `tensor.collapse_shape` merges batch and heads, and an
+    `expand_shape` splits them again after. A tiling cannot split the merged dim on heads
+    (its minor factor) while batch (its major factor) is split on another axis: Megatron's
+    heads would stop there (`stopped at 'tensor.collapse_shape' on axis 'model'`). This pass
+    folds such collapses into the op (upstream's reshape-by-expansion patterns on the
+    generalized op), so the contraction runs over [batch, heads, q, k] and every dim can be
+    tiled on its own. `partir partition` runs it before the schedule.
+
+    Only named linalg ops fed by a merging collapse_shape are rewritten (into
+    `linalg.generic`); the reshapes left without use fold away. The pass has no options and
+    takes a program before partitioning. It reports how many ops it expanded as a remark.
+    Diagnostics (errors; the pass fails): `expects a program before partitioning` when
+    `partir.loop`s are present.
+
+    Example, with `partir-unmerge-batch-dims`:
+
+    ```mlir
+    // Before:
+    %a = tensor.collapse_shape %q [[0, 1], [2], [3]] : tensor<8x4x16x16xf32> into tensor<32x16x16xf32>
+    %b = tensor.collapse_shape %k [[0, 1], [2], [3]] : tensor<8x4x16x16xf32> into tensor<32x16x16xf32>
+    %s = linalg.batch_matmul ins(%a, %b : tensor<32x16x16xf32>, tensor<32x16x16xf32>) outs(%zero : tensor<32x16x16xf32>) -> tensor<32x16x16xf32>
+    %e = tensor.expand_shape %s [[0, 1], [2], [3]] output_shape [8, 4, 16, 16] : tensor<32x16x16xf32> into tensor<8x4x16x16xf32>
+
+    // After:
+    %zero4 = linalg.fill ins(%cst : f32) outs(%empty : tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %e = linalg.generic {indexing_maps = [affine_map<(b, h, m, n, r) -> (b, h, m, r)>, ...],
+                         iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+        ins(%q, %k : tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) outs(%zero4 : tensor<8x4x16x16xf32>) {...}
+    ```
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect", "::mlir::linalg::LinalgDialect"];
+}
+
 def PartirTile : Pass<"partir-tile", "::mlir::ModuleOp"> {
   let summary = "The tile action: tile a value along a mesh axis on one dimension";
   let description = [{
@@ -484,6 +521,51 @@ def PartirLowerToHlo : Pass<"partir-lower-to-hlo", "::mlir::ModuleOp"> {
     }
     ```
   }];
+}
+
+def PartirCombineCollectives : Pass<"partir-combine-collectives", "::mlir::ModuleOp"> {
+  let summary = "Issue independent all_reduces of the same kind and axes as one collective";
+  let description = [{
+    XLA's all-reduce combiner and PyTorch DDP's gradient buckets for PartIR:HLO: one
+    collective pays one latency, so independent `partir_hlo.all_reduce`s with the same
+    reduction, axes and element type become one variadic `partir_hlo.all_reduce` (one packed
+    buffer on MPI, one `stablehlo.all_reduce` on XLA), e.g. all the gradient all_reduces of a
+    batch-parallel step.
+
+    Walking each function body in order, an all_reduce joins the open group of its kind, axes
+    and element type unless its operand depends on a result of that group (it then starts a
+    new group), or the group would exceed `threshold` bytes or `count` operands. The combined
+    op sits where the group's last member was (its operands are all ready there); ops that
+    used an earlier member's result before that point move after it, in their order. That
+    delay can hold buffers longer: the pass reports each function's peak live bytes before and
+    after as a remark (`combined 30 all_reduce into 1; peak memory 1.50 MiB -> 1.62 MiB`).
+
+    Options: `threshold` (default `30MiB`, XLA's default; units B, KiB, MiB, GiB) and `count`
+    (default 256). Diagnostics (errors; the pass fails): `expects a PartIR:HLO program` on a
+    Core program; `threshold '...' is not a size`; `count must be at least 1`.
+
+    Example, with `partir-combine-collectives`:
+
+    ```mlir
+    // Before:
+    %0 = linalg.matmul ins(%x, %dy : ...) outs(%z : tensor<64x256xf32>) -> tensor<64x256xf32>
+    %1 = partir_hlo.all_reduce sum %0 axes ["batch"] : tensor<64x256xf32>
+    %2 = arith.subf %w, %1 : tensor<64x256xf32>
+    %3 = linalg.reduce ins(%dy : ...) outs(%zb : tensor<256xf32>) dimensions = [0] ...
+    %4 = partir_hlo.all_reduce sum %3 axes ["batch"] : tensor<256xf32>
+
+    // After:
+    %0 = linalg.matmul ins(%x, %dy : ...) outs(%z : tensor<64x256xf32>) -> tensor<64x256xf32>
+    %3 = linalg.reduce ins(%dy : ...) outs(%zb : tensor<256xf32>) dimensions = [0] ...
+    %g:2 = partir_hlo.all_reduce sum %0, %3 axes ["batch"] : tensor<64x256xf32>, tensor<256xf32>
+    %2 = arith.subf %w, %g#0 : tensor<64x256xf32>
+    ```
+  }];
+  let options = [
+    Option<"threshold", "threshold", "std::string", "\"30MiB\"",
+           "most bytes one combined all_reduce carries">,
+    Option<"count", "count", "int64_t", "256", "most operands one combined all_reduce carries">,
+  ];
 }
 
 def PartirSimulate : Pass<"partir-simulate", "::mlir::ModuleOp"> {

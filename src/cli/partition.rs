@@ -195,7 +195,6 @@ pub fn simulate_command(args: &SimulateArgs) -> Result<i32, CliError> {
     Ok(0)
 }
 
-/// Lowers a partitioned Core module to PartIR:HLO (`partir-lower-to-hlo`, then `cse`).
 /// PartIR:HLO → a StableHLO SPMD module for XLA (`partir-export-stablehlo`).
 pub fn export_stablehlo(session: &Session, module: &mut Module) -> Result<(), CliError> {
     let step = Step::start("exporting to StableHLO for XLA (partir-export-stablehlo)");
@@ -210,9 +209,14 @@ pub fn export_stablehlo(session: &Session, module: &mut Module) -> Result<(), Cl
     result
 }
 
+/// Lowers a partitioned Core module to PartIR:HLO (`partir-lower-to-hlo`, `cse`, then
+/// `partir-combine-collectives` with XLA's default threshold).
 pub fn lower_to_hlo(session: &Session, module: &mut Module) -> Result<(), CliError> {
-    let step = Step::start("lowering to PartIR:HLO (partir-lower-to-hlo, cse)");
-    let pipeline = format!("builtin.module({},cse)", crate::passes::names::LOWER_TO_HLO);
+    use crate::passes::names::{COMBINE_COLLECTIVES, LOWER_TO_HLO};
+    let step = Step::start(&format!(
+        "lowering to PartIR:HLO ({LOWER_TO_HLO}, cse, {COMBINE_COLLECTIVES})"
+    ));
+    let pipeline = format!("builtin.module({LOWER_TO_HLO},cse,{COMBINE_COLLECTIVES})");
     let result = session.run(module, &pipeline);
     match &result {
         Ok(()) => {
@@ -222,7 +226,8 @@ pub fn lower_to_hlo(session: &Session, module: &mut Module) -> Result<(), CliErr
     }
     result?;
     for diag in session.take() {
-        if diag.level != Level::Remark {
+        // Combining's remark says what it did to peak memory: worth a line.
+        if diag.level != Level::Remark || diag.message.starts_with(COMBINE_COLLECTIVES) {
             eprintln!("{diag}");
         }
     }
@@ -248,6 +253,10 @@ pub fn partition_priced<'s>(
     let step = Step::start(&format!("parsing {}", shown(&args.model)));
     let module = session.parse(&text).inspect_err(|_| eprintln!("failed"))?;
     step.done();
+    // Batch dims an importer merged (attention's [batch*heads]) are separate again before any
+    // tactic, so that each can be tiled on its own axis.
+    crate::passes::unmerge::run(module.as_operation())
+        .map_err(|error| session.pass_error(error))?;
     eprintln!(
         "partir: partitioning with {} (partir-schedule{})",
         shown(&args.schedule),

@@ -6,6 +6,11 @@
 #include "mlir/CAPI/Support.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -151,6 +156,63 @@ bool widen_f32_to_f64(MlirOperation raw) {
   replacer.recursivelyReplaceElementsIn(root, /*replaceAttrs=*/true, /*replaceLocs=*/false,
                                         /*replaceTypes=*/true);
   return succeeded(verify(root));
+}
+
+/// Restores batch dims that a `tensor.collapse_shape` merged into one in front of a batched
+/// contraction, with upstream's reshape-by-expansion patterns:
+///   %a = collapse_shape %q [[0, 1], [2], [3]] : 8x4x16x16 into 32x16x16   (batch, heads merged)
+///   %s = linalg.batch_matmul ins(%a, %b) outs(%fill : 32x16x16)
+///   %e = expand_shape %s [[0, 1], [2], [3]] : 32x16x16 into 8x4x16x16
+/// becomes one linalg.generic over [batch, heads, q, k, d] on %q and the uncollapsed %b, its
+/// init a fill of 8x4x16x16, and the reshapes fold away. Only named linalg ops fed by a
+/// collapse_shape are touched (generalized first: the patterns rewrite linalg.generic); ops
+/// the patterns cannot expand stay generalized. Returns how many ops were expanded.
+int64_t unmerge_batch_dims(MlirOperation raw) {
+  Operation *root = unwrap(raw);
+  MLIRContext *context = root->getContext();
+  constexpr StringLiteral mark = "partir.unmerge";
+  SmallVector<linalg::LinalgOp> candidates;
+  root->walk([&](linalg::LinalgOp op) {
+    if (isa<linalg::GenericOp>(op) || !op.hasPureTensorSemantics())
+      return;
+    bool merged = llvm::any_of(op.getDpsInputs(), [](Value input) {
+      auto collapse = input.getDefiningOp<tensor::CollapseShapeOp>();
+      return collapse && collapse.getSrcType().getRank() > collapse.getResultType().getRank();
+    });
+    if (merged)
+      candidates.push_back(op);
+  });
+  if (candidates.empty())
+    return 0;
+  IRRewriter rewriter(context);
+  for (linalg::LinalgOp op : candidates) {
+    rewriter.setInsertionPoint(op);
+    FailureOr<linalg::GenericOp> generic = linalg::generalizeNamedOp(rewriter, op);
+    if (succeeded(generic))
+      (*generic)->setAttr(mark, UnitAttr::get(context));
+  }
+  RewritePatternSet patterns(context);
+  // Only a collapse_shape feeding a marked op is folded into it (the op's loops grow); the
+  // collapse the patterns put after the result cancels against the model's expand_shape.
+  linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, [&](OpOperand *operand) {
+    Operation *producer = operand->get().getDefiningOp();
+    return producer && isa<tensor::CollapseShapeOp>(producer) &&
+           operand->getOwner()->hasAttr(mark);
+  });
+  tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, context);
+  tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, context);
+  linalg::FillOp::getCanonicalizationPatterns(patterns, context);
+  tensor::populateFoldTensorEmptyPatterns(patterns);
+  (void)applyPatternsGreedily(root, std::move(patterns));
+  // The expanded ops are new (without the mark); the ones left marked did not expand.
+  int64_t left = 0;
+  root->walk([&](linalg::GenericOp op) {
+    if (op->hasAttr(mark)) {
+      op->removeAttr(mark);
+      ++left;
+    }
+  });
+  return static_cast<int64_t>(candidates.size()) - left;
 }
 
 /// `#partir_hlo.sharding<...>` from an ArrayAttr (one per dim) of ArrayAttrs of StringAttrs.

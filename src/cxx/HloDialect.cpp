@@ -220,7 +220,20 @@ LogicalResult AllGatherOp::verify() {
                     "all_gather multiplies the gathered dim by the size of its axes");
 }
 
-LogicalResult AllReduceOp::verify() { return success(succeeded(groupSize(*this, getAxes()))); }
+LogicalResult AllReduceOp::verify() {
+  if (getOperands().empty())
+    return emitOpError() << "reduces nothing: it needs at least one operand";
+  return success(succeeded(groupSize(*this, getAxes())));
+}
+
+// Each result has its operand's type (a combined all_reduce reduces each buffer on its own).
+LogicalResult AllReduceOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
+                                            ValueRange operands, DictionaryAttr, OpaqueProperties,
+                                            RegionRange, SmallVectorImpl<Type> &types) {
+  for (Value operand : operands)
+    types.push_back(operand.getType());
+  return success();
+}
 
 LogicalResult ReduceScatterOp::verify() {
   FailureOr<int64_t> devices = groupSize(*this, getAxes());

@@ -31,12 +31,14 @@ namespace mlir::partir {
 #define GEN_PASS_DECL
 #define GEN_PASS_DEF_PARTIRMESH
 #define GEN_PASS_DEF_PARTIRTILE
+#define GEN_PASS_DEF_PARTIRUNMERGEBATCHDIMS
 #define GEN_PASS_DEF_PARTIRREPLICATE
 #define GEN_PASS_DEF_PARTIRPRINTRULES
 #define GEN_PASS_DEF_PARTIRPROPAGATE
 #define GEN_PASS_DEF_PARTIRSCHEDULE
 #define GEN_PASS_DEF_PARTIRSEQUENTIAL
 #define GEN_PASS_DEF_PARTIRLOWERTOHLO
+#define GEN_PASS_DEF_PARTIRCOMBINECOLLECTIVES
 #define GEN_PASS_DEF_PARTIRSIMULATE
 #define GEN_PASS_DEF_PARTIREXPORTSHARD
 #define GEN_PASS_DEF_PARTIREXPORTSTABLEHLO
@@ -73,6 +75,7 @@ rust::Vec<rust::String> texts(ArrayRef<std::string> values) {
   };
 
 PARTIR_RUST_PASS(PartirMesh, entry::run_mesh(op, options::MeshOptions{.axes = texts(axes)}))
+PARTIR_RUST_PASS(PartirUnmergeBatchDims, entry::run_unmerge_batch_dims(op))
 PARTIR_RUST_PASS(PartirTile,
                  entry::run_tile(op, options::TileOptions{
                                          .value = text(value), .dim = dim, .axis = text(axis)}))
@@ -89,6 +92,9 @@ PARTIR_RUST_PASS(PartirSchedule,
                                                                   .report = text(report)}))
 PARTIR_RUST_PASS(PartirSequential, entry::run_sequential(op))
 PARTIR_RUST_PASS(PartirLowerToHlo, entry::run_lower_to_hlo(op))
+PARTIR_RUST_PASS(PartirCombineCollectives,
+                 entry::run_combine_collectives(
+                     op, options::CombineOptions{.threshold = text(threshold), .count = count}))
 PARTIR_RUST_PASS(PartirSimulate,
                  entry::run_simulate(op, options::SimulateOptions{.device = text(device),
                                                                   .report = text(report)}))

@@ -24,10 +24,12 @@ mod bridge {
         type ScheduleOptions = crate::passes::options::ScheduleOptions;
         type SimulateOptions = crate::passes::options::SimulateOptions;
         type AutoOptions = crate::passes::options::AutoOptions;
+        type CombineOptions = crate::passes::options::CombineOptions;
     }
 
     extern "Rust" {
         fn run_mesh(op: MlirOperation, options: &MeshOptions) -> bool;
+        fn run_unmerge_batch_dims(op: MlirOperation) -> bool;
         fn run_tile(op: MlirOperation, options: &TileOptions) -> bool;
         fn run_replicate(op: MlirOperation, options: &ReplicateOptions) -> bool;
         fn run_print_rules(op: MlirOperation) -> bool;
@@ -35,6 +37,7 @@ mod bridge {
         fn run_schedule(op: MlirOperation, options: &ScheduleOptions) -> bool;
         fn run_sequential(op: MlirOperation) -> bool;
         fn run_lower_to_hlo(op: MlirOperation) -> bool;
+        fn run_combine_collectives(op: MlirOperation, options: &CombineOptions) -> bool;
         fn run_simulate(op: MlirOperation, options: &SimulateOptions) -> bool;
         fn run_export_shard(op: MlirOperation) -> bool;
         fn run_export_stablehlo(op: MlirOperation) -> bool;
@@ -48,6 +51,12 @@ use crate::ffi::glue::Operation;
 fn run_mesh(op: Operation, options: &MeshOptions) -> bool {
     guarded(names::MESH, op, |context, module| {
         passes::report(passes::mesh::run(context, module, options))
+    })
+}
+
+fn run_unmerge_batch_dims(op: Operation) -> bool {
+    guarded(names::UNMERGE_BATCH_DIMS, op, |_, module| {
+        passes::report(passes::unmerge::run(module))
     })
 }
 
@@ -90,6 +99,12 @@ fn run_sequential(op: Operation) -> bool {
 fn run_lower_to_hlo(op: Operation) -> bool {
     guarded(names::LOWER_TO_HLO, op, |context, module| {
         passes::report(passes::lower_to_hlo::run(context, module))
+    })
+}
+
+fn run_combine_collectives(op: Operation, options: &CombineOptions) -> bool {
+    guarded(names::COMBINE_COLLECTIVES, op, |context, module| {
+        passes::report(passes::combine::run(context, module, options))
     })
 }
 

@@ -175,6 +175,9 @@ pub mod bridge {
         /// Rewrites every f32 type and attribute under `op` to f64; false when the result
         /// does not verify.
         unsafe fn widen_f32_to_f64(op: MlirOperation) -> bool;
+        /// Folds collapse_shapes that merge batch dims into the batched linalg ops they feed
+        /// (upstream's reshape-by-expansion); how many ops were expanded.
+        unsafe fn unmerge_batch_dims(op: MlirOperation) -> i64;
 
         unsafe fn register_dialects(registry: MlirDialectRegistry);
     }

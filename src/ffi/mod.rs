@@ -446,6 +446,14 @@ pub fn widen_f32_to_f64(module: OperationRef) -> bool {
     unsafe { glue::bridge::widen_f32_to_f64(glue::Operation(module.to_raw())) }
 }
 
+/// Restores the batch dims that collapse_shapes merged in front of batched linalg ops under
+/// `root` (see `unmerge_batch_dims` in src/cxx/Glue.cpp); how many ops were expanded.
+pub fn unmerge_batch_dims(root: OperationRef) -> usize {
+    // SAFETY: a live operation; the C++ side rewrites ops under it with a rewriter.
+    let expanded = unsafe { glue::bridge::unmerge_batch_dims(glue::Operation(root.to_raw())) };
+    usize::try_from(expanded).unwrap_or(0)
+}
+
 /// A copy of `op` (with its regions), not yet in any block.
 pub fn clone_operation<'c>(op: OperationRef<'c, '_>) -> melior::ir::Operation<'c> {
     // SAFETY: cloning a live operation gives a new owned operation.

@@ -63,8 +63,11 @@ pub fn run<'c>(context: &'c Context, module: OperationRef<'c, '_>) -> PassResult
         ));
     };
     let collectives = collectives(module, PASS)?;
+    // shard.all_reduce takes one operand: a combined all_reduce is exported as one per operand.
     for op in collectives {
-        export_collective(context, &mesh, op)?;
+        for single in super::lower_to_hlo::combine::split(context, op) {
+            export_collective(context, &mesh, single)?;
+        }
     }
     for func in crate::ir::names::functions(module) {
         export_shardings(context, &mesh, func)?;

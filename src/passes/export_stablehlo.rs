@@ -189,6 +189,14 @@ fn export_collective<'c, 'a>(
         .result(0)
         .map_err(|_| fail(format!("'{name}' has no result")))?
         .r#type();
+    // A combined all_reduce stays one: stablehlo.all_reduce is variadic.
+    let operands: Vec<Value> = (0..op.operand_count())
+        .filter_map(|index| op.operand(index).ok())
+        .collect();
+    let result_types: Vec<Type> = (0..op.result_count())
+        .filter_map(|index| op.result(index).ok())
+        .map(|result| result.r#type())
+        .collect();
     let i64_attr = |value: i64| -> Attribute<'c> {
         IntegerAttribute::new(Type::parse(context, "i64").expect("i64"), value).into()
     };
@@ -213,14 +221,22 @@ fn export_collective<'c, 'a>(
     };
     let builder = Builder::before(context, op);
     let exported: Value = match name.as_str() {
-        "partir_hlo.all_reduce" => generic(
-            &builder,
-            "stablehlo.all_reduce",
-            operand,
-            result_type,
-            &[("replica_groups", groups)],
-            Some(combiner()?),
-        ),
+        "partir_hlo.all_reduce" => {
+            let reduced = generic_variadic(
+                &builder,
+                "stablehlo.all_reduce",
+                &operands,
+                &result_types,
+                &[("replica_groups", groups)],
+                Some(combiner()?),
+            );
+            for (index, value) in reduced.into_iter().enumerate() {
+                ffi::replace_all_uses(Value::from(op.result(index).expect("in range")), value);
+            }
+            // SAFETY: `op` is unused and no handle to it is used after this.
+            unsafe { ffi::erase(op) };
+            return Ok(());
+        }
         "partir_hlo.all_gather" => generic(
             &builder,
             "stablehlo.all_gather",
@@ -273,26 +289,41 @@ fn export_collective<'c, 'a>(
 fn generic<'c, 'a>(
     builder: &Builder<'c, 'a>,
     name: &str,
-    operand: Value<'c, '_>,
+    operand: Value<'c, 'a>,
     result: Type<'c>,
     attributes: &[(&str, Attribute<'c>)],
     region: Option<Region<'c>>,
 ) -> Value<'c, 'a> {
+    generic_variadic(builder, name, &[operand], &[result], attributes, region)[0]
+}
+
+/// A generic `name(operands...) {attributes} ({region})`; its results.
+fn generic_variadic<'c, 'a>(
+    builder: &Builder<'c, 'a>,
+    name: &str,
+    operands: &[Value<'c, 'a>],
+    results: &[Type<'c>],
+    attributes: &[(&str, Attribute<'c>)],
+    region: Option<Region<'c>>,
+) -> Vec<Value<'c, 'a>> {
     let attributes: Vec<(Identifier, Attribute)> = attributes
         .iter()
         .map(|(key, value)| (Identifier::new(builder.context(), key), *value))
         .collect();
     let mut op = OperationBuilder::new(name, builder.location())
-        .add_operands(&[operand])
+        .add_operands(operands)
         .add_attributes(&attributes)
-        .add_results(&[result]);
+        .add_results(results);
     if let Some(region) = region {
         op = op.add_regions([region]);
     }
     let op = op
         .build()
         .unwrap_or_else(|error| panic!("{name} is well formed: {error}"));
-    builder.value(op)
+    let op = builder.insert(op);
+    (0..op.result_count())
+        .map(|index| Value::from(op.result(index).expect("in range")))
+        .collect()
 }
 
 /// `^bb0(%a: tensor<f32>, %b: tensor<f32>): %c = stablehlo.add %a, %b; stablehlo.return %c`.

@@ -54,6 +54,14 @@ mod bridge {
         report: String,
     }
 
+    /// `partir-combine-collectives{threshold=30MiB count=256}`.
+    #[derive(Debug, Default, Clone)]
+    struct CombineOptions {
+        /// A size with its unit (`30MiB`).
+        threshold: String,
+        count: i64,
+    }
+
     /// `partir-auto{axis=A}`.
     #[derive(Debug, Default, Clone)]
     struct AutoOptions {
@@ -62,6 +70,6 @@ mod bridge {
 }
 
 pub use bridge::{
-    AutoOptions, MeshOptions, PropagateOptions, ReplicateOptions, ScheduleOptions, SimulateOptions,
-    TileOptions,
+    AutoOptions, CombineOptions, MeshOptions, PropagateOptions, ReplicateOptions, ScheduleOptions,
+    SimulateOptions, TileOptions,
 };

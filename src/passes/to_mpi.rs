@@ -5,7 +5,8 @@
 //! (axes major to minor). A collective over axes S runs on `comm_split(world, color, key)`,
 //! `color` numbering the coordinates off S and `key` those on S (in the collective's order),
 //! so `key` is also the device's position in the group:
-//! - `all_reduce`: `mpi.allreduce` of a flattened buffer;
+//! - `all_reduce`: `mpi.allreduce` of a flattened buffer; a combined one packs its operands
+//!   into one buffer first (one MPI call);
 //! - `all_gather`: allreduce-sum of a zero buffer holding the local chunk at `key * chunk`;
 //! - `all_slice`: the local `tensor.extract_slice` at `key * chunk` (no communication);
 //! - `reduce_scatter` = all_reduce then all_slice; `all_to_all` = all_gather then all_slice.
@@ -144,6 +145,18 @@ fn lower_function<'c, 'a>(
         let axes = collective_axes(op);
         let group = groups[&axes];
         let builder = Builder::before(context, op);
+        if name == "partir_hlo.all_reduce" && op.operand_count() > 1 {
+            let operands: Vec<Value> = (0..op.operand_count())
+                .map(|index| op.operand(index).expect("in range"))
+                .collect();
+            let reduced = packed_allreduce(&builder, &operands, reduction_of(op), group);
+            for (index, value) in reduced.into_iter().enumerate() {
+                ffi::replace_all_uses(Value::from(op.result(index).expect("in range")), value);
+            }
+            // SAFETY: `op` is unused and no handle to it is used after this.
+            unsafe { ffi::erase(op) };
+            continue;
+        }
         let operand = op.operand(0).expect("one operand");
         let result_type = op.result(0).expect("one result").r#type();
         let lowered = match name.as_str() {
@@ -294,6 +307,42 @@ fn allreduce<'c, 'a>(
         unflatten(builder, output, &shape)
     };
     builder.to_tensor(shaped, tensor_type)
+}
+
+/// One `MPI_Allreduce` for a combined all_reduce: the operands flattened and packed end to end
+/// in one rank-1 buffer, reduced, and unpacked (`[4x2, 3]` → one 11-element buffer).
+fn packed_allreduce<'c, 'a>(
+    builder: &Builder<'c, 'a>,
+    values: &[Value<'c, 'a>],
+    kind: ReductionKind,
+    group: Group<'c, 'a>,
+) -> Vec<Value<'c, 'a>> {
+    let element = crate::ir::builder::element_type(values[0].r#type());
+    let rank1 = |length: i64| -> Type<'c> {
+        melior::ir::r#type::RankedTensorType::new(&[length as u64], element, None).into()
+    };
+    let shapes: Vec<Vec<i64>> = values
+        .iter()
+        .map(|value| static_shape(value.r#type()).expect("static"))
+        .collect();
+    let lengths: Vec<i64> = shapes.iter().map(|shape| shape.iter().product()).collect();
+    let mut packed = builder.empty(rank1(lengths.iter().sum()));
+    let mut offset = 0;
+    for (value, &length) in values.iter().zip(&lengths) {
+        let flat = builder.to_tensor(builder.flatten(builder.to_buffer(*value)), rank1(length));
+        packed = builder.insert_slice(flat, packed, 0, builder.index(offset));
+        offset += length;
+    }
+    let reduced = allreduce(builder, packed, kind, group);
+    let mut offset = 0;
+    let mut pieces = Vec::new();
+    for ((value, shape), &length) in values.iter().zip(&shapes).zip(&lengths) {
+        let piece = builder.extract_slice(reduced, 0, builder.index(offset), rank1(length));
+        let buffer = unflatten(builder, builder.to_buffer(piece), shape);
+        pieces.push(builder.to_tensor(buffer, value.r#type()));
+        offset += length;
+    }
+    pieces
 }
 
 /// The inverse of `Builder::flatten`.

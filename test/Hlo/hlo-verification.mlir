@@ -146,9 +146,31 @@ func.func @all_reduce_unknown_kind(%x: tensor<64xf32>) -> tensor<64xf32> {
 
 partir.mesh @mesh ["batch"=4, "model"=2]
 func.func @all_reduce_type(%x: tensor<64xf32>) -> tensor<16xf32> {
-  // expected-error @+1 {{'partir_hlo.all_reduce' op requires the same type for all operands and results}}
+  // Each result has its operand's type.
+  // expected-error @+2 {{'partir_hlo.all_reduce' op failed to infer returned types}}
+  // expected-error @+1 {{'partir_hlo.all_reduce' op inferred type(s) 'tensor<64xf32>' are incompatible with return type(s) of operation 'tensor<16xf32>'}}
   %y = "partir_hlo.all_reduce"(%x) <{kind = 0 : i32, axes = ["batch"]}> : (tensor<64xf32>) -> tensor<16xf32>
   return %y : tensor<16xf32>
+}
+
+// -----
+
+partir.mesh @mesh ["batch"=4, "model"=2]
+func.func @all_reduce_combined_types(%x: tensor<64xf32>, %s: tensor<f32>) -> (tensor<f32>, tensor<64xf32>) {
+  // A combined all_reduce's results follow its operands' order.
+  // expected-error @+2 {{'partir_hlo.all_reduce' op failed to infer returned types}}
+  // expected-error @+1 {{'partir_hlo.all_reduce' op inferred type(s) 'tensor<64xf32>', 'tensor<f32>' are incompatible with return type(s) of operation 'tensor<f32>', 'tensor<64xf32>'}}
+  %y:2 = "partir_hlo.all_reduce"(%x, %s) <{kind = 0 : i32, axes = ["batch"]}> : (tensor<64xf32>, tensor<f32>) -> (tensor<f32>, tensor<64xf32>)
+  return %y#0, %y#1 : tensor<f32>, tensor<64xf32>
+}
+
+// -----
+
+partir.mesh @mesh ["batch"=4, "model"=2]
+func.func @all_reduce_nothing() {
+  // expected-error @+1 {{'partir_hlo.all_reduce' op reduces nothing: it needs at least one operand}}
+  "partir_hlo.all_reduce"() <{kind = 0 : i32, axes = ["batch"]}> : () -> ()
+  return
 }
 
 //===----------------------------------------------------------------------===//

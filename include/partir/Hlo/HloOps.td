@@ -25,14 +25,22 @@ def PartirHlo_AllGatherOp : PartirHlo_Op<"all_gather", [Pure]> {
   let assemblyFormat = "$operand `dim` $dim `axes` $axes attr-dict `:` type($operand) `->` type($result)";
 }
 
-def PartirHlo_AllReduceOp : PartirHlo_Op<"all_reduce", [Pure, SameOperandsAndResultType]> {
+def PartirHlo_AllReduceOp : PartirHlo_Op<"all_reduce", [Pure,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "combine partial values over mesh axes; every device gets the result";
   let description = [{
     `partir_hlo.all_reduce sum %x axes ["batch"] : tensor<64x256xf32>`
+
+    Variadic, like XLA's combined all-reduce: one collective (one latency, one packed buffer)
+    reduces every operand, each result having its operand's type.
+    `partir-combine-collectives` forms these from independent all_reduces:
+
+    `%g:2 = partir_hlo.all_reduce sum %dw1, %dw2 axes ["batch"] : tensor<64x256xf32>, tensor<256xf32>`
   }];
-  let arguments = (ins Partir_ReductionKind:$kind, AnyRankedTensor:$operand, StrArrayAttr:$axes);
-  let results = (outs AnyRankedTensor:$result);
-  let assemblyFormat = "$kind $operand `axes` $axes attr-dict `:` type($result)";
+  let arguments = (ins Partir_ReductionKind:$kind, Variadic<AnyRankedTensor>:$operands,
+                       StrArrayAttr:$axes);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let assemblyFormat = "$kind $operands `axes` $axes attr-dict `:` type($operands)";
 }
 
 def PartirHlo_ReduceScatterOp : PartirHlo_Op<"reduce_scatter", [Pure]> {

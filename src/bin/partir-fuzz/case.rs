@@ -377,7 +377,11 @@ impl Case {
     }
 
     fn lowering(&self) -> String {
-        let mut steps = vec!["partir-lower-to-hlo".to_string()];
+        // Combining runs on every case: it reorders ops, the riskiest rewrite after lowering.
+        let mut steps = vec![
+            "partir-lower-to-hlo".to_string(),
+            "partir-combine-collectives".to_string(),
+        ];
         steps.extend(self.after.iter().map(|p| p.to_string()));
         format!("builtin.module({})", steps.join(","))
     }

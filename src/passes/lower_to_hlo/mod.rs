@@ -17,6 +17,7 @@
 //! moves the all_reduce sums of an add's (or sub's) operands after it (one reduce of the summed
 //! partials), rewrites all_reduce+all_slice into reduce_scatter and drops all_slice∘all_gather.
 
+pub mod combine;
 mod optimize;
 mod reshard;
 mod scope;

@@ -88,8 +88,8 @@ fn contains(root: OperationRef, op_name: &str) -> bool {
     found
 }
 
-/// A copy of `module` lowered to PartIR:HLO (`partir-lower-to-hlo`, then `cse`, as
-/// `partir partition` does).
+/// A copy of `module` lowered to PartIR:HLO (`partir-lower-to-hlo`, `cse`, then collectives
+/// combined with XLA's default threshold, as `partir partition` does).
 fn lowered_copy<'c>(
     context: &'c Context,
     module: OperationRef<'c, '_>,
@@ -109,6 +109,13 @@ fn lowered_copy<'c>(
     manager
         .run(&mut copy)
         .map_err(|_| PassError::new(location, format!("{PASS}: cse failed on the lowered copy")))?;
+    for func in names::functions(copy.as_operation()) {
+        lower_to_hlo::combine::combine_function(
+            context,
+            func,
+            lower_to_hlo::combine::Limits::default(),
+        );
+    }
     Ok(copy)
 }
 
@@ -139,15 +146,23 @@ fn profile_hlo<'c>(module: OperationRef<'c, '_>) -> Result<Profile, PassError<'c
     let location = program_location(module);
     let func = entry_function(module)
         .ok_or_else(|| PassError::new(location, format!("{PASS}: the module has no function")))?;
+    profile_function(module, func)
+}
+
+/// The profile of one function of `module` (a PartIR:HLO program): its ops, collectives and
+/// buffers in program order.
+pub fn profile_function<'c>(
+    module: OperationRef<'c, '_>,
+    func: OperationRef<'c, '_>,
+) -> Result<Profile, PassError<'c>> {
+    let location = func.location();
     let mesh = Mesh::find(module).map(|(mesh, _)| mesh);
     let mut reader = Reader::new(mesh);
     let body = func
         .region(0)
         .ok()
         .and_then(|region| region.first_block())
-        .ok_or_else(|| {
-            PassError::new(location, format!("{PASS}: the entry function has no body"))
-        })?;
+        .ok_or_else(|| PassError::new(location, format!("{PASS}: the function has no body")))?;
     reader.arguments(body);
     reader.block(body)?;
     Ok(reader.finish())

@@ -179,17 +179,23 @@ impl Reader {
             _ => None,
         };
         // The buffer a collective is about: the gathered result of an all_gather, the operand
-        // otherwise (test/Collectives/Inputs/collectives.py counts the same way).
-        let value: Value = if kind == CollectiveKind::AllGather {
-            op.result(0).map(Into::into)
+        // otherwise, all operands of a combined all_reduce packed in one buffer
+        // (test/Collectives/Inputs/collectives.py counts the same way).
+        let values: Vec<Value> = if kind == CollectiveKind::AllGather {
+            op.result(0).map(|result| vec![result.into()])
         } else {
-            op.operand(0)
+            (0..op.operand_count().max(1))
+                .map(|index| op.operand(index))
+                .collect()
         }
         .map_err(|_| PassError::new(op.location(), format!("{PASS}: malformed collective")))?;
         let bytes = if kind == CollectiveKind::AllSlice {
             0.0
         } else {
-            tensor_bytes(value.r#type())
+            values
+                .iter()
+                .map(|value| tensor_bytes(value.r#type()))
+                .sum()
         };
         self.profile.collectives.push(CollectiveProfile {
             kind,

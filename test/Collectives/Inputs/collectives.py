@@ -10,7 +10,8 @@ collectives and the bytes per device they move, then a total line:
 
 Bytes per device = the local tensor bytes of ONE device's buffer that the collective is about
 (element count x element width, i1 counted as 1 byte):
-- all_reduce:      the operand (= result) bytes;
+- all_reduce:      the operand (= result) bytes; a combined (variadic) all_reduce is one
+                   collective of all its operands' bytes;
 - all_gather:      the result bytes (the gathered, larger buffer);
 - reduce_scatter:  the operand bytes (the buffer being reduced, before scattering);
 - all_to_all:      the operand bytes (= result bytes);
@@ -28,7 +29,7 @@ from collections import defaultdict
 
 COLLECTIVE = re.compile(
     r"partir_hlo\.(all_reduce|all_gather|reduce_scatter|all_to_all|all_slice)"
-    r"\s+(?:(sum|max|min|mul)\s+)?%[\w.#]+\s+(.*?)axes\s+\[([^\]]*)\]\s*:\s*(.*)$"
+    r"\s+(?:(sum|max|min|mul)\s+)?%[\w.#]+(?:,\s*%[\w.#]+)*\s+(.*?)axes\s+\[([^\]]*)\]\s*:\s*(.*)$"
 )
 TENSOR = re.compile(r"tensor<([^>]*)>")
 WIDTH = {"f64": 8, "f32": 4, "f16": 2, "bf16": 2, "i64": 8, "i32": 4, "i16": 2, "i8": 1, "i1": 1,
@@ -56,6 +57,9 @@ def collectives(text: str):
             size = tensor_bytes(result)
         elif kind == "all_slice":
             size = 0
+        elif kind == "all_reduce":
+            # A combined all_reduce lists every operand's type: one packed buffer.
+            size = sum(tensor_bytes(tensor) for tensor in tensors)
         else:
             size = tensor_bytes(operand)
         yield kind, reduction or "", axes, size, attrs.strip(), types.strip()

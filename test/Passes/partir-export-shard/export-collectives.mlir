@@ -62,6 +62,17 @@ func.func @all_reduce(%x: tensor<64x256xf32>, %loss: tensor<f32>) -> (tensor<64x
   return %p, %l : tensor<64x256xf32>, tensor<f32>
 }
 
+// A combined all_reduce: shard.all_reduce takes one operand, so one per operand.
+// CHECK-LABEL: func.func @combined(
+// CHECK-SAME:      %[[A:.*]]: tensor<64x256xf32>, %[[B:.*]]: tensor<f32>)
+// CHECK-NEXT:    %[[RA:.*]] = shard.all_reduce %[[A]] on @mesh grid_axes = [0] : tensor<64x256xf32> -> tensor<64x256xf32>
+// CHECK-NEXT:    %[[RB:.*]] = shard.all_reduce %[[B]] on @mesh grid_axes = [0] : tensor<f32> -> tensor<f32>
+// CHECK-NEXT:    return %[[RA]], %[[RB]]
+func.func @combined(%a: tensor<64x256xf32>, %b: tensor<f32>) -> (tensor<64x256xf32>, tensor<f32>) {
+  %r:2 = partir_hlo.all_reduce sum %a, %b axes ["batch"] : tensor<64x256xf32>, tensor<f32>
+  return %r#0, %r#1 : tensor<64x256xf32>, tensor<f32>
+}
+
 // CHECK-LABEL: func.func @reduce_scatter(
 // CHECK-SAME:      %[[X:.*]]: tensor<64x256xf32>)
 // CHECK-NEXT:    %[[A:.*]] = shard.reduce_scatter %[[X]] on @mesh grid_axes = [0] scatter_axis = 0 : tensor<64x256xf32> -> tensor<16x256xf32>

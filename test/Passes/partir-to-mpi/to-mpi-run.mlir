@@ -34,6 +34,9 @@ func.func @entry() {
   // 2b, 2b+1 of both rows): rank 0 has [[1, 2], [5, 6]].
   %row = partir_hlo.all_slice %c dim 0 axes ["batch"] : tensor<2x4xf32> -> tensor<1x4xf32>
   %a2a = partir_hlo.all_to_all %row split 1 concat 0 axes ["batch"] : tensor<1x4xf32> -> tensor<2x2xf32>
+  // A combined all_reduce sum over batch (one packed MPI call): 2c, and on rank 0 (batch 0,
+  // model 0) its column 0 plus rank 2's column 2: [1 + 3, 5 + 7] = [4, 12].
+  %both:2 = partir_hlo.all_reduce sum %c, %col axes ["batch"] : tensor<2x4xf32>, tensor<2x1xf32>
 
   %world = mpi.comm_world : !mpi.comm
   %rank = mpi.comm_rank(%world) : i32
@@ -52,6 +55,12 @@ func.func @entry() {
     %u3 = tensor.cast %a2a : tensor<2x2xf32> to tensor<*xf32>
     %b3 = bufferization.to_buffer %u3 : tensor<*xf32> to memref<*xf32>
     func.call @printMemrefF32(%b3) : (memref<*xf32>) -> ()
+    %u4 = tensor.cast %both#0 : tensor<2x4xf32> to tensor<*xf32>
+    %b4 = bufferization.to_buffer %u4 : tensor<*xf32> to memref<*xf32>
+    func.call @printMemrefF32(%b4) : (memref<*xf32>) -> ()
+    %u5 = tensor.cast %both#1 : tensor<2x1xf32> to tensor<*xf32>
+    %b5 = bufferization.to_buffer %u5 : tensor<*xf32> to memref<*xf32>
+    func.call @printMemrefF32(%b5) : (memref<*xf32>) -> ()
   }
   %fin = mpi.finalize : !mpi.retval
   return
@@ -69,3 +78,9 @@ func.func private @printMemrefF32(memref<*xf32>) attributes {llvm.emit_c_interfa
 // CHECK:      sizes = [2, 2]
 // CHECK-NEXT: [1,   2]
 // CHECK-NEXT: [5,   6]
+// CHECK:      sizes = [2, 4]
+// CHECK-NEXT: [2,   4,   6,   8]
+// CHECK-NEXT: [10,   12,   14,   16]
+// CHECK:      sizes = [2, 1]
+// CHECK-NEXT: [4]
+// CHECK-NEXT: [12]

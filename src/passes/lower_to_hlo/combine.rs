@@ -1,0 +1,280 @@
+//! The rewrite of `partir-combine-collectives` (`super::super::combine` is the pass):
+//! independent `partir_hlo.all_reduce`s of one kind, axes and element type become one variadic
+//! all_reduce, as XLA's all-reduce combiner does. A BP step's
+//! gradient reductions, one per parameter, become one collective:
+//!
+//! ```text
+//! %1 = all_reduce sum %0 axes ["batch"]        %3 = ...
+//! %2 = arith.subf %w, %1                 →     %g:2 = all_reduce sum %0, %3 axes ["batch"]
+//! %3 = ...                                     %2 = arith.subf %w, %g#0
+//! %4 = all_reduce sum %3 axes ["batch"]
+//! ```
+//!
+//! Each function body is walked once per key (kind, axes, element type), in order, with one
+//! open group. A value is *tainted* when it depends on a result of the open group; an
+//! all_reduce whose operand is tainted cannot join (its operand needs the group's result) and
+//! starts the next group, as does one that would cross the byte or count threshold. A closed
+//! group's combined op goes where its last member was, and the tainted ops before that point
+//! (users of earlier members, and their users) move right after it, keeping their order: no
+//! operand of a member is tainted, so nothing a member needs moves. Keys are combined one after
+//! another on the rewritten IR, so groups of different keys cannot wait on each other.
+
+use crate::{
+    ffi,
+    ir::{builder::Builder, hlo, types::tensor_bytes},
+};
+use melior::{
+    ir::{
+        block::BlockLike, operation::OperationLike, OperationRef, RegionLike, Type, Value,
+        ValueLike,
+    },
+    Context,
+};
+use std::collections::HashSet;
+
+const ALL_REDUCE: &str = "partir_hlo.all_reduce";
+
+/// How large one combined collective may grow.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    pub bytes: f64,
+    pub count: usize,
+}
+
+impl Default for Limits {
+    /// XLA's defaults: `kDefaultAllReduceCombineThreshold` (30 MiB) and 256 operands.
+    fn default() -> Self {
+        Self {
+            bytes: 30.0 * 1024.0 * 1024.0,
+            count: 256,
+        }
+    }
+}
+
+/// What combining did to one function: `combined` all_reduces became `into` ones.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    pub combined: usize,
+    pub into: usize,
+}
+
+/// The key all_reduces must share to combine: `sum ["batch"] f32`.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+struct Key {
+    kind: String,
+    axes: Vec<String>,
+    element: String,
+}
+
+fn key_of(op: OperationRef) -> Option<Key> {
+    if op.name().as_string_ref().as_str() != Ok(ALL_REDUCE) {
+        return None;
+    }
+    let element = op
+        .operand(0)
+        .ok()
+        .map(|value| crate::ir::builder::element_type(value.r#type()).to_string())?;
+    let all_same = (0..op.operand_count()).all(|index| {
+        op.operand(index).is_ok_and(|value| {
+            crate::ir::builder::element_type(value.r#type()).to_string() == element
+        })
+    });
+    all_same.then(|| Key {
+        kind: hlo::reduction(op)
+            .map(|kind| kind.name().to_string())
+            .unwrap_or_default(),
+        axes: hlo::collective_axes(op).unwrap_or_default(),
+        element,
+    })
+}
+
+fn operand_bytes(op: OperationRef) -> f64 {
+    (0..op.operand_count())
+        .filter_map(|index| op.operand(index).ok())
+        .map(|value| tensor_bytes(value.r#type()))
+        .sum()
+}
+
+/// Combines the all_reduces of every key in `func`'s body.
+pub fn combine_function<'c>(
+    context: &'c Context,
+    func: OperationRef<'c, '_>,
+    limits: Limits,
+) -> Summary {
+    let Some(body) = func.region(0).ok().and_then(|region| region.first_block()) else {
+        return Summary::default();
+    };
+    let mut keys: Vec<Key> = Vec::new();
+    for op in block_ops(body) {
+        if let Some(key) = key_of(op) {
+            if !keys.contains(&key) {
+                keys.push(key);
+            }
+        }
+    }
+    keys.sort();
+    let mut summary = Summary::default();
+    for key in keys {
+        let mut group = Group::default();
+        for op in block_ops(body) {
+            if key_of(op).as_ref() == Some(&key) {
+                let fits = group.members.len() < limits.count
+                    && group.bytes + operand_bytes(op) <= limits.bytes;
+                if group.reads_tainted(op) || !fits {
+                    summary.add(group.close(context));
+                    group = Group::default();
+                }
+                group.join(op);
+            } else if group.reads_tainted(op) {
+                group.taint(op);
+            }
+        }
+        summary.add(group.close(context));
+    }
+    summary
+}
+
+impl Summary {
+    fn add(&mut self, closed: Option<usize>) {
+        if let Some(members) = closed {
+            self.combined += members;
+            self.into += 1;
+        }
+    }
+}
+
+/// The top-level ops of `block`, in order (a snapshot: rewriting does not disturb the walk).
+fn block_ops<'c, 'a>(block: melior::ir::BlockRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
+    let mut ops = Vec::new();
+    let mut next = block.first_operation();
+    while let Some(op) = next {
+        next = op.next_in_block();
+        ops.push(op);
+    }
+    ops
+}
+
+/// The open group: its members in order, and what depends on their results.
+#[derive(Default)]
+struct Group<'c, 'a> {
+    members: Vec<OperationRef<'c, 'a>>,
+    bytes: f64,
+    /// Values (by id) computed from a member's result.
+    tainted: HashSet<usize>,
+    /// Ops computing tainted values, in order, with how many members had joined when each was
+    /// seen (those before the last member move after the combined op).
+    tainted_ops: Vec<(OperationRef<'c, 'a>, usize)>,
+}
+
+impl<'c, 'a> Group<'c, 'a> {
+    /// True when `op` (or an op nested in it) reads a tainted value.
+    fn reads_tainted(&self, op: OperationRef<'c, 'a>) -> bool {
+        if self.tainted.is_empty() {
+            return false;
+        }
+        let mut reads = false;
+        ffi::walk(op, |inner| {
+            reads = reads
+                || (0..inner.operand_count()).any(|index| {
+                    inner
+                        .operand(index)
+                        .is_ok_and(|value| self.tainted.contains(&ffi::value_id(value)))
+                });
+        });
+        reads
+    }
+
+    fn mark_results(&mut self, op: OperationRef<'c, 'a>) {
+        for index in 0..op.result_count() {
+            if let Ok(result) = op.result(index) {
+                self.tainted.insert(ffi::value_id(result.into()));
+            }
+        }
+    }
+
+    fn join(&mut self, op: OperationRef<'c, 'a>) {
+        self.bytes += operand_bytes(op);
+        self.members.push(op);
+        self.mark_results(op);
+    }
+
+    fn taint(&mut self, op: OperationRef<'c, 'a>) {
+        self.mark_results(op);
+        self.tainted_ops.push((op, self.members.len()));
+    }
+
+    /// Builds the combined all_reduce where the last member is; the number of members combined
+    /// (None when fewer than two).
+    fn close(self, context: &'c Context) -> Option<usize> {
+        let (&last, _) = self.members.split_last()?;
+        if self.members.len() < 2 {
+            return None;
+        }
+        let builder = Builder::before(context, last);
+        let mut operands: Vec<Value> = Vec::new();
+        let mut types: Vec<Type> = Vec::new();
+        for member in &self.members {
+            for index in 0..member.operand_count() {
+                let operand = member.operand(index).expect("in range");
+                operands.push(operand);
+                types.push(operand.r#type());
+            }
+        }
+        let attributes: Vec<(&str, melior::ir::Attribute)> = ["kind", "axes"]
+            .into_iter()
+            .map(|name| (name, last.attribute(name).expect("verified all_reduce")))
+            .collect();
+        let combined = builder.op(ALL_REDUCE, &operands, &attributes, &types);
+        let mut next = 0;
+        for member in &self.members {
+            for index in 0..member.result_count() {
+                let old: Value = member.result(index).expect("in range").into();
+                let new: Value = combined
+                    .result(next)
+                    .expect("one result per operand")
+                    .into();
+                ffi::replace_all_uses(old, new);
+                next += 1;
+            }
+        }
+        // Users of earlier members that sat before the last one now follow the combined op.
+        let anchor = last.next_in_block().expect("a terminator follows");
+        for &(op, seen) in &self.tainted_ops {
+            if seen < self.members.len() {
+                ffi::move_before(op, anchor);
+            }
+        }
+        for &member in &self.members {
+            // SAFETY: every use was replaced above; the member handles are dropped here.
+            unsafe { ffi::erase(member) };
+        }
+        Some(self.members.len())
+    }
+}
+
+/// The inverse, for consumers without a variadic all_reduce (upstream `shard.all_reduce`):
+/// one single-operand all_reduce per operand of `op`, in its place. Returns the new ops (just
+/// `op` when it has one operand).
+pub fn split<'c, 'a>(context: &'c Context, op: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
+    if op.name().as_string_ref().as_str() != Ok(ALL_REDUCE) || op.operand_count() < 2 {
+        return vec![op];
+    }
+    let builder = Builder::before(context, op);
+    let attributes: Vec<(&str, melior::ir::Attribute)> = ["kind", "axes"]
+        .into_iter()
+        .map(|name| (name, op.attribute(name).expect("verified all_reduce")))
+        .collect();
+    let mut singles = Vec::new();
+    for index in 0..op.operand_count() {
+        let operand = op.operand(index).expect("in range");
+        let single = builder.op(ALL_REDUCE, &[operand], &attributes, &[operand.r#type()]);
+        ffi::replace_all_uses(
+            op.result(index).expect("one result per operand").into(),
+            single.result(0).expect("one result").into(),
+        );
+        singles.push(single);
+    }
+    // SAFETY: every use was replaced above and `op` is not used after this.
+    unsafe { ffi::erase(op) };
+    singles
+}
