@@ -74,7 +74,7 @@ pub fn run<'c>(
 }
 
 /// The name of the row before the first tactic.
-pub const UNPARTITIONED: &str = "(unpartitioned)";
+pub use crate::sim::report::UNPARTITIONED;
 
 /// Simulates `module` (as it is after `tactic`, or before the first one) on `device` and adds
 /// the report to `story`; the added row.

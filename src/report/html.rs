@@ -20,11 +20,11 @@
 //! figure is written at the bar's end and in its tooltip.
 
 use super::text::{bytes, flops, seconds};
-use crate::sim::{PartitionReport, Report, TacticReport};
+use crate::sim::{report::UNPARTITIONED, PartitionReport, Report, TacticReport};
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
-/// The charts' coordinate width (they scale down with the page).
+/// The charts' coordinate width (they scale down with the page, to a minimum width).
 const WIDTH: f64 = 900.0;
 /// Where bars start (tactic labels end left of it) and where the scale ends (bar-end labels
 /// go right of it).
@@ -36,12 +36,13 @@ const GAP: f64 = 10.0;
 const AXIS: f64 = 26.0;
 /// The narrowest a non-zero bar or segment is drawn.
 const MIN_BAR: f64 = 2.0;
-/// A rough width of one character of 12px text, to decide where a label fits.
-const CHAR: f64 = 7.0;
-const CHAR_BOLD: f64 = 7.8;
+/// A rough width of one character of 13px text, to decide where a label fits.
+const CHAR: f64 = 7.6;
+const CHAR_BOLD: f64 = 8.4;
 
 const COMPUTE: &str = "#4e79a7";
-const FITS: &str = "#4e79a7";
+/// Memory's own color: the time chart's compute blue would read as "compute" here.
+const FITS: &str = "#79706e";
 const NO_FIT: &str = "#d62728";
 const OTHER: &str = "#bab0ac";
 /// Colors of the sets of axes, in [`AxisSets`] order (compute's blue and no-fit red left out).
@@ -53,23 +54,24 @@ const STYLE: &str = "
 body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif;color:#222;max-width:900px;margin:24px auto;padding:0 16px}
 h1{font-size:22px;margin:0 0 2px}
 h2{font-size:16px;margin:28px 0 6px;padding-bottom:3px;border-bottom:1px solid #ddd}
-.sub{color:#555;margin:0 0 12px}
+.sub{color:#555;margin:0 0 12px;overflow-wrap:anywhere}
 table{border-collapse:collapse;width:100%;font-size:13px;margin:4px 0}
-th,td{padding:3px 8px;text-align:left;border-bottom:1px solid #eee;vertical-align:top}
+th,td{padding:3px 8px;text-align:left;border-bottom:1px solid #eee;vertical-align:top;overflow-wrap:anywhere}
 th{background:#f5f6f8;font-weight:600}
 .num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .bad{color:#d62728;font-weight:700}
 .legend{display:flex;flex-wrap:wrap;gap:2px 18px;font-size:13px;margin:2px 0 4px}
 .swatch{display:inline-block;width:11px;height:11px;border-radius:2px;margin-right:5px;vertical-align:-1px}
-svg{display:block;width:100%;height:auto;font-family:inherit}
-svg text{font-size:12px;fill:#333;font-variant-numeric:tabular-nums}
+.chart{overflow-x:auto}
+svg{display:block;width:100%;min-width:640px;height:auto;font-family:inherit}
+svg text{font-size:13px;fill:#333;font-variant-numeric:tabular-nums}
 svg .muted{fill:#888}
 svg .labels text{paint-order:stroke;stroke-width:3px;stroke-linejoin:round}
 svg .in{fill:#fff;font-weight:600}
 svg text.bad{fill:#d62728}
 svg .axis text{fill:#666;font-size:11px}
 .note{color:#555;font-size:13px}
-footer{margin-top:32px;padding-top:8px;border-top:1px solid #ddd;font-size:12px;color:#555}
+footer{margin-top:32px;padding-top:8px;border-top:1px solid #ddd;font-size:12px;color:#555;overflow-wrap:anywhere}
 footer ul{margin:4px 0;padding-left:18px}
 ";
 
@@ -308,7 +310,7 @@ fn bar_chart(
     for (index, tactic) in story.tactics.iter().enumerate() {
         let y = top + index as f64 * (ROW + GAP);
         let (segments, label, bad) = row(tactic);
-        let _ = write!(svg, "<g class=\"bar\">{}", row_label(tactic, y));
+        let _ = write!(svg, "<g class=\"bar\">{}", row_label(story, index, y));
         let mut x = PLOT_X0;
         let mut last = "#fff";
         for (value, color, title) in segments {
@@ -330,7 +332,8 @@ fn bar_chart(
     svg.push_str(&overlay(top));
     svg.push_str(&labels);
     svg.push_str("</g>\n</svg>\n");
-    svg
+    // Narrow windows scroll the chart rather than shrink its text below reading size.
+    format!("<div class=\"chart\">{svg}</div>\n")
 }
 
 /// `10 ms` for `10.00 ms`: ticks are round numbers.
@@ -346,17 +349,36 @@ fn round_label(label: &str) -> String {
     }
 }
 
-/// The tactic's name, and its axis in grey, right-aligned before the bars.
-fn row_label(tactic: &TacticReport, y: f64) -> String {
-    let name = shorten(&tactic.tactic, 18);
-    let axis = shorten(&tactic.axis, 22usize.saturating_sub(name.chars().count()));
+/// What a bar shows: the program after every tactic so far (bars are cumulative), so the row
+/// reads `after BP+MP` with the last tactic's axis in grey, right-aligned before the bars; the
+/// tooltip lists each tactic with its axis.
+fn row_label(story: &PartitionReport, index: usize, y: f64) -> String {
+    let tactic = &story.tactics[index];
+    let applied: Vec<&TacticReport> = story.tactics[..=index]
+        .iter()
+        .filter(|tactic| tactic.tactic != UNPARTITIONED)
+        .collect();
+    let (name, title) = if applied.is_empty() {
+        (tactic.tactic.clone(), tactic.tactic.clone())
+    } else {
+        let names: Vec<&str> = applied.iter().map(|t| t.tactic.as_str()).collect();
+        let steps: Vec<String> = applied
+            .iter()
+            .map(|t| format!("{} ({})", t.tactic, t.axis))
+            .collect();
+        (
+            format!("after {}", names.join("+")),
+            format!("after {}", steps.join(", ")),
+        )
+    };
+    let name = shorten(&name, 20);
+    let axis = shorten(&tactic.axis, 24usize.saturating_sub(name.chars().count()));
     format!(
-        "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\"><title>{} {}</title>{}\
+        "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\"><title>{}</title>{}\
          <tspan class=\"muted\"> {}</tspan></text>",
         PLOT_X0 - 8.0,
         y + ROW / 2.0 + 4.0,
-        escape(&tactic.tactic),
-        escape(&tactic.axis),
+        escape(&title),
         escape(&name),
         escape(&axis)
     )
@@ -658,6 +680,10 @@ fn collectives_table(report: &Report, axes: &AxisSets) -> String {
         })
         .collect();
     table(&header, &rows, &[2, 3, 4, 5])
+        + "<p class=\"note\"><b>bytes</b>: the buffer each device hands to the collective (an \
+           all_gather's gathered result; a combined all_reduce's operands together). <b>sent</b>: what \
+           each device puts on the wire with ring algorithms, (n&minus;1)/n of the buffer over n \
+           devices, twice for an all_reduce.</p>\n"
 }
 
 fn ops_table(report: &Report) -> String {
@@ -908,6 +934,26 @@ mod tests {
         ] {
             assert!(page.contains(axes), "legend {axes}");
         }
+    }
+
+    #[test]
+    fn bars_are_labelled_by_every_tactic_so_far() {
+        let page = super::page(&story("mlp"));
+        // Each bar is the program after all tactics so far, not after one tactic alone.
+        for label in [
+            ">(unpartitioned)<",
+            ">after BP<",
+            ">after BP+MP<",
+            ">after BP+MP+Z3<",
+        ] {
+            assert!(page.contains(label), "no {label} in the page");
+        }
+        assert!(page.contains("<title>after BP (batch), MP (model)</title>"));
+        // Memory has its own color, not compute's; charts scroll rather than shrink their
+        // text; the collectives table says what bytes and sent are.
+        assert!(page.contains(&format!("fill=\"{FITS}\"")) && FITS != COMPUTE);
+        assert!(page.contains("<div class=\"chart\"><svg"));
+        assert!(page.contains("<b>bytes</b>: the buffer each device hands"));
     }
 
     #[test]

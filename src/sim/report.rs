@@ -181,6 +181,9 @@ impl Report {
     }
 }
 
+/// The name of the row for the program before the first tactic.
+pub const UNPARTITIONED: &str = "(unpartitioned)";
+
 /// One tactic's outcome: the program after it, priced.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TacticReport {
