@@ -657,3 +657,53 @@ fn partition_reports_each_values_final_sharding() {
         "{report}"
     );
 }
+
+/// Propagation stops speak the model's language: in the terminal (once per reason, with the
+/// count of other places), in the JSON report and in the picture, each names the value by the
+/// arguments it derives from, the dim and its size, and what the stop costs.
+#[test]
+fn partition_explains_where_propagation_stopped() {
+    let dir = scratch("partition_stops");
+    let (json, html) = (dir.join("r.json"), dir.join("r.html"));
+    let model = root().join("examples/mqa/mqa.mlir");
+    let plan = root().join("examples/mqa/schedules/MP.toml");
+    let out = partir(&[
+        "partition",
+        path(&model),
+        "--schedule",
+        path(&plan),
+        "--stage",
+        "core",
+        "--report",
+        path(&json),
+        "--html",
+        path(&html),
+        "-o",
+        path(&dir.join("out.mlir")),
+    ]);
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let stop = stderr
+        .lines()
+        .find(|line| line.contains("partir-propagate: stopped at"))
+        .unwrap_or_else(|| panic!("no stop in:\n{stderr}"));
+    for expected in [
+        "from params/layers/0/wv",
+        "is split on dim 3 (size 16)",
+        "all_gather of 32.00 KiB per device",
+        "repeats on each of the 2 'model' devices",
+        "(and at 1 more place)",
+    ] {
+        assert!(stop.contains(expected), "no '{expected}' in: {stop}");
+    }
+    let report = std::fs::read_to_string(&json).expect("the JSON report");
+    assert!(report.contains("\"ops_partitioned\""), "{report}");
+    assert!(report.contains("\"conflicts\": 2"), "{report}");
+    assert!(
+        report.contains("from params/layers/1/wv"),
+        "both places are in the JSON"
+    );
+    let picture = std::fs::read_to_string(&html).expect("the picture");
+    assert!(picture.contains("Where propagation stopped"));
+    assert!(picture.contains("from params/layers/0/wv"));
+}

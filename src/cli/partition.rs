@@ -11,7 +11,10 @@ use crate::{
     ir::{func_attrs, Sharding},
     passes::{schedule, simulate},
     schedule::Schedule,
-    sim::{report::ValueSharding, Device, PartitionReport, Report, TacticReport},
+    sim::{
+        report::{PropagationStop, PropagationSummary, ValueSharding},
+        Device, PartitionReport, Report, TacticReport,
+    },
 };
 use melior::ir::{operation::OperationLike, Module};
 use std::{path::Path, time::Instant};
@@ -234,6 +237,9 @@ pub fn lower_to_hlo(session: &Session, module: &mut Module) -> Result<(), CliErr
     Ok(())
 }
 
+/// How propagation's stop remarks begin: `partir-propagate: stopped at ...`.
+const PROPAGATION_STOP: &str = "partir-propagate: stopped at";
+
 /// Reads, parses and partitions the model with its schedule; prints diagnostics and the tactic
 /// table on stderr.
 pub fn partition<'s>(session: &'s Session, args: &ModelArgs) -> Result<Module<'s>, CliError> {
@@ -279,6 +285,19 @@ pub fn partition_priced<'s>(
         &mut |outcome, op| {
             let tactic = outcome.map(|outcome| outcome.tactic);
             let diags = session.take();
+            let propagation = outcome.map(|outcome| PropagationSummary {
+                ops_partitioned: outcome.partitioned,
+                conflicts: outcome.conflicts,
+                stops: diags
+                    .iter()
+                    .filter(|diag| diag.message.starts_with(PROPAGATION_STOP))
+                    .map(|diag| PropagationStop {
+                        location: diag.location.clone(),
+                        message: diag.message[crate::passes::names::PROPAGATE.len() + 2..]
+                            .to_string(),
+                    })
+                    .collect(),
+            });
             // The tactic's remark is its table row; propagation's remarks go after the table,
             // so that its rows stay together.
             if let Some(outcome) = outcome {
@@ -288,7 +307,14 @@ pub fn partition_priced<'s>(
                 deferred.extend(diags);
             }
             let priced = match device {
-                Some(device) => Some(schedule::price(context, op, tactic, device, &mut story)?),
+                Some(device) => Some(schedule::price(
+                    context,
+                    op,
+                    tactic,
+                    device,
+                    &mut story,
+                    propagation,
+                )?),
                 None => None,
             };
             if tactic.is_some() || priced.is_some() {
@@ -402,14 +428,23 @@ fn check_schedule(path: &Path) -> Result<(), CliError> {
 }
 
 /// Prints warnings and remarks (tactic summaries are table rows, not remarks, here); a
-/// remark repeated at many places is printed once, at its first place, with the count of the
-/// others.
+/// remark repeated at many places (the same reason; propagation stops differ only in what they
+/// mean at each place, after `STOP_DETAIL`) is printed once, at its first place, with the count
+/// of the others.
 fn report_diagnostics(diags: &[Diag]) {
+    use crate::passes::propagate::STOP_DETAIL;
+    let reason = |diag: &Diag| -> String {
+        diag.message
+            .split(STOP_DETAIL)
+            .next()
+            .unwrap_or_default()
+            .to_string()
+    };
     let mut shown: Vec<(&Diag, usize)> = Vec::new();
     for diag in diags {
         match shown
             .iter_mut()
-            .find(|(first, _)| first.level == diag.level && first.message == diag.message)
+            .find(|(first, _)| first.level == diag.level && reason(first) == reason(diag))
         {
             Some((_, more)) if diag.level != Level::Error => *more += 1,
             _ => shown.push((diag, 0)),

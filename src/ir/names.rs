@@ -152,12 +152,7 @@ pub fn named_values<'c, 'a>(module: OperationRef<'c, 'a>) -> Vec<(String, NamedV
             .and_then(|region| region.first_block())
             .expect("functions() has bodies");
         for index in 0..entry.argument_count() {
-            let name = arg_attrs
-                .and_then(|attrs| attrs.element(index).ok())
-                .and_then(|dict| DictionaryAttribute::try_from(dict).ok())
-                .and_then(|dict| dict.element_by_name(NAME_ATTR))
-                .and_then(ffi::string_attribute)
-                .unwrap_or_else(|| format!("arg{index}"));
+            let name = argument_name(arg_attrs, index);
             let value = Value::from(entry.argument(index).expect("index < count"));
             found.push((
                 name,
@@ -188,6 +183,68 @@ pub fn named_values<'c, 'a>(module: OperationRef<'c, 'a>) -> Vec<(String, NamedV
         });
     }
     found
+}
+
+/// Argument `index`'s name: its `partir.name`, else `argN`.
+fn argument_name(arg_attrs: Option<ArrayAttribute>, index: usize) -> String {
+    arg_attrs
+        .and_then(|attrs| attrs.element(index).ok())
+        .and_then(|dict| DictionaryAttribute::try_from(dict).ok())
+        .and_then(|dict| dict.element_by_name(NAME_ATTR))
+        .and_then(ffi::string_attribute)
+        .unwrap_or_else(|| format!("arg{index}"))
+}
+
+/// The names of the function arguments and named values `value` is computed from, nearest
+/// first (a named value stops the search along its path): what a user recognises a value
+/// by. `%s = mulf(%q, %k)` with `%q` from `params/wq` and `%k` from `params/wk` gives
+/// `["params/wq", "params/wk"]`. At most `limit` ops are visited.
+pub fn derived_from(value: Value, limit: usize) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut queue = std::collections::VecDeque::from([value]);
+    let mut visited = 0;
+    while let Some(value) = queue.pop_front() {
+        if !seen.insert(ffi::value_id(value)) || visited >= limit {
+            continue;
+        }
+        visited += 1;
+        let mut push_name = |name: String| {
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        };
+        if let Some(op) = ffi::result_owner(value) {
+            if let Some(name) = op.attribute(NAME_ATTR).ok().and_then(ffi::string_attribute) {
+                push_name(name);
+                continue;
+            }
+            // Operands, and what the op's regions read (a loop body's captured values).
+            ffi::walk(op, |inner| {
+                for index in 0..inner.operand_count() {
+                    if let Ok(operand) = inner.operand(index) {
+                        queue.push_back(operand);
+                    }
+                }
+            });
+        } else if let Some(block) = ffi::argument_owner(value) {
+            let Some(func) = block.parent_operation() else {
+                continue;
+            };
+            if func.name().as_string_ref().as_str() != Ok(FUNC_OP) {
+                continue;
+            }
+            let Ok(argument) = melior::ir::block::BlockArgument::try_from(value) else {
+                continue;
+            };
+            let arg_attrs = func
+                .attribute("arg_attrs")
+                .ok()
+                .and_then(|attr| ArrayAttribute::try_from(attr).ok());
+            push_name(argument_name(arg_attrs, argument.argument_number()));
+        }
+    }
+    names
 }
 
 /// The values `selector` matches, or an error that lists what names exist.

@@ -14,7 +14,7 @@ use crate::{
     ffi::{self, Severity},
     ir::{names, Mesh},
     schedule::{Schedule, Tactic},
-    sim::{Device, PartitionReport, TacticReport},
+    sim::{report::PropagationSummary, Device, PartitionReport, TacticReport},
 };
 use melior::{
     ir::{block::BlockLike, operation::OperationLike, Location, OperationRef, RegionLike},
@@ -57,7 +57,13 @@ pub fn run<'c>(
     };
     apply(context, module, &schedule, &mut |outcome, module| {
         let tactic = outcome.map(|outcome| outcome.tactic);
-        let priced = price(context, module, tactic, &device, &mut story)?;
+        // Through mlir-opt the stops are the remarks themselves; the report keeps the counts.
+        let propagation = outcome.map(|outcome| PropagationSummary {
+            ops_partitioned: outcome.partitioned,
+            conflicts: outcome.conflicts,
+            stops: Vec::new(),
+        });
+        let priced = price(context, module, tactic, &device, &mut story, propagation)?;
         let row = PartitionReport::cells(priced);
         ffi::emit(
             tactic_location(context, &schedule, tactic, location),
@@ -84,13 +90,16 @@ pub fn price<'c, 's>(
     tactic: Option<&Tactic>,
     device: &Device,
     story: &'s mut PartitionReport,
+    propagation: Option<PropagationSummary>,
 ) -> Result<&'s TacticReport, PassError<'c>> {
     let report = simulate::simulate_module(context, module, device)?;
     let (name, axis) = tactic
         .map(|tactic| (tactic.name.as_str(), tactic.axis.as_str()))
         .unwrap_or((UNPARTITIONED, ""));
     story.push(name, axis, report);
-    Ok(story.tactics.last().expect("just pushed"))
+    let last = story.tactics.last_mut().expect("just pushed");
+    last.propagation = propagation;
+    Ok(last)
 }
 
 /// What one tactic did, as its remark says it:

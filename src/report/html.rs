@@ -20,7 +20,10 @@
 //! figure is written at the bar's end and in its tooltip.
 
 use super::text::{bytes, flops, seconds};
-use crate::sim::{report::UNPARTITIONED, PartitionReport, Report, TacticReport};
+use crate::sim::{
+    report::{PropagationStop, STOP_DETAIL, UNPARTITIONED},
+    PartitionReport, Report, TacticReport,
+};
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
@@ -101,6 +104,9 @@ pub fn page(story: &PartitionReport) -> String {
         None => page.push_str("<p class=\"note\">No tactics were reported.</p>\n"),
         Some(last) => {
             section(&mut page, "Tactics", &tactic_table(story));
+            if let Some(stops) = stops_table(story) {
+                section(&mut page, "Where propagation stopped", &stops);
+            }
             section(
                 &mut page,
                 "Step time",
@@ -654,6 +660,38 @@ fn tactic_table(story: &PartitionReport) -> String {
         })
         .collect();
     table(&PartitionReport::header(), &rows, &[3, 4, 5, 6])
+}
+
+/// Per tactic, each reason propagation stopped for (once, with how many places), explained at
+/// its first place: which value, dim and size, and what it costs. None when nothing stopped.
+fn stops_table(story: &PartitionReport) -> Option<String> {
+    let mut rows = Vec::new();
+    for tactic in &story.tactics {
+        let Some(propagation) = &tactic.propagation else {
+            continue;
+        };
+        let mut groups: Vec<(&str, &PropagationStop, usize)> = Vec::new();
+        for stop in &propagation.stops {
+            let reason = stop.message.split(STOP_DETAIL).next().unwrap_or_default();
+            match groups.iter_mut().find(|(first, _, _)| *first == reason) {
+                Some((_, _, count)) => *count += 1,
+                None => groups.push((reason, stop, 1)),
+            }
+        }
+        for (_, stop, count) in groups {
+            rows.push(vec![
+                escape(&tactic.tactic),
+                escape(&stop.location),
+                escape(&stop.message),
+                count.to_string(),
+            ]);
+        }
+    }
+    if rows.is_empty() {
+        return None;
+    }
+    let header = ["tactic", "at", "why, and what it costs", "places"].map(String::from);
+    Some(table(&header, &rows, &[3]))
 }
 
 fn collectives_table(report: &Report, axes: &AxisSets) -> String {

@@ -192,7 +192,30 @@ pub struct TacticReport {
     pub axis: String,
     /// Collectives this tactic added (negative: removed), by kind label.
     pub collectives_added: BTreeMap<String, i64>,
+    /// What propagation did in this tactic (absent for the unpartitioned program).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub propagation: Option<PropagationSummary>,
     pub report: Report,
+}
+
+/// Separates a propagation stop's reason (the same at every place it happens, so reports group
+/// them) from what it means at this place (which value, dim and size, and what it costs).
+pub const STOP_DETAIL: &str = " \u{2014} ";
+
+/// A tactic's propagation: ops partitioned, and each place it stopped with why and what it
+/// costs, in the model's terms (which value, dim and size).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct PropagationSummary {
+    pub ops_partitioned: usize,
+    pub conflicts: usize,
+    pub stops: Vec<PropagationStop>,
+}
+
+/// `{"location": "mqa.mlir:263:11", "message": "stopped at 'linalg.generic' on axis 'model': ..."}`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct PropagationStop {
+    pub location: String,
+    pub message: String,
 }
 
 /// A schedule's story: the program before any tactic, then after each.
@@ -242,6 +265,7 @@ impl PartitionReport {
             tactic: tactic.into(),
             axis: axis.into(),
             collectives_added: added,
+            propagation: None,
             report,
         });
     }

@@ -82,12 +82,93 @@ pub struct Propagation<'c> {
     reach: Reach,
 }
 
+pub use crate::sim::report::STOP_DETAIL;
+
 /// Why an op is not partitioned along an axis.
 enum Stop {
     /// Not a propagation candidate at all (nothing to report).
     Skip,
     /// A conflict to report as a remark.
     Conflict(String),
+}
+
+impl Stop {
+    /// A conflict with what it means at this place appended.
+    fn explained(self, detail: impl FnOnce() -> String) -> Self {
+        match self {
+            Stop::Conflict(reason) => Stop::Conflict(format!("{reason}{STOP_DETAIL}{}", detail())),
+            skip => skip,
+        }
+    }
+}
+
+/// What a value is to a user: `8x4x16x16xf32 from params/layers/0/wq, params/layers/0/wk`.
+fn describe_value(value: Value) -> String {
+    const SHOWN: usize = 3;
+    let names = names::derived_from(value, 2000);
+    let from = match names.len() {
+        0 => String::new(),
+        n if n <= SHOWN => format!(" from {}", names.join(", ")),
+        n => format!(" from {} and {} more", names[..SHOWN].join(", "), n - SHOWN),
+    };
+    let shape = crate::ir::core::static_shape(value.r#type())
+        .map(|dims| {
+            dims.iter()
+                .map(i64::to_string)
+                .collect::<Vec<_>>()
+                .join("x")
+        })
+        .unwrap_or_else(|| "?".into());
+    format!("{shape}{from}")
+}
+
+fn dim_size(value: Value, dim: usize) -> String {
+    crate::ir::core::static_shape(value.r#type())
+        .and_then(|dims| dims.get(dim).copied())
+        .map_or_else(|| "?".into(), |size| size.to_string())
+}
+
+/// A forward stop in the model's terms: which operand, split how, and what not splitting the op
+/// costs. Example: `operand 0 (32x16x16 from params/wq) is split on dim 0 (size 32) here; the op
+/// runs whole on 'model': that operand is gathered (all_gather of 32.00 KiB per device) and the
+/// op's work repeats on each of the 2 'model' devices`.
+fn explain_operand(
+    op: OperationRef,
+    index: usize,
+    dim: usize,
+    axis: &str,
+    axis_size: i64,
+) -> String {
+    let value = view::operand_source(op, index).source;
+    format!(
+        "operand {index} ({}) is split on dim {dim} (size {}) here; the op runs whole on '{axis}': \
+         that operand is gathered (all_gather of {} per device) and the op's work repeats on each \
+         of the {axis_size} '{axis}' devices",
+        describe_value(value),
+        dim_size(value, dim),
+        crate::report::text::bytes(crate::ir::types::tensor_bytes(value.r#type())),
+    )
+}
+
+/// A backward stop: the users want a result split, the op cannot produce it split.
+fn explain_result(
+    op: OperationRef,
+    index: usize,
+    dim: usize,
+    axis: &str,
+    axis_size: i64,
+) -> String {
+    let Ok(result) = op.result(index) else {
+        return String::new();
+    };
+    let value: Value = result.into();
+    format!(
+        "its users read result {index} ({}) split on dim {dim} (size {}); the op runs whole on \
+         '{axis}' and they slice its result (no communication), its work repeated on each of the \
+         {axis_size} '{axis}' devices",
+        describe_value(value),
+        dim_size(value, dim),
+    )
 }
 
 impl<'c> Propagation<'c> {
@@ -150,13 +231,17 @@ impl<'c> Propagation<'c> {
             };
             if view::pins(op, axis) {
                 first_stop.get_or_insert(Stop::Conflict(format!(
-                    "operand {index} is tiled on dim {dim} but the value is pinned to stay whole (partir.replicate)"
+                    "operand {index} is tiled on dim {dim} but the value is pinned to stay whole (partir.replicate){STOP_DETAIL}{}",
+                    explain_operand(op, index, dim, axis, axis_size)
                 )));
                 break;
             }
-            match self.effect(op, axis, axis_size, Some(index), |rule| {
-                rule.tile_operand_by(index, dim, axis_size)
-            }) {
+            match self
+                .effect(op, axis, axis_size, Some(index), |rule| {
+                    rule.tile_operand_by(index, dim, axis_size)
+                })
+                .map_err(|stop| stop.explained(|| explain_operand(op, index, dim, axis, axis_size)))
+            {
                 Ok(effect) => {
                     let agreeing = effect
                         .0
@@ -193,9 +278,12 @@ impl<'c> Propagation<'c> {
             let Some(dim) = agreed_demand(view::logical_result(op, index), axis) else {
                 continue;
             };
-            match self.effect(op, axis, axis_size, None, |rule| {
-                rule.tile_result_by(index, dim, axis_size)
-            }) {
+            match self
+                .effect(op, axis, axis_size, None, |rule| {
+                    rule.tile_result_by(index, dim, axis_size)
+                })
+                .map_err(|stop| stop.explained(|| explain_result(op, index, dim, axis, axis_size)))
+            {
                 Ok(effect) => {
                     self.apply(op, axis, axis_size, &effect);
                     return true;
