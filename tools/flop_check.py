@@ -62,10 +62,6 @@ _ZERO = ("partitioning: partir's Z2/Z3 alone are ZeRO (`propagate = \"elementwis
          "communication (test/Collectives/*-Z3.test)")
 _FUSION = ("counting: partir matches XLA's module before optimization (unopt 1.000); XLA's optimized "
            "module counts the ops its fusions duplicate, about 7% more on the attention-heavy steps")
-_MQA_MP = ("partitioning: MP tiles the shared K/V head (width x 16) on dh; partir gathers K, so the scores "
-           "stay head-local (exp agrees), but at probs . V it keeps V's dh split: the probs are gathered "
-           "over heads and O . wo runs with wo gathered whole, about 9% more FLOPs (mqa-MP.test); XLA "
-           "gathers V instead")
 KNOWN_DIFFERENCES: dict[tuple[str, str], dict] = {
     ("unet", "BP_MP_Z3"): {"flops": (0.73, 0.77), "trans": (0.66, 0.71), "why":
         "partitioning: XLA's partitioner replicates part of the conv work over `batch` (about 1.34x "
@@ -79,11 +75,9 @@ KNOWN_DIFFERENCES: dict[tuple[str, str], dict] = {
     ("gns", "BP_MP_Z3"): {"trans": (0.72, 0.77), "why":
         "partitioning: XLA shards part of Adam's sqrt only 4 ways (3129 vs partir's 2317 per device); "
         "FLOPs agree (0.983)"},
-    ("mqa", "MP"): {"flops": (1.07, 1.11), "why": _MQA_MP},
-    ("mqa", "BP_MP"): {"flops": (1.07, 1.11), "why": "as mqa/MP, with BP on top"},
-    ("mqa", "BP_MP_Z3"): {"flops": (1.03, 1.07), "trans": (0.69, 0.74), "why":
+    ("mqa", "BP_MP_Z3"): {"trans": (0.69, 0.74), "why":
         "partitioning: XLA's BP_MP_Z3 computes more softmax than its own BP_MP (8832 vs 6304) while "
-        "partir's Z3 changes nothing for an inference step (6304 as BP_MP); FLOPs as mqa/BP_MP"},
+        "partir's Z3 changes nothing for an inference step (6304 as BP_MP); FLOPs agree (0.953)"},
     ("mlp", "Z2"): {"flops": (3.26, 3.30), "why": _ZERO},
     ("mlp", "Z3"): {"flops": (3.85, 3.89), "why": _ZERO},
     ("transformer", "Z2"): {"flops": (3.57, 3.61), "trans": (1.90, 1.94), "why": _ZERO},

@@ -14,6 +14,7 @@
 //! Example (BP on the MLP): `x` tiled on dim 0 along batch makes `matmul(x, w1)` a batch
 //! loop tiling dim 0 (w1 whole), and `matmul(transpose(h), dy)` a `#partir.sum` loop.
 
+mod explain;
 mod rewrite;
 pub(super) mod view;
 
@@ -27,6 +28,7 @@ use crate::{
     schedule::Reach,
     tmr::{Conflict, ResultTiling, Rule, TileEffect},
 };
+use explain::{explain_operand, explain_result};
 use melior::{
     ir::{block::BlockLike, operation::OperationLike, OperationRef, RegionLike, Value, ValueLike},
     Context,
@@ -102,75 +104,6 @@ impl Stop {
     }
 }
 
-/// What a value is to a user: `8x4x16x16xf32 from params/layers/0/wq, params/layers/0/wk`.
-fn describe_value(value: Value) -> String {
-    const SHOWN: usize = 3;
-    let names = names::derived_from(value, 2000);
-    let from = match names.len() {
-        0 => String::new(),
-        n if n <= SHOWN => format!(" from {}", names.join(", ")),
-        n => format!(" from {} and {} more", names[..SHOWN].join(", "), n - SHOWN),
-    };
-    let shape = crate::ir::core::static_shape(value.r#type())
-        .map(|dims| {
-            dims.iter()
-                .map(i64::to_string)
-                .collect::<Vec<_>>()
-                .join("x")
-        })
-        .unwrap_or_else(|| "?".into());
-    format!("{shape}{from}")
-}
-
-fn dim_size(value: Value, dim: usize) -> String {
-    crate::ir::core::static_shape(value.r#type())
-        .and_then(|dims| dims.get(dim).copied())
-        .map_or_else(|| "?".into(), |size| size.to_string())
-}
-
-/// A forward stop in the model's terms: which operand, split how, and what not splitting the op
-/// costs. Example: `operand 0 (32x16x16 from params/wq) is split on dim 0 (size 32) here; the op
-/// runs whole on 'model': that operand is gathered (all_gather of 32.00 KiB per device) and the
-/// op's work repeats on each of the 2 'model' devices`.
-fn explain_operand(
-    op: OperationRef,
-    index: usize,
-    dim: usize,
-    axis: &str,
-    axis_size: i64,
-) -> String {
-    let value = view::operand_source(op, index).source;
-    format!(
-        "operand {index} ({}) is split on dim {dim} (size {}) here; the op runs whole on '{axis}': \
-         that operand is gathered (all_gather of {} per device) and the op's work repeats on each \
-         of the {axis_size} '{axis}' devices",
-        describe_value(value),
-        dim_size(value, dim),
-        crate::report::text::bytes(crate::ir::types::tensor_bytes(value.r#type())),
-    )
-}
-
-/// A backward stop: the users want a result split, the op cannot produce it split.
-fn explain_result(
-    op: OperationRef,
-    index: usize,
-    dim: usize,
-    axis: &str,
-    axis_size: i64,
-) -> String {
-    let Ok(result) = op.result(index) else {
-        return String::new();
-    };
-    let value: Value = result.into();
-    format!(
-        "its users read result {index} ({}) split on dim {dim} (size {}); the op runs whole on \
-         '{axis}' and they slice its result (no communication), its work repeated on each of the \
-         {axis_size} '{axis}' devices",
-        describe_value(value),
-        dim_size(value, dim),
-    )
-}
-
 impl<'c> Propagation<'c> {
     /// How many ops this run has partitioned along `axis` so far.
     pub fn wrapped_along(&self, axis: &str) -> usize {
@@ -220,11 +153,13 @@ impl<'c> Propagation<'c> {
             .map(|index| view::tiling(view::operand_source(op, index).source, axis))
             .collect();
         let mut first_stop = None;
-        // Of the partitionings the tiled operands ask for, the one most of them agree with
-        // (ties: the first operand's): operands tiled on another factor are then gathered, so
-        // the fewest are. Attention reading V tiled on its head dim and the scores tiled on
-        // heads partitions on heads, as both the scores and their row sums are.
-        let mut best: Option<(usize, (TileEffect, Vec<rewrite::FreshInit>))> = None;
+        // Of the partitionings the tiled operands ask for, the one most of them agree with:
+        // operands tiled on another factor are then gathered, so the fewest are. Attention
+        // reading V tiled on its head dim and the scores tiled on heads partitions on heads, as
+        // both the scores and their row sums are. Ties: the one that gathers the fewest bytes
+        // (then the first operand's): multi-query attention's probs . V, probs split on heads
+        // (32 KiB) and the single V head split on its dim (8 KiB), gathers V.
+        let mut best: Option<(usize, f64, (TileEffect, Vec<rewrite::FreshInit>))> = None;
         for (index, tiling) in tilings.iter().enumerate() {
             let Some(dim) = *tiling else {
                 continue;
@@ -250,8 +185,21 @@ impl<'c> Propagation<'c> {
                         .zip(&tilings)
                         .filter(|(wanted, tiled)| wanted.is_some() && wanted == tiled)
                         .count();
-                    if best.as_ref().is_none_or(|(most, _)| agreeing > *most) {
-                        best = Some((agreeing, effect));
+                    let gathered: f64 = effect
+                        .0
+                        .operands
+                        .iter()
+                        .zip(&tilings)
+                        .enumerate()
+                        .filter(|(_, (wanted, tiled))| tiled.is_some() && wanted != tiled)
+                        .filter_map(|(operand, _)| op.operand(operand).ok())
+                        .map(|value| crate::ir::types::tensor_bytes(value.r#type()))
+                        .sum();
+                    let better = best.as_ref().is_none_or(|(most, least, _)| {
+                        agreeing > *most || (agreeing == *most && gathered < *least)
+                    });
+                    if better {
+                        best = Some((agreeing, gathered, effect));
                     }
                 }
                 Err(stop) => {
@@ -259,7 +207,7 @@ impl<'c> Propagation<'c> {
                 }
             }
         }
-        if let Some((_, effect)) = best {
+        if let Some((_, _, effect)) = best {
             self.apply(op, axis, axis_size, &effect);
             return true;
         }
