@@ -69,7 +69,9 @@ def PartirUnmergeBatchDims : Pass<"partir-unmerge-batch-dims", "::mlir::ModuleOp
     tiled on its own. `partir partition` runs it before the schedule.
 
     Only named linalg ops fed by a merging collapse_shape are rewritten (into
-    `linalg.generic`); the reshapes left without use fold away. The pass has no options and
+    `linalg.generic`); the reshapes left without use fold away. A reshape pair that only
+    moves unit dims (`16x1x1x4 -> 64 -> 1x1x16x4`) is split into one that keeps each non-unit
+    dim (`16x1x1x4 -> 16x4 -> 1x1x16x4`), so the 4 can still carry a tile. The pass has no options and
     takes a program before partitioning. It reports how many ops it expanded as a remark.
     Diagnostics (errors; the pass fails): `expects a program before partitioning` when
     `partir.loop`s are present.

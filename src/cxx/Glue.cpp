@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/IR/AttrTypeSubElements.h"
@@ -158,6 +159,51 @@ bool widen_f32_to_f64(MlirOperation raw) {
   return succeeded(verify(root));
 }
 
+namespace {
+/// `expand_shape(collapse_shape x)` that only moves unit dims (16x1x1x4 -> 64 -> 1x1x16x4)
+/// becomes a collapse to the non-unit dims and an expand from them (16x1x1x4 -> 16x4 ->
+/// 1x1x16x4), so that each non-unit dim keeps its own group and can carry a tile (through the
+/// 64, only the 16 could). Upstream's canonicalization leaves such pairs alone.
+struct SplitUnitDimReshapePair : OpRewritePattern<tensor::ExpandShapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::ExpandShapeOp expand,
+                                PatternRewriter &rewriter) const override {
+    auto collapse = expand.getSrc().getDefiningOp<tensor::CollapseShapeOp>();
+    if (!collapse)
+      return failure();
+    RankedTensorType source = collapse.getSrcType(), result = expand.getResultType();
+    if (!source.hasStaticShape() || !result.hasStaticShape())
+      return failure();
+    auto nonUnit = [](ArrayRef<int64_t> shape) {
+      SmallVector<int64_t> dims;
+      for (int64_t size : shape)
+        if (size != 1)
+          dims.push_back(size);
+      return dims;
+    };
+    SmallVector<int64_t> squeezed = nonUnit(source.getShape());
+    // Only unit dims move, and the pair does merge some non-unit dims (else nothing to gain).
+    if (squeezed != nonUnit(result.getShape()) ||
+        static_cast<int64_t>(squeezed.size()) <= collapse.getResultType().getRank())
+      return failure();
+    auto toSqueezed = getReassociationIndicesForCollapse(source.getShape(), squeezed);
+    auto fromSqueezed = getReassociationIndicesForCollapse(result.getShape(), squeezed);
+    if (!toSqueezed || !fromSqueezed)
+      return failure();
+    auto middle = RankedTensorType::get(squeezed, source.getElementType());
+    Value value = collapse.getSrc();
+    if (squeezed.size() != source.getShape().size())
+      value = rewriter.create<tensor::CollapseShapeOp>(collapse.getLoc(), middle, value,
+                                                        *toSqueezed);
+    if (squeezed.size() != result.getShape().size())
+      value = rewriter.create<tensor::ExpandShapeOp>(expand.getLoc(), result, value,
+                                                      *fromSqueezed);
+    rewriter.replaceOp(expand, value);
+    return success();
+  }
+};
+} // namespace
+
 /// Restores batch dims that a `tensor.collapse_shape` merged into one in front of a batched
 /// contraction, with upstream's reshape-by-expansion patterns:
 ///   %a = collapse_shape %q [[0, 1], [2], [3]] : 8x4x16x16 into 32x16x16   (batch, heads merged)
@@ -166,7 +212,8 @@ bool widen_f32_to_f64(MlirOperation raw) {
 /// becomes one linalg.generic over [batch, heads, q, k, d] on %q and the uncollapsed %b, its
 /// init a fill of 8x4x16x16, and the reshapes fold away. Only named linalg ops fed by a
 /// collapse_shape are touched (generalized first: the patterns rewrite linalg.generic); ops
-/// the patterns cannot expand stay generalized. Returns how many ops were expanded.
+/// the patterns cannot expand stay generalized. Reshape pairs that only move unit dims are
+/// split first (SplitUnitDimReshapePair). Returns how many ops were expanded.
 int64_t unmerge_batch_dims(MlirOperation raw) {
   Operation *root = unwrap(raw);
   MLIRContext *context = root->getContext();
@@ -182,6 +229,15 @@ int64_t unmerge_batch_dims(MlirOperation raw) {
     if (merged)
       candidates.push_back(op);
   });
+  // Rewrite the reshapes and linalg ops only: no block or constant reshuffling elsewhere.
+  GreedyRewriteConfig config;
+  config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled)
+      .enableConstantCSE(false);
+  {
+    RewritePatternSet pairs(context);
+    pairs.add<SplitUnitDimReshapePair>(context);
+    (void)applyPatternsGreedily(root, std::move(pairs), config);
+  }
   if (candidates.empty())
     return 0;
   IRRewriter rewriter(context);
@@ -203,7 +259,7 @@ int64_t unmerge_batch_dims(MlirOperation raw) {
   tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, context);
   linalg::FillOp::getCanonicalizationPatterns(patterns, context);
   tensor::populateFoldTensorEmptyPatterns(patterns);
-  (void)applyPatternsGreedily(root, std::move(patterns));
+  (void)applyPatternsGreedily(root, std::move(patterns), config);
   // The expanded ops are new (without the mark); the ones left marked did not expand.
   int64_t left = 0;
   root->walk([&](linalg::GenericOp op) {

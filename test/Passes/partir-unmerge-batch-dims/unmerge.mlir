@@ -43,3 +43,15 @@ func.func private @plain(%x: tensor<16x8xf32>, %w: tensor<8x4xf32>, %z: tensor<1
   %y = linalg.matmul ins(%x, %w : tensor<16x8xf32>, tensor<8x4xf32>) outs(%z : tensor<16x4xf32>) -> tensor<16x4xf32>
   return %y : tensor<16x4xf32>
 }
+
+// A reshape pair that only moves unit dims (a conv kernel's gradient 16x1x1x4 -> 64 -> 1x1x16x4)
+// keeps each non-unit dim in its own group, so the 4 can be split (ZeRO's output channels).
+// CHECK-LABEL: func.func private @unit_pair(
+// CHECK:         %[[C:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2, 3]] : tensor<16x1x1x4xf32> into tensor<16x4xf32>
+// CHECK:         %[[E:.*]] = tensor.expand_shape %[[C]] {{\[\[}}0, 1, 2], [3]] output_shape [1, 1, 16, 4] : tensor<16x4xf32> into tensor<1x1x16x4xf32>
+// CHECK:         return %[[E]]
+func.func private @unit_pair(%g: tensor<16x1x1x4xf32>) -> tensor<1x1x16x4xf32> {
+  %c = tensor.collapse_shape %g [[0, 1, 2, 3]] : tensor<16x1x1x4xf32> into tensor<64xf32>
+  %e = tensor.expand_shape %c [[0, 1, 2, 3]] output_shape [1, 1, 16, 4] : tensor<64xf32> into tensor<1x1x16x4xf32>
+  return %e : tensor<1x1x16x4xf32>
+}
