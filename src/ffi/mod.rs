@@ -454,6 +454,29 @@ pub fn unmerge_batch_dims(root: OperationRef) -> usize {
     usize::try_from(expanded).unwrap_or(0)
 }
 
+/// True for a ranked tensor type (without printing it: the simulator asks for every value).
+pub fn is_ranked_tensor(ty: Type) -> bool {
+    // SAFETY: a live type; a pure query.
+    unsafe { mlir_sys::mlirTypeIsARankedTensor(ty.to_raw()) }
+}
+
+/// Bits of one element of an integer, float or index type (index: 64); None for others.
+pub fn element_bits(ty: Type) -> Option<u32> {
+    let raw = ty.to_raw();
+    // SAFETY: a live type; each width query runs only on the kind it is for.
+    unsafe {
+        if mlir_sys::mlirTypeIsAIndex(raw) {
+            Some(64)
+        } else if mlir_sys::mlirTypeIsAInteger(raw) {
+            Some(mlir_sys::mlirIntegerTypeGetWidth(raw))
+        } else if mlir_sys::mlirTypeIsAFloat(raw) {
+            Some(mlir_sys::mlirFloatTypeGetWidth(raw))
+        } else {
+            None
+        }
+    }
+}
+
 /// A copy of `op` (with its regions), not yet in any block.
 pub fn clone_operation<'c>(op: OperationRef<'c, '_>) -> melior::ir::Operation<'c> {
     // SAFETY: cloning a live operation gives a new owned operation.
