@@ -16,7 +16,8 @@ on it too); the "own" columns count partir's PartIR:HLO itself (`partir partitio
 collectives combined by partir-combine-collectives), on both inputs: the StableHLO form and the
 linalg form (`examples/<model>/<model>{.stablehlo,}.mlir`), counted as
 test/Collectives/Inputs/collectives.py does (the same conventions as here). `--markdown OUT`
-writes the table of issue 15: XLA against partir's own, both forms, per model and strategy.
+writes the table of issue 15 (kept in docs/communication.md): XLA against partir's own, both
+forms, per model and strategy.
 
     tools/.venv/bin/python tools/xla_side_by_side.py [--steps N] [--json OUT] [--markdown OUT] [MODEL:SCHEDULE ...]
 """
