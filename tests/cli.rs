@@ -223,6 +223,11 @@ fn partition_prices_every_tactic_and_writes_report_and_picture() {
     }
     let picture = std::fs::read_to_string(&html).expect("the picture");
     assert!(picture.contains("<svg") && picture.contains("a100-40gb"));
+    // Per tactic, what propagation did; at the end, how each value is split.
+    assert!(picture.contains(">ops partitioned</th><th class=\"num\">conflicts</th>"));
+    assert!(picture.contains("<h2>Final sharding</h2>"));
+    // BP_MP_Z3: w1 split by MP on its columns and by Z3 on its rows.
+    assert!(picture.contains("<td>params/w1</td><td>[batch, model]</td><td>16x128</td>"));
 
     // The written program simulates to the same final numbers.
     let out = partir(&["simulate", path(&program), "--device", "a100-40gb"]);

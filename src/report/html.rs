@@ -107,6 +107,9 @@ pub fn page(story: &PartitionReport) -> String {
             if let Some(stops) = stops_table(story) {
                 section(&mut page, "Where propagation stopped", &stops);
             }
+            if !story.shardings.is_empty() {
+                section(&mut page, "Final sharding", &sharding_table(story));
+            }
             section(
                 &mut page,
                 "Step time",
@@ -656,10 +659,33 @@ fn tactic_table(story: &PartitionReport) -> String {
                     *fits = format!("<span class=\"bad\">{fits}</span>");
                 }
             }
+            // What propagation did: ops partitioned and conflicts, after the axis.
+            let (partitioned, conflicts) = match &tactic.propagation {
+                Some(propagation) => (
+                    propagation.ops_partitioned.to_string(),
+                    propagation.conflicts.to_string(),
+                ),
+                None => ("-".into(), "-".into()),
+            };
+            cells.splice(2..2, [partitioned, conflicts]);
             cells
         })
         .collect();
-    table(&PartitionReport::header(), &rows, &[3, 4, 5, 6])
+    let mut header = PartitionReport::header();
+    header.splice(2..2, ["ops partitioned".into(), "conflicts".into()]);
+    table(&header, &rows, &[2, 3, 5, 6, 7, 8])
+}
+
+/// How each argument and result of the final program is split: what someone learning to shard
+/// most wants to see.
+fn sharding_table(story: &PartitionReport) -> String {
+    let header = ["value", "split (axes per dim)", "per device"].map(String::from);
+    let rows: Vec<Vec<String>> = story
+        .shardings
+        .iter()
+        .map(|value| value.cells().iter().map(|cell| escape(cell)).collect())
+        .collect();
+    table(&header, &rows, &[])
 }
 
 /// Per tactic, each reason propagation stopped for (once, with how many places), explained at

@@ -127,27 +127,7 @@ impl PartitionReport {
             .map(String::from)
             .to_vec()];
         for value in &self.shardings {
-            let dims: Vec<String> = value
-                .axes
-                .iter()
-                .map(|axes| {
-                    if axes.is_empty() {
-                        "-".to_string()
-                    } else {
-                        axes.join("*")
-                    }
-                })
-                .collect();
-            let shape: Vec<String> = value.local_shape.iter().map(i64::to_string).collect();
-            rows.push(vec![
-                format!("{}{}", if value.is_result { "-> " } else { "" }, value.name),
-                format!("[{}]", dims.join(", ")),
-                if shape.is_empty() {
-                    "scalar".into()
-                } else {
-                    shape.join("x")
-                },
-            ]);
+            rows.push(value.cells().to_vec());
         }
         crate::text::table(&rows)
     }

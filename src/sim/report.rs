@@ -240,6 +240,34 @@ pub struct ValueSharding {
     pub local_shape: Vec<i64>,
 }
 
+impl ValueSharding {
+    /// `["-> params/wq", "[-, model]", "64x32"]`: the name (results marked `->`), the axes
+    /// splitting each dim (`-` for none, `batch*model` for two), and the shape each device holds.
+    pub fn cells(&self) -> [String; 3] {
+        let dims: Vec<String> = self
+            .axes
+            .iter()
+            .map(|axes| {
+                if axes.is_empty() {
+                    "-".to_string()
+                } else {
+                    axes.join("*")
+                }
+            })
+            .collect();
+        let shape: Vec<String> = self.local_shape.iter().map(i64::to_string).collect();
+        [
+            format!("{}{}", if self.is_result { "-> " } else { "" }, self.name),
+            format!("[{}]", dims.join(", ")),
+            if shape.is_empty() {
+                "scalar".into()
+            } else {
+                shape.join("x")
+            },
+        ]
+    }
+}
+
 impl PartitionReport {
     pub fn json(&self) -> String {
         to_json(self)
