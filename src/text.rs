@@ -1,5 +1,6 @@
-//! Plain-text tables shared by the command line and the simulator's reports, laid out by
-//! `comfy-table`: no borders, columns two spaces apart, each line indented by two.
+//! Plain text shared by the command line and the simulator's reports: tensor shapes (`8x16`), and
+//! tables laid out by `comfy-table`: no borders, columns two spaces apart, each line indented by
+//! two.
 //!
 //! ```text
 //!   tactic  axis
@@ -10,6 +11,20 @@ use comfy_table::{presets::NOTHING, CellAlignment, ContentArrangement, Table};
 
 /// Left-aligned columns separated by two spaces, each line indented by two; `rows[0]` is laid
 /// out like any other row (callers pass their header first).
+/// A tensor shape as `8x16x64` (a dynamic dim, negative, as `?`; a scalar as the empty string).
+pub fn shape(dims: &[i64]) -> String {
+    dims.iter()
+        .map(|&dim| {
+            if dim < 0 {
+                "?".to_string()
+            } else {
+                dim.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("x")
+}
+
 pub fn table(rows: &[Vec<String>]) -> String {
     let mut table = Table::new();
     table

@@ -161,16 +161,7 @@ fn shape_and_element(ty: Type) -> (String, String) {
             let shape = if dims.is_empty() {
                 "scalar".to_string()
             } else {
-                dims.iter()
-                    .map(|&dim| {
-                        if dim < 0 {
-                            "?".to_string()
-                        } else {
-                            dim.to_string()
-                        }
-                    })
-                    .collect::<Vec<_>>()
-                    .join("x")
+                crate::text::shape(&dims)
             };
             (shape, ffi::shaped_element(ty).to_string())
         }

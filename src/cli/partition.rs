@@ -12,7 +12,7 @@ use crate::{
     passes::{schedule, simulate},
     schedule::Schedule,
     sim::{
-        report::{PropagationStop, PropagationSummary, ValueSharding},
+        report::{stop_reason, PropagationStop, PropagationSummary, ValueSharding},
         Device, PartitionReport, Report, TacticReport,
     },
 };
@@ -237,9 +237,6 @@ pub fn lower_to_hlo(session: &Session, module: &mut Module) -> Result<(), CliErr
     Ok(())
 }
 
-/// How propagation's stop remarks begin: `partir-propagate: stopped at ...`.
-const PROPAGATION_STOP: &str = "partir-propagate: stopped at";
-
 /// Reads, parses and partitions the model with its schedule; prints diagnostics and the tactic
 /// table on stderr.
 pub fn partition<'s>(session: &'s Session, args: &ModelArgs) -> Result<Module<'s>, CliError> {
@@ -285,12 +282,14 @@ pub fn partition_priced<'s>(
         &mut |outcome, op| {
             let tactic = outcome.map(|outcome| outcome.tactic);
             let diags = session.take();
+            // Propagation's stop remarks: `partir-propagate: stopped at ...`.
+            let stop_prefix = format!("{}: stopped at", crate::passes::names::PROPAGATE);
             let propagation = outcome.map(|outcome| PropagationSummary {
                 ops_partitioned: outcome.partitioned,
                 conflicts: outcome.conflicts,
                 stops: diags
                     .iter()
-                    .filter(|diag| diag.message.starts_with(PROPAGATION_STOP))
+                    .filter(|diag| diag.message.starts_with(&stop_prefix))
                     .map(|diag| PropagationStop {
                         location: diag.location.clone(),
                         message: diag.message[crate::passes::names::PROPAGATE.len() + 2..]
@@ -432,14 +431,7 @@ fn check_schedule(path: &Path) -> Result<(), CliError> {
 /// mean at each place, after `STOP_DETAIL`) is printed once, at its first place, with the count
 /// of the others.
 fn report_diagnostics(diags: &[Diag]) {
-    use crate::passes::propagate::STOP_DETAIL;
-    let reason = |diag: &Diag| -> String {
-        diag.message
-            .split(STOP_DETAIL)
-            .next()
-            .unwrap_or_default()
-            .to_string()
-    };
+    let reason = |diag: &Diag| stop_reason(&diag.message).to_string();
     let mut shown: Vec<(&Diag, usize)> = Vec::new();
     for diag in diags {
         match shown

@@ -41,6 +41,12 @@ pub fn reduction(op: OperationRef) -> Option<ReductionKind> {
     reduction_of_code(i32::try_from(integer_attribute(op, "kind")?).ok()?)
 }
 
+/// The `kind` and `axes` attributes of an all_reduce, to build another reducing the same way
+/// (a combined all_reduce, one moved past an add, a reduce_scatter).
+pub fn reduction_attributes<'c>(op: OperationRef<'c, '_>) -> [(&'static str, Attribute<'c>); 2] {
+    ["kind", "axes"].map(|name| (name, op.attribute(name).expect("verified all_reduce")))
+}
+
 /// The `kind` attribute of an all_reduce or reduce_scatter.
 pub fn kind_attribute(context: &Context, kind: ReductionKind) -> Attribute<'_> {
     IntegerAttribute::new(

@@ -14,3 +14,17 @@ pub mod types;
 pub use mesh::{Mesh, MeshAxis};
 pub use names::{NamedValue, Selector};
 pub use sharding::Sharding;
+
+/// The ops of `block`, in order: a snapshot, so the caller may move or erase them.
+pub fn block_ops<'c, 'a>(
+    block: melior::ir::BlockRef<'c, 'a>,
+) -> Vec<melior::ir::OperationRef<'c, 'a>> {
+    use melior::ir::{block::BlockLike, operation::OperationLike};
+    let mut ops = Vec::new();
+    let mut next = block.first_operation();
+    while let Some(op) = next {
+        next = op.next_in_block();
+        ops.push(op);
+    }
+    ops
+}

@@ -64,10 +64,7 @@ impl Sharding {
     /// The local shape on `mesh`, or what does not divide:
     /// `dim 0 of 30x8 does not divide over 4 devices`.
     pub fn local_shape_on(&self, shape: &[i64], mesh: &Mesh) -> Result<Vec<i64>, String> {
-        let shown = || {
-            let dims: Vec<String> = shape.iter().map(i64::to_string).collect();
-            dims.join("x")
-        };
+        let shown = || crate::text::shape(shape);
         if self.rank() > shape.len() {
             return Err(format!("a sharding of rank {} on {}", self.rank(), shown()));
         }

@@ -21,7 +21,7 @@
 
 use super::text::{bytes, flops, seconds};
 use crate::sim::{
-    report::{PropagationStop, STOP_DETAIL, UNPARTITIONED},
+    report::{stop_reason, PropagationStop, UNPARTITIONED},
     PartitionReport, Report, TacticReport,
 };
 use std::collections::BTreeSet;
@@ -698,7 +698,7 @@ fn stops_table(story: &PartitionReport) -> Option<String> {
         };
         let mut groups: Vec<(&str, &PropagationStop, usize)> = Vec::new();
         for stop in &propagation.stops {
-            let reason = stop.message.split(STOP_DETAIL).next().unwrap_or_default();
+            let reason = stop_reason(&stop.message);
             match groups.iter_mut().find(|(first, _, _)| *first == reason) {
                 Some((_, _, count)) => *count += 1,
                 None => groups.push((reason, stop, 1)),

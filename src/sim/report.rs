@@ -202,6 +202,11 @@ pub struct TacticReport {
 /// them) from what it means at this place (which value, dim and size, and what it costs).
 pub const STOP_DETAIL: &str = " \u{2014} ";
 
+/// A stop's reason, without what it means at its place: what reports group stops by.
+pub fn stop_reason(message: &str) -> &str {
+    message.split(STOP_DETAIL).next().unwrap_or_default()
+}
+
 /// A tactic's propagation: ops partitioned, and each place it stopped with why and what it
 /// costs, in the model's terms (which value, dim and size).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -255,14 +260,13 @@ impl ValueSharding {
                 }
             })
             .collect();
-        let shape: Vec<String> = self.local_shape.iter().map(i64::to_string).collect();
         [
             format!("{}{}", if self.is_result { "-> " } else { "" }, self.name),
             format!("[{}]", dims.join(", ")),
-            if shape.is_empty() {
+            if self.local_shape.is_empty() {
                 "scalar".into()
             } else {
-                shape.join("x")
+                crate::text::shape(&self.local_shape)
             },
         ]
     }

@@ -24,10 +24,7 @@ use crate::{
     ir::{builder::Builder, hlo, types::tensor_bytes},
 };
 use melior::{
-    ir::{
-        block::BlockLike, operation::OperationLike, OperationRef, RegionLike, Type, Value,
-        ValueLike,
-    },
+    ir::{operation::OperationLike, OperationRef, RegionLike, Type, Value, ValueLike},
     Context,
 };
 use std::collections::HashSet;
@@ -105,7 +102,7 @@ pub fn combine_function<'c>(
         return Summary::default();
     };
     let mut keys: Vec<Key> = Vec::new();
-    for op in block_ops(body) {
+    for op in crate::ir::block_ops(body) {
         if let Some(key) = key_of(op) {
             if !keys.contains(&key) {
                 keys.push(key);
@@ -116,7 +113,7 @@ pub fn combine_function<'c>(
     let mut summary = Summary::default();
     for key in keys {
         let mut group = Group::default();
-        for op in block_ops(body) {
+        for op in crate::ir::block_ops(body) {
             if key_of(op).as_ref() == Some(&key) {
                 let fits = group.members.len() < limits.count
                     && group.bytes + operand_bytes(op) <= limits.bytes;
@@ -141,17 +138,6 @@ impl Summary {
             self.into += 1;
         }
     }
-}
-
-/// The top-level ops of `block`, in order (a snapshot: rewriting does not disturb the walk).
-fn block_ops<'c, 'a>(block: melior::ir::BlockRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
-    let mut ops = Vec::new();
-    let mut next = block.first_operation();
-    while let Some(op) = next {
-        next = op.next_in_block();
-        ops.push(op);
-    }
-    ops
 }
 
 /// The open group: its members in order, and what depends on their results.
@@ -220,11 +206,12 @@ impl<'c, 'a> Group<'c, 'a> {
                 types.push(operand.r#type());
             }
         }
-        let attributes: Vec<(&str, melior::ir::Attribute)> = ["kind", "axes"]
-            .into_iter()
-            .map(|name| (name, last.attribute(name).expect("verified all_reduce")))
-            .collect();
-        let combined = builder.op(ALL_REDUCE, &operands, &attributes, &types);
+        let combined = builder.op(
+            ALL_REDUCE,
+            &operands,
+            &hlo::reduction_attributes(last),
+            &types,
+        );
         let mut next = 0;
         for member in &self.members {
             for index in 0..member.result_count() {
@@ -260,10 +247,7 @@ pub fn split<'c, 'a>(context: &'c Context, op: OperationRef<'c, 'a>) -> Vec<Oper
         return vec![op];
     }
     let builder = Builder::before(context, op);
-    let attributes: Vec<(&str, melior::ir::Attribute)> = ["kind", "axes"]
-        .into_iter()
-        .map(|name| (name, op.attribute(name).expect("verified all_reduce")))
-        .collect();
+    let attributes = hlo::reduction_attributes(op);
     let mut singles = Vec::new();
     for index in 0..op.operand_count() {
         let operand = op.operand(index).expect("in range");

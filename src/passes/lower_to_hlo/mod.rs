@@ -234,12 +234,7 @@ fn lower_function<'c, 'a>(emitter: &Emitter<'c, '_>, func: OperationRef<'c, 'a>)
         lowering.set(argument, argument, sharding.clone());
     }
 
-    let mut top_level = Vec::new();
-    let mut next = body.first_operation();
-    while let Some(op) = next {
-        top_level.push(op);
-        next = op.next_in_block();
-    }
+    let top_level = crate::ir::block_ops(body);
     let mut core_ops = Vec::new();
     let mut result_shardings = Vec::new();
     for op in top_level {

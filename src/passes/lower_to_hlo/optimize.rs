@@ -169,15 +169,8 @@ fn defer_sums_past_adds<'c>(context: &'c melior::Context, module: OperationRef<'
             ffi::set_operand(user, index, partial);
         }
         let result = Value::from(add.result(0).expect("one result"));
-        let attributes: Vec<_> = ["kind", "axes"]
-            .iter()
-            .map(|name| {
-                (
-                    Identifier::new(context, name),
-                    first.attribute(name).expect("verified all_reduce"),
-                )
-            })
-            .collect();
+        let attributes = hlo::reduction_attributes(first)
+            .map(|(name, attribute)| (Identifier::new(context, name), attribute));
         let reduce = OperationBuilder::new(ALL_REDUCE, first.location())
             .add_operands(&[result])
             .add_attributes(&attributes)
@@ -364,14 +357,9 @@ pub fn run<'c>(context: &'c melior::Context, module: OperationRef<'c, '_>) {
                 unsafe { ffi::erase(producer) };
             }
         } else if is(producer, ALL_REDUCE) && ffi::uses(operand).len() == 1 {
-            let attributes = ["kind", "axes"]
-                .iter()
-                .map(|name| {
-                    (
-                        Identifier::new(context, name),
-                        producer.attribute(name).expect("verified all_reduce"),
-                    )
-                })
+            let attributes = hlo::reduction_attributes(producer)
+                .into_iter()
+                .map(|(name, attribute)| (Identifier::new(context, name), attribute))
                 .chain(std::iter::once((
                     Identifier::new(context, "dim"),
                     slice.attribute("dim").expect("verified all_slice"),

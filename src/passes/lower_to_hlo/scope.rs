@@ -421,13 +421,7 @@ impl<'c, 'a, 'e, 'm> Lowering<'c, 'a, 'e, 'm> {
         block: BlockRef<'c, 'a>,
         scope: &Scope<'c, 'a>,
     ) -> Result<(), PassError<'c>> {
-        let mut ops = Vec::new();
-        let mut next = block.first_operation();
-        while let Some(op) = next {
-            ops.push(op);
-            next = op.next_in_block();
-        }
-        for op in ops {
+        for op in crate::ir::block_ops(block) {
             match name_of(op).as_str() {
                 YIELD_OP => {}
                 SLICE_OP => self.record_slice(op),

@@ -15,12 +15,7 @@ fn describe_value(value: Value) -> String {
         n => format!(" from {} and {} more", names[..SHOWN].join(", "), n - SHOWN),
     };
     let shape = crate::ir::core::static_shape(value.r#type())
-        .map(|dims| {
-            dims.iter()
-                .map(i64::to_string)
-                .collect::<Vec<_>>()
-                .join("x")
-        })
+        .map(|dims| crate::text::shape(&dims))
         .unwrap_or_else(|| "?".into());
     format!("{shape}{from}")
 }
