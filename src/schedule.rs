@@ -13,6 +13,12 @@
 //! tile = { "params/*" = 0, "opt/*" = 0 }
 //! propagate = "elementwise"           # ZeRO: shard state and its update, gather it for compute
 //! ```
+//! ```toml
+//! [[tactic]]
+//! name = "auto"
+//! axis = "model"
+//! auto = { memory = "16GiB", time_limit = 30, seed = 1 }   # or auto = true: searched (partir-auto)
+//! ```
 //! Unknown keys are errors, so a typo never silently does nothing.
 
 use crate::ir::MeshAxis;
@@ -43,8 +49,23 @@ impl Reach {
     }
 }
 
+/// How an `auto` tactic searches (docs/design.md#8-automatic-partitioning); unset fields take
+/// the defaults of the command or pass that runs the schedule.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AutoSettings {
+    /// The memory budget per device, in bytes (default: the device's capacity).
+    pub memory: Option<u64>,
+    /// The device the search prices on (a preset or a device TOML file).
+    pub device: Option<String>,
+    /// Seconds the search may take per axis.
+    pub time_limit: Option<f64>,
+    pub seed: Option<u64>,
+    /// At most this many distinct plans are priced per axis.
+    pub evaluations: Option<usize>,
+}
+
 /// One tactic: actions on one axis, followed by propagation along it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Tactic {
     pub name: String,
     pub axis: String,
@@ -52,13 +73,18 @@ pub struct Tactic {
     pub tile: Vec<(String, usize)>,
     pub replicate: Vec<String>,
     pub reach: Reach,
+    /// Set for `auto` tactics: the tiles are searched for, not written.
+    pub auto: Option<AutoSettings>,
+    /// Why the tactic is there, written above it as `#` lines when the schedule is written out
+    /// (a searched plan says what each decision gained).
+    pub comment: Vec<String>,
     /// The line of its `[[tactic]]` in the schedule file (1-based): remarks and errors about
     /// the tactic point there.
     pub line: usize,
 }
 
 /// A whole schedule: the mesh it expects and its tactics in order.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Schedule {
     /// Empty when the file names no mesh (the module must then declare one).
     pub mesh: Vec<MeshAxis>,
@@ -88,6 +114,43 @@ struct RawTactic {
     replicate: Vec<String>,
     #[serde(default)]
     propagate: String,
+    auto: Option<toml::Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawAuto {
+    memory: Option<String>,
+    device: Option<String>,
+    time_limit: Option<f64>,
+    seed: Option<u64>,
+    evaluations: Option<usize>,
+}
+
+/// A size with its unit: `16GiB`, `512 MiB`, `1024B` (B, KiB, MiB, GiB, TiB; kB, MB, GB too).
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    text.trim()
+        .parse::<bytesize::ByteSize>()
+        .map(|size| size.as_u64())
+        .map_err(|_| format!("'{text}' is not a size; write it with a unit, e.g. 16GiB or 512MiB"))
+}
+
+fn auto_settings(value: toml::Value) -> Result<Option<AutoSettings>, String> {
+    match value {
+        toml::Value::Boolean(false) => Ok(None),
+        toml::Value::Boolean(true) => Ok(Some(AutoSettings::default())),
+        toml::Value::Table(table) => {
+            let raw: RawAuto = table.try_into().map_err(|error: toml::de::Error| error.message().to_string())?;
+            Ok(Some(AutoSettings {
+                memory: raw.memory.as_deref().map(parse_size).transpose()?,
+                device: raw.device,
+                time_limit: raw.time_limit,
+                seed: raw.seed,
+                evaluations: raw.evaluations,
+            }))
+        }
+        other => Err(format!("auto must be true or a table like {{ memory = \"16GiB\", time_limit = 30, seed = 1 }}, got {other}")),
+    }
 }
 
 impl Schedule {
@@ -143,11 +206,15 @@ impl Schedule {
                         _ => Err(format!("tactic '{name}': tile dim of '{selector}' must be a non-negative integer, got {dim}")),
                     })
                     .collect::<Result<Vec<_>, _>>()?;
-                if tile.is_empty() && tactic.replicate.is_empty() {
+                let auto = tactic.auto.map(auto_settings).transpose().map_err(|error| format!("tactic '{name}': {error}"))?.flatten();
+                if auto.is_some() && !(tile.is_empty() && tactic.replicate.is_empty() && tactic.propagate.is_empty()) {
+                    return Err(format!("tactic '{name}' is searched (auto), so it cannot also tile, replicate or set propagate"));
+                }
+                if auto.is_none() && tile.is_empty() && tactic.replicate.is_empty() {
                     return Err(format!("tactic '{name}' neither tiles nor replicates anything"));
                 }
                 let reach = Reach::parse(&tactic.propagate).map_err(|error| format!("tactic '{name}': propagate = {error}"))?;
-                Ok(Tactic { name, axis: tactic.axis, tile, replicate: tactic.replicate, reach, line })
+                Ok(Tactic { name, axis: tactic.axis, tile, replicate: tactic.replicate, reach, auto, comment: Vec::new(), line })
             })
             .collect::<Result<Vec<_>, String>>()?;
         Ok(Schedule {
@@ -155,6 +222,83 @@ impl Schedule {
             tactics,
             file: String::new(),
         })
+    }
+}
+
+impl Schedule {
+    /// The schedule as TOML that [`Schedule::parse`] reads back the same (comments aside):
+    /// what `partir auto` writes. `header` lines come first, as comments.
+    pub fn to_toml(&self, header: &[String]) -> String {
+        use std::fmt::Write;
+        let quote = |text: &str| toml::Value::String(text.to_string()).to_string();
+        let mut out = String::new();
+        for line in header {
+            let _ = writeln!(out, "# {line}");
+        }
+        if !self.mesh.is_empty() {
+            let axes: Vec<String> = self
+                .mesh
+                .iter()
+                .map(|axis| format!("{} = {}", axis.name, axis.size))
+                .collect();
+            let _ = writeln!(out, "mesh = {{ {} }}", axes.join(", "));
+        }
+        for tactic in &self.tactics {
+            out.push('\n');
+            for line in &tactic.comment {
+                let _ = writeln!(out, "# {line}");
+            }
+            let _ = writeln!(
+                out,
+                "[[tactic]]\nname = {}\naxis = {}",
+                quote(&tactic.name),
+                quote(&tactic.axis)
+            );
+            if !tactic.tile.is_empty() {
+                let tiles: Vec<String> = tactic
+                    .tile
+                    .iter()
+                    .map(|(selector, dim)| format!("{} = {dim}", quote(selector)))
+                    .collect();
+                let _ = writeln!(out, "tile = {{ {} }}", tiles.join(", "));
+            }
+            if !tactic.replicate.is_empty() {
+                let pins: Vec<String> = tactic
+                    .replicate
+                    .iter()
+                    .map(|selector| quote(selector))
+                    .collect();
+                let _ = writeln!(out, "replicate = [{}]", pins.join(", "));
+            }
+            if tactic.reach == Reach::Elementwise {
+                let _ = writeln!(out, "propagate = \"elementwise\"");
+            }
+            if let Some(auto) = &tactic.auto {
+                let mut fields = Vec::new();
+                if let Some(memory) = auto.memory {
+                    fields.push(format!("memory = {}", quote(&format!("{}B", memory))));
+                }
+                if let Some(device) = &auto.device {
+                    fields.push(format!("device = {}", quote(device)));
+                }
+                if let Some(seconds) = auto.time_limit {
+                    fields.push(format!("time_limit = {seconds:?}"));
+                }
+                if let Some(seed) = auto.seed {
+                    fields.push(format!("seed = {seed}"));
+                }
+                if let Some(evaluations) = auto.evaluations {
+                    fields.push(format!("evaluations = {evaluations}"));
+                }
+                match fields.is_empty() {
+                    true => out.push_str("auto = true\n"),
+                    false => {
+                        let _ = writeln!(out, "auto = {{ {} }}", fields.join(", "));
+                    }
+                }
+            }
+        }
+        out
     }
 }
 
@@ -245,5 +389,42 @@ replicate = ["*bias*"]
         assert!(Schedule::parse("mesh = { b = 2 }\n")
             .unwrap_err()
             .contains("no [[tactic]]"));
+    }
+
+    #[test]
+    fn auto_tactics_parse_with_their_settings() {
+        let schedule = Schedule::parse(
+            "[[tactic]]\naxis = \"model\"\nauto = true\n[[tactic]]\naxis = \"batch\"\nauto = { memory = \"16GiB\", time_limit = 30, seed = 1 }\n",
+        )
+        .unwrap();
+        assert_eq!(schedule.tactics[0].auto, Some(AutoSettings::default()));
+        let settings = schedule.tactics[1].auto.clone().unwrap();
+        assert_eq!(settings.memory, Some(16 << 30));
+        assert_eq!((settings.time_limit, settings.seed), (Some(30.0), Some(1)));
+        let error = Schedule::parse("[[tactic]]\naxis = \"b\"\nauto = { memory = \"lots\" }\n")
+            .unwrap_err();
+        assert!(error.contains("'lots' is not a size"), "{error}");
+        let error = Schedule::parse("[[tactic]]\naxis = \"b\"\nauto = true\ntile = { x = 0 }\n")
+            .unwrap_err();
+        assert!(error.contains("cannot also tile"), "{error}");
+    }
+
+    #[test]
+    fn written_schedules_read_back_the_same() {
+        let mut schedule = Schedule::parse(MLP_BP_MP).unwrap();
+        schedule.tactics[1].reach = Reach::Elementwise;
+        schedule.tactics[1].comment = vec!["found by the search".into()];
+        let text = schedule.to_toml(&["a plan".into()]);
+        assert!(
+            text.starts_with("# a plan\nmesh = { batch = 4, model = 2 }\n"),
+            "{text}"
+        );
+        assert!(text.contains("# found by the search\n[[tactic]]"), "{text}");
+        let mut again = Schedule::parse(&text).unwrap();
+        for (tactic, original) in again.tactics.iter_mut().zip(&schedule.tactics) {
+            tactic.line = original.line;
+            tactic.comment = original.comment.clone();
+        }
+        assert_eq!(again, schedule);
     }
 }

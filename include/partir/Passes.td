@@ -790,26 +790,40 @@ def PartirToMpi : Pass<"partir-to-mpi", "::mlir::ModuleOp"> {
 def PartirAuto : Pass<"partir-auto", "::mlir::ModuleOp"> {
   let summary = "Automatic partitioning along an axis (Monte Carlo tree search)";
   let description = [{
-    Not implemented yet. Meant to choose the tile and replicate actions along mesh axis
-    `axis` automatically, by Monte Carlo tree search as in the PartIR papers, instead of a
-    hand-written schedule.
+    Chooses the tile and replicate actions along mesh axis `axis` by a goal-oriented Monte
+    Carlo tree search (UCT), as in the PartIR papers, and applies them as a tactic would:
+    the module comes out as `partir-schedule` leaves it, a PartIR:Core program.
 
-    The pass is declared so that pipelines naming it parse, but it always fails, whatever
-    its options and input, with the error `partir-auto: not implemented yet in this version
-    of partir` at the first function; the module is left unchanged.
+    Candidates are the arguments of the entry functions. Repeated layers
+    (`params/layers/0/wq`, `params/layers/1/wq`, same shape) are decided together; tiles
+    that propagation ties together (a weight, its Adam moments) are one action; tiles that
+    propagation refuses or that change nothing are dropped. Each plan is priced by
+    partir's simulator on `device` (as `partir-simulate` prices it) and must fit `memory`
+    per device (default: the device's capacity). When the best compute plan (tiles through
+    every op, replicates) does not fit, a second search shards state through elementwise
+    ops only (ZeRO). The search stops after `evaluations` distinct plans or `time-limit`
+    seconds; it is deterministic under `seed` when it stops by evaluations.
 
-    Example, with `partir-mesh{axes=batch=4}, partir-auto{axis=batch}`:
+    Remarks say what was searched and found:
 
-    ```mlir
-    func.func @main(%x: tensor<8x16xf32> {partir.name = "x"}, %y: tensor<8x16xf32>) -> tensor<8x16xf32> {
-      ...
-    }
-
-    // error: partir-auto: not implemented yet in this version of partir
     ```
+    remark: partir-auto: axis 'model': 8 raw actions, 3 after analysis, 8 plans priced in 0.05 s (all of them); step 1.2 us, peak 24.6 KiB
+    remark: partir-auto: tactic 'auto' on 'model': tile { w1 = 1 }
+    ```
+
+    Errors: an unknown axis, a module without a mesh, a bad size, or no plan within the
+    memory budget (the error names the smallest peak found).
   }];
   let options = [
     Option<"axis", "axis", "std::string", "\"\"", "mesh axis to search over">,
+    Option<"memory", "memory", "std::string", "\"\"",
+           "memory budget per device with its unit (16GiB); default: the device's capacity">,
+    Option<"device", "device", "std::string", "\"\"",
+           "device to price plans on: a preset or a device TOML file (default tpu-v3)">,
+    Option<"timeLimit", "time-limit", "double", "60.0", "seconds per search phase">,
+    Option<"seed", "seed", "int64_t", "0", "seed of the search">,
+    Option<"evaluations", "evaluations", "int64_t", "300",
+           "most distinct plans priced per search phase">,
   ];
 }
 

@@ -23,6 +23,9 @@ pub enum Command {
     Verify(VerifyArgs),
     /// Estimate the step time, memory and communication of a program on a device.
     Simulate(SimulateArgs),
+    /// Search a partitioning (Monte Carlo tree search priced by the simulator) and write it
+    /// as a schedule that `partir partition` applies.
+    Auto(AutoArgs),
     /// List what a schedule can address: each argument's name, shape, type and size, and the
     /// tactics of a schedule that match it.
     Args(ArgsArgs),
@@ -118,6 +121,47 @@ pub struct VerifyArgs {
     /// Write the harness programs (before lowering) into this directory.
     #[arg(long, value_name = "DIR")]
     pub keep: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct AutoArgs {
+    /// The program: an MLIR module whose functions name their arguments with `partir.name`.
+    #[arg(value_name = "MODEL.mlir")]
+    pub model: PathBuf,
+    /// The mesh, major to minor: `batch=4,model=2` (default: the fixed schedule's).
+    #[arg(long, value_name = "AXES")]
+    pub mesh: Option<String>,
+    /// Tactics to apply before searching (a schedule; its `auto` tactics are searched too).
+    #[arg(long, short = 's', value_name = "FIXED.toml")]
+    pub schedule: Option<PathBuf>,
+    /// The axes to search, in order [default: every mesh axis].
+    #[arg(long, value_delimiter = ',', value_name = "A,B")]
+    pub axes: Vec<String>,
+    /// The device plans are priced on: a preset or a device TOML file.
+    #[arg(long, short = 'd', value_name = "D", default_value = crate::sim::DEFAULT_DEVICE)]
+    pub device: String,
+    /// The memory budget per device: B, KiB, MiB, GiB [default: the device's capacity].
+    #[arg(long, value_name = "SIZE")]
+    pub memory: Option<String>,
+    /// Seconds each search phase (per axis: compute, then memory if needed) may take.
+    #[arg(long, value_name = "SECONDS", default_value_t = crate::passes::auto::DEFAULT_TIME_LIMIT)]
+    pub time_limit: f64,
+    /// The seed of the search: the same seed finds the same plan (unless the time limit
+    /// stops it first).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Most distinct plans priced per search phase.
+    #[arg(long, value_name = "N", default_value_t = crate::passes::auto::DEFAULT_EVALUATIONS)]
+    pub evaluations: usize,
+    /// Write the plan (a schedule) here.
+    #[arg(long, short = 'o', value_name = "PLAN.toml")]
+    pub output: PathBuf,
+    /// Write the plan's per-tactic report (JSON, with the search's curve and decisions) here.
+    #[arg(long, value_name = "R.json")]
+    pub report: Option<PathBuf>,
+    /// Write the plan's picture (a self-contained HTML page) here.
+    #[arg(long, value_name = "R.html")]
+    pub html: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -14,6 +14,7 @@
 
 pub mod args;
 mod arguments;
+mod auto;
 mod error;
 pub mod manifest;
 pub mod npy;
@@ -46,6 +47,7 @@ pub fn main() -> i32 {
         Command::Verify(args) => verify::run(&args),
         Command::Simulate(args) => simulate_command(&args),
         Command::Args(args) => arguments::args_command(&args),
+        Command::Auto(args) => auto::auto_command(&args),
     };
     match result {
         Ok(code) => code,

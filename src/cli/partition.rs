@@ -8,11 +8,10 @@ use super::{
     progress::{seconds_text, shown, Progress, Step},
 };
 use crate::{
-    ir::{func_attrs, Sharding},
     passes::{schedule, simulate},
     schedule::Schedule,
     sim::{
-        report::{stop_reason, PropagationStop, PropagationSummary, ValueSharding},
+        report::{stop_reason, PropagationStop, PropagationSummary},
         Device, PartitionReport, Report, TacticReport,
     },
 };
@@ -30,12 +29,12 @@ pub fn partition_command(args: &PartitionArgs) -> Result<i32, CliError> {
         Stage::Core => "Core",
         Stage::Hlo => {
             lower_to_hlo(&session, &mut module)?;
-            shardings = final_shardings(&module);
+            shardings = simulate::value_shardings(module.as_operation());
             "PartIR:HLO"
         }
         Stage::Xla => {
             lower_to_hlo(&session, &mut module)?;
-            shardings = final_shardings(&module);
+            shardings = simulate::value_shardings(module.as_operation());
             export_stablehlo(&session, &mut module)?;
             "StableHLO SPMD"
         }
@@ -74,67 +73,8 @@ pub fn partition_command(args: &PartitionArgs) -> Result<i32, CliError> {
     Ok(0)
 }
 
-/// Each argument's and result's sharding in a PartIR:HLO program (`partir_hlo.sharding`), by
-/// its `partir.name` (`argN` / `result#N` without one), with the shape each device holds.
-fn final_shardings(module: &Module) -> Vec<ValueSharding> {
-    let mut found = Vec::new();
-    for func in crate::ir::names::entry_functions(module.as_operation()) {
-        let Ok(ty) = func.attribute("function_type") else {
-            continue;
-        };
-        let Ok(ty) = melior::ir::attribute::TypeAttribute::try_from(ty) else {
-            continue;
-        };
-        let Ok(ty) = melior::ir::r#type::FunctionType::try_from(ty.value()) else {
-            continue;
-        };
-        for (list, is_result, count) in [
-            ("arg_attrs", false, ty.input_count()),
-            ("res_attrs", true, ty.result_count()),
-        ] {
-            let shardings = Sharding::of_function(func, list);
-            let fields = func_attrs::entries(func, list, count);
-            for (index, fields) in fields.iter().enumerate() {
-                let value_type = if is_result {
-                    ty.result(index)
-                } else {
-                    ty.input(index)
-                };
-                let name = fields
-                    .iter()
-                    .find(|field| func_attrs::is_named(field, crate::ir::names::NAME_ATTR))
-                    .and_then(|(_, value)| crate::ffi::string_attribute(*value))
-                    .unwrap_or_else(|| {
-                        if is_result {
-                            format!("result#{index}")
-                        } else {
-                            format!("arg{index}")
-                        }
-                    });
-                let local_shape = value_type
-                    .ok()
-                    .and_then(crate::ffi::shaped_dims)
-                    .unwrap_or_default();
-                let axes = shardings
-                    .get(index)
-                    .cloned()
-                    .flatten()
-                    .map(|sharding| sharding.0)
-                    .unwrap_or_else(|| vec![Vec::new(); local_shape.len()]);
-                found.push(ValueSharding {
-                    name,
-                    is_result,
-                    axes,
-                    local_shape,
-                });
-            }
-        }
-    }
-    found
-}
-
 /// Writes the JSON report and the picture where asked.
-fn write_reports(
+pub(super) fn write_reports(
     story: &PartitionReport,
     json: Option<&Path>,
     html: Option<&Path>,
@@ -161,7 +101,7 @@ fn write_reports(
 
 /// Locations in a program parsed from a string have no file name (`:12:5`): give them the
 /// file's.
-fn name_source(report: &mut Report, source: &str) {
+pub(super) fn name_source(report: &mut Report, source: &str) {
     for op in &mut report.top_ops {
         if op.location.starts_with(':') {
             op.location.insert_str(0, source);
@@ -275,12 +215,15 @@ pub fn partition_priced<'s>(
     let mut deferred = Vec::new();
     let mut tactic_start = Instant::now();
     let context = session.context();
+    // An `auto` tactic in an unpriced run still prices its candidates, on the default device.
+    let default_device = Device::resolve(crate::sim::DEFAULT_DEVICE).map_err(CliError::new)?;
     let result = schedule::apply(
         context,
         module.as_operation(),
         &schedule,
-        &mut |outcome, op| {
-            let tactic = outcome.map(|outcome| outcome.tactic);
+        device.unwrap_or(&default_device),
+        &mut |outcome: Option<&schedule::TacticOutcome>, op| {
+            let tactic = outcome.map(|outcome| &outcome.tactic);
             let diags = session.take();
             // Propagation's stop remarks: `partir-propagate: stopped at ...`.
             let stop_prefix = format!("{}: stopped at", crate::passes::names::PROPAGATE);
@@ -306,14 +249,12 @@ pub fn partition_priced<'s>(
                 deferred.extend(diags);
             }
             let priced = match device {
-                Some(device) => Some(schedule::price(
-                    context,
-                    op,
-                    tactic,
-                    device,
-                    &mut story,
-                    propagation,
-                )?),
+                Some(device) => {
+                    schedule::price(context, op, tactic, device, &mut story, propagation)?;
+                    let last = story.tactics.last_mut().expect("just priced");
+                    last.search = outcome.and_then(|outcome| outcome.search.clone());
+                    Some(&*last)
+                }
                 None => None,
             };
             if tactic.is_some() || priced.is_some() {
@@ -384,7 +325,7 @@ impl TacticRows {
                 cells = row;
             }
             None => {
-                let tactic = outcome.expect("a tactic's row").tactic;
+                let tactic = &outcome.expect("a tactic's row").tactic;
                 cells.splice(0..0, [tactic.name.clone(), tactic.axis.clone()]);
             }
         }

@@ -92,6 +92,14 @@ impl Progress {
         }
     }
 
+    /// `position` done; `message` says how it goes (a search's best cost so far).
+    pub fn set(&self, position: usize, message: &str) {
+        if let Some(bar) = &self.0 {
+            bar.set_position(position as u64);
+            bar.set_message(message.to_string());
+        }
+    }
+
     pub fn finish(&self) {
         if let Some(bar) = &self.0 {
             bar.finish_and_clear();

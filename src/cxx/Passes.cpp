@@ -101,7 +101,13 @@ PARTIR_RUST_PASS(PartirSimulate,
 PARTIR_RUST_PASS(PartirExportShard, entry::run_export_shard(op))
 PARTIR_RUST_PASS(PartirExportStablehlo, entry::run_export_stablehlo(op))
 PARTIR_RUST_PASS(PartirToMpi, entry::run_to_mpi(op))
-PARTIR_RUST_PASS(PartirAuto, entry::run_auto(op, options::AutoOptions{.axis = text(axis)}))
+PARTIR_RUST_PASS(PartirAuto,
+                 entry::run_auto(op, options::AutoOptions{.axis = text(axis),
+                                                          .memory = text(memory),
+                                                          .device = text(device),
+                                                          .time_limit = timeLimit,
+                                                          .seed = seed,
+                                                          .evaluations = evaluations}))
 } // namespace
 
 #define GEN_PASS_REGISTRATION

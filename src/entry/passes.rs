@@ -133,7 +133,7 @@ fn run_to_mpi(op: Operation) -> bool {
 }
 
 fn run_auto(op: Operation, options: &AutoOptions) -> bool {
-    guarded(names::AUTO, op, |_, module| {
-        passes::report(passes::auto::run(module, options))
+    guarded(names::AUTO, op, |context, module| {
+        passes::report(passes::auto::run(context, module, options))
     })
 }

@@ -62,10 +62,17 @@ mod bridge {
         count: i64,
     }
 
-    /// `partir-auto{axis=A}`.
+    /// `partir-auto{axis=A memory=SIZE device=D time-limit=S seed=N evaluations=E}`.
     #[derive(Debug, Default, Clone)]
     struct AutoOptions {
         axis: String,
+        /// Empty: the device's capacity.
+        memory: String,
+        /// Empty: the default device.
+        device: String,
+        time_limit: f64,
+        seed: i64,
+        evaluations: i64,
     }
 }
 

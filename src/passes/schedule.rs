@@ -5,16 +5,19 @@
 //! With `device=D` the program after each tactic (and before the first) is simulated on a
 //! lowered copy and a second remark gives its cost; `report=R.json` writes them all.
 
-use super::{names::SCHEDULE as PASS, options::ScheduleOptions};
 use super::{
-    program_location, propagate::Propagation, replicate::replicate, simulate, tile::tile,
+    auto, program_location, propagate::Propagation, replicate::replicate, simulate, tile::tile,
     PassError, PassResult,
 };
+use super::{names::SCHEDULE as PASS, options::ScheduleOptions};
 use crate::{
     ffi::{self, Severity},
     ir::{names, Mesh},
     schedule::{Schedule, Tactic},
-    sim::{report::PropagationSummary, Device, PartitionReport, TacticReport},
+    sim::{
+        report::{PropagationSummary, SearchSummary},
+        Device, PartitionReport, TacticReport, DEFAULT_DEVICE,
+    },
 };
 use melior::{
     ir::{block::BlockLike, operation::OperationLike, Location, OperationRef, RegionLike},
@@ -42,7 +45,8 @@ pub fn run<'c>(
         if !options.report.is_empty() {
             return Err(fail("report=PATH needs device=NAME".into()));
         }
-        return apply(context, module, &schedule, &mut |_, _| Ok(()));
+        let device = Device::resolve(DEFAULT_DEVICE).map_err(fail)?;
+        return apply(context, module, &schedule, &device, &mut |_, _| Ok(()));
     }
     let device = Device::resolve(device).map_err(fail)?;
     let mut story = PartitionReport {
@@ -55,17 +59,26 @@ pub fn run<'c>(
         device: device.name.clone(),
         ..PartitionReport::default()
     };
-    apply(context, module, &schedule, &mut |outcome, module| {
-        let tactic = outcome.map(|outcome| outcome.tactic);
-        // Through mlir-opt the stops are the remarks themselves; the report keeps the counts.
-        let propagation = outcome.map(|outcome| PropagationSummary {
-            ops_partitioned: outcome.partitioned,
-            conflicts: outcome.conflicts,
-            stops: Vec::new(),
-        });
-        let priced = price(context, module, tactic, &device, &mut story, propagation)?;
-        let row = PartitionReport::cells(priced);
-        ffi::emit(
+    apply(
+        context,
+        module,
+        &schedule,
+        &device.clone(),
+        &mut |outcome, module| {
+            let tactic = outcome.map(|outcome| &outcome.tactic);
+            // Through mlir-opt the stops are the remarks themselves; the report keeps the counts.
+            let propagation = outcome.map(|outcome| PropagationSummary {
+                ops_partitioned: outcome.partitioned,
+                conflicts: outcome.conflicts,
+                stops: Vec::new(),
+            });
+            price(context, module, tactic, &device, &mut story, propagation)?;
+            if let Some(search) = outcome.and_then(|outcome| outcome.search.clone()) {
+                priced_search(&mut story, search);
+            }
+            let priced = story.tactics.last().expect("just priced");
+            let row = PartitionReport::cells(priced);
+            ffi::emit(
             tactic_location(context, &schedule, tactic, location),
             Severity::Remark,
             &format!(
@@ -74,9 +87,17 @@ pub fn run<'c>(
                 device = device.name,
             ),
         );
-        Ok(())
-    })?;
+            Ok(())
+        },
+    )?;
     simulate::write_report(&options.report, || story.json()).map_err(fail)
+}
+
+/// Keeps an `auto` tactic's search summary with the last row (the first tactic it found).
+fn priced_search(story: &mut PartitionReport, search: SearchSummary) {
+    if let Some(last) = story.tactics.last_mut() {
+        last.search = Some(search);
+    }
 }
 
 /// The name of the row before the first tactic.
@@ -105,16 +126,19 @@ pub fn price<'c, 's>(
 /// What one tactic did, as its remark says it:
 /// `partir-schedule: tactic 'BP' on axis 'batch': 2 values tiled, 0 pinned, 51 ops partitioned, 0 conflicts`.
 #[derive(Clone, Debug)]
-pub struct TacticOutcome<'s> {
-    pub tactic: &'s Tactic,
+pub struct TacticOutcome {
+    /// The tactic applied: the schedule's, or one an `auto` tactic found.
+    pub tactic: Tactic,
     pub tiled: usize,
     pub pinned: usize,
     /// Ops propagation partitioned along the tactic's axis.
     pub partitioned: usize,
     pub conflicts: usize,
+    /// For the first tactic an `auto` tactic found: what the search did.
+    pub search: Option<SearchSummary>,
 }
 
-impl std::fmt::Display for TacticOutcome<'_> {
+impl std::fmt::Display for TacticOutcome {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
@@ -126,57 +150,99 @@ impl std::fmt::Display for TacticOutcome<'_> {
 
 /// Applies `schedule` to `module`, calling `after` with the module before the first tactic
 /// (`None`) and after each tactic (with what it did); `after` failing stops the schedule.
-pub fn apply<'c, 's>(
+/// An `auto` tactic is searched (priced on `default_device` unless it names one) and the
+/// tactics it finds are applied in its place.
+pub fn apply<'c>(
     context: &'c Context,
     module: OperationRef<'c, '_>,
-    schedule: &'s Schedule,
-    after: &mut dyn FnMut(Option<&TacticOutcome<'s>>, OperationRef<'c, '_>) -> PassResult<'c>,
+    schedule: &Schedule,
+    default_device: &Device,
+    after: &mut dyn FnMut(Option<&TacticOutcome>, OperationRef<'c, '_>) -> PassResult<'c>,
 ) -> PassResult<'c> {
     let location = program_location(module);
     declare_mesh(context, module, schedule)?;
-    let mesh = Mesh::find(module).expect("declared above").0;
     after(None, module)?;
     let mut propagation = Propagation::new(context);
     for tactic in &schedule.tactics {
         let location = tactic_location(context, schedule, Some(tactic), location);
-        let here = |error: PassError<'c>| PassError::new(location, error.message);
-        let who = format!("{PASS}: tactic '{}'", tactic.name);
-        let axis_size = mesh.axis_size(&tactic.axis).ok_or_else(|| {
-            PassError::new(
-                location,
-                format!("{who}: axis '{}' is not in mesh {mesh}", tactic.axis),
-            )
-        })?;
-        let pinned = tactic
-            .replicate
-            .iter()
-            .map(|selector| replicate(context, module, &who, selector, &tactic.axis))
-            .sum::<Result<usize, _>>()
-            .map_err(here)?;
-        let tiled = tactic
-            .tile
-            .iter()
-            .map(|(selector, dim)| tile(context, module, &who, selector, *dim, &tactic.axis))
-            .sum::<Result<usize, _>>()
-            .map_err(here)?;
-        let (wrapped_before, conflicts_before) = (
-            propagation.wrapped_along(&tactic.axis),
-            propagation.conflicts(),
-        );
-        for func in names::functions(module) {
-            propagation.run(func, &tactic.axis, axis_size, tactic.reach);
-        }
-        let outcome = TacticOutcome {
-            tactic,
-            tiled,
-            pinned,
-            partitioned: propagation.wrapped_along(&tactic.axis) - wrapped_before,
-            conflicts: propagation.conflicts() - conflicts_before,
+        let (found, mut search) = match &tactic.auto {
+            None => (vec![tactic.clone()], None),
+            Some(settings) => {
+                let here = |message: String| PassError::new(location, message);
+                let settings = auto::Settings::resolve(settings, default_device)
+                    .map_err(|error| here(format!("{PASS}: tactic '{}': {error}", tactic.name)))?;
+                let found = auto::search_axis(
+                    context,
+                    module,
+                    &tactic.axis,
+                    &settings,
+                    auto::Phases::Both,
+                    &tactic.name,
+                    &mut |_, _, _| {},
+                )
+                .map_err(|error| PassError::new(location, error.message))?;
+                (found.tactics, Some(found.summary))
+            }
         };
-        ffi::emit(location, Severity::Remark, &outcome.to_string());
-        after(Some(&outcome), module)?;
+        for found in found {
+            let mut outcome = apply_tactic(context, module, &found, location, &mut propagation)?;
+            outcome.search = search.take();
+            ffi::emit(location, Severity::Remark, &outcome.to_string());
+            after(Some(&outcome), module)?;
+        }
     }
     Ok(())
+}
+
+/// Applies one (written) tactic: pins, tiles, then propagation along its axis.
+pub fn apply_tactic<'c>(
+    context: &'c Context,
+    module: OperationRef<'c, '_>,
+    tactic: &Tactic,
+    location: Location<'c>,
+    propagation: &mut Propagation<'c>,
+) -> Result<TacticOutcome, PassError<'c>> {
+    let mesh = Mesh::find(module).map(|(mesh, _)| mesh).ok_or_else(|| {
+        PassError::new(
+            location,
+            format!("{PASS}: the module declares no partir.mesh"),
+        )
+    })?;
+    let here = |error: PassError<'c>| PassError::new(location, error.message);
+    let who = format!("{PASS}: tactic '{}'", tactic.name);
+    let axis_size = mesh.axis_size(&tactic.axis).ok_or_else(|| {
+        PassError::new(
+            location,
+            format!("{who}: axis '{}' is not in mesh {mesh}", tactic.axis),
+        )
+    })?;
+    let pinned = tactic
+        .replicate
+        .iter()
+        .map(|selector| replicate(context, module, &who, selector, &tactic.axis))
+        .sum::<Result<usize, _>>()
+        .map_err(here)?;
+    let tiled = tactic
+        .tile
+        .iter()
+        .map(|(selector, dim)| tile(context, module, &who, selector, *dim, &tactic.axis))
+        .sum::<Result<usize, _>>()
+        .map_err(here)?;
+    let (wrapped_before, conflicts_before) = (
+        propagation.wrapped_along(&tactic.axis),
+        propagation.conflicts(),
+    );
+    for func in names::functions(module) {
+        propagation.run(func, &tactic.axis, axis_size, tactic.reach);
+    }
+    Ok(TacticOutcome {
+        tactic: tactic.clone(),
+        tiled,
+        pinned,
+        partitioned: propagation.wrapped_along(&tactic.axis) - wrapped_before,
+        conflicts: propagation.conflicts() - conflicts_before,
+        search: None,
+    })
 }
 
 /// Where remarks and errors about `tactic` point: its `[[tactic]]` line in the schedule file,

@@ -134,7 +134,7 @@ fn slice_of<'c, 'a>(identity: OperationRef<'c, 'a>) -> OperationRef<'c, 'a> {
 
 /// The axes along which `value`'s dim `dim` is already split: by tile-action views of it on
 /// that dim, and by the slice chains its consumers read it through.
-fn split_along(value: melior::ir::Value, dim: usize) -> Vec<String> {
+pub(crate) fn split_along(value: melior::ir::Value, dim: usize) -> Vec<String> {
     use super::propagate::view::{self, Consumer};
     let mut axes = Vec::new();
     for consumer in view::consumers(value) {

@@ -195,7 +195,44 @@ pub struct TacticReport {
     /// What propagation did in this tactic (absent for the unpartitioned program).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub propagation: Option<PropagationSummary>,
+    /// For a tactic an `auto` tactic found (the first of its axis): what the search did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub search: Option<SearchSummary>,
     pub report: Report,
+}
+
+/// What the automatic partitioner did for one axis (passes::auto).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct SearchSummary {
+    pub axis: String,
+    /// Candidate actions before the analysis: a tile per (argument, divisible dim) and a
+    /// replicate per argument.
+    pub raw_actions: usize,
+    /// After grouping repeated layers, grouping what propagation ties together and dropping
+    /// what propagation refuses or what changes nothing.
+    pub reduced_actions: usize,
+    /// Distinct plans priced.
+    pub evaluations: usize,
+    pub seconds: f64,
+    /// Every plan was priced (the result is the exact optimum of the reduced space).
+    pub exhausted: bool,
+    /// The time limit stopped the search.
+    pub timed_out: bool,
+    /// (plans priced so far, best step time so far in seconds), each time the best improved.
+    pub curve: Vec<(usize, f64)>,
+    /// What was decided, per group of values.
+    pub decisions: Vec<Decision>,
+}
+
+/// One decision of a search: `params/layers/*/w1` tiled on dim 1 (with everything it ties).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Decision {
+    /// The selector of the group decided.
+    pub group: String,
+    /// `tile dim 1`, `replicate`, `shard dim 0 (elementwise)`.
+    pub decision: String,
+    /// The other arguments propagation tiles with it.
+    pub ties: Vec<String>,
 }
 
 /// Separates a propagation stop's reason (the same at every place it happens, so reports group
@@ -298,6 +335,7 @@ impl PartitionReport {
             axis: axis.into(),
             collectives_added: added,
             propagation: None,
+            search: None,
             report,
         });
     }

@@ -94,13 +94,22 @@ fn lowered_copy<'c>(
     context: &'c Context,
     module: OperationRef<'c, '_>,
 ) -> Result<Module<'c>, PassError<'c>> {
-    let location = program_location(module);
     // Outside a pass manager nothing loads the lowering's dialects for us.
     for dialect in ["partir_hlo", "tensor", "arith", "linalg"] {
         context.get_or_load_dialect(dialect);
     }
     let copy =
         Module::from_operation(ffi::clone_operation(module)).expect("a module's clone is a module");
+    lower_in_place(context, copy)
+}
+
+/// Lowers a Core `module` (one that may be changed: a copy) to PartIR:HLO as `partir
+/// partition` does, unverified: for pricing.
+pub fn lower_in_place<'c>(
+    context: &'c Context,
+    copy: Module<'c>,
+) -> Result<Module<'c>, PassError<'c>> {
+    let location = program_location(copy.as_operation());
     lower_to_hlo::run(context, copy.as_operation())?;
     let manager = PassManager::new(context);
     // The copy is priced and dropped; verifying it (the whole program, twice) was a fifth of
@@ -146,7 +155,7 @@ fn entry_function<'c, 'a>(module: OperationRef<'c, 'a>) -> Option<OperationRef<'
         .copied()
 }
 
-fn profile_hlo<'c>(module: OperationRef<'c, '_>) -> Result<Profile, PassError<'c>> {
+pub fn profile_hlo<'c>(module: OperationRef<'c, '_>) -> Result<Profile, PassError<'c>> {
     let location = program_location(module);
     let func = entry_function(module)
         .ok_or_else(|| PassError::new(location, format!("{PASS}: the module has no function")))?;
@@ -170,4 +179,65 @@ pub fn profile_function<'c>(
     reader.arguments(body);
     reader.block(body)?;
     Ok(reader.finish())
+}
+
+/// Each argument's and result's sharding in a PartIR:HLO program (`partir_hlo.sharding`), by
+/// its `partir.name` (`argN` / `result#N` without one), with the shape each device holds.
+pub fn value_shardings(module: OperationRef) -> Vec<crate::sim::report::ValueSharding> {
+    let mut found = Vec::new();
+    for func in crate::ir::names::entry_functions(module) {
+        let Ok(ty) = func.attribute("function_type") else {
+            continue;
+        };
+        let Ok(ty) = melior::ir::attribute::TypeAttribute::try_from(ty) else {
+            continue;
+        };
+        let Ok(ty) = melior::ir::r#type::FunctionType::try_from(ty.value()) else {
+            continue;
+        };
+        for (list, is_result, count) in [
+            ("arg_attrs", false, ty.input_count()),
+            ("res_attrs", true, ty.result_count()),
+        ] {
+            let shardings = crate::ir::Sharding::of_function(func, list);
+            let fields = crate::ir::func_attrs::entries(func, list, count);
+            for (index, fields) in fields.iter().enumerate() {
+                let value_type = if is_result {
+                    ty.result(index)
+                } else {
+                    ty.input(index)
+                };
+                let name = fields
+                    .iter()
+                    .find(|field| {
+                        crate::ir::func_attrs::is_named(field, crate::ir::names::NAME_ATTR)
+                    })
+                    .and_then(|(_, value)| crate::ffi::string_attribute(*value))
+                    .unwrap_or_else(|| {
+                        if is_result {
+                            format!("result#{index}")
+                        } else {
+                            format!("arg{index}")
+                        }
+                    });
+                let local_shape = value_type
+                    .ok()
+                    .and_then(crate::ffi::shaped_dims)
+                    .unwrap_or_default();
+                let axes = shardings
+                    .get(index)
+                    .cloned()
+                    .flatten()
+                    .map(|sharding| sharding.0)
+                    .unwrap_or_else(|| vec![Vec::new(); local_shape.len()]);
+                found.push(crate::sim::report::ValueSharding {
+                    name,
+                    is_result,
+                    axes,
+                    local_shape,
+                });
+            }
+        }
+    }
+    found
 }

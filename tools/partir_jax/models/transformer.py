@@ -19,6 +19,12 @@ PRESETS = {
     "12layers": dict(BASE, layers=12, width=128, ffn=512, vocab=256, seq=32),
     "24layers": dict(BASE, layers=24, width=128, ffn=512, vocab=256, seq=32),
     "48layers": dict(BASE, layers=48, width=128, ffn=512, vocab=256, seq=32),
+    # The 48-layer preset cut to 4 layers: the automatic partitioner's search time grows with
+    # layers only as fast as pricing a plan does (benches/auto).
+    "4layers-128": dict(BASE, layers=4, width=128, ffn=512, vocab=256, seq=32),
+    # Wide enough that compute, not link latency, dominates on the simulated devices: where
+    # Megatron and batch parallelism pay (benches/auto).
+    "4layers-1024": dict(BASE, batch=16, layers=4, width=1024, heads=16, ffn=4096, vocab=1024, seq=128),
 }
 
 

@@ -1,0 +1,281 @@
+//! `partir auto MODEL.mlir --mesh batch=4,model=2 [--schedule FIXED.toml] [--axes A,B]
+//! [--device D] [--memory SIZE] [--time-limit S] [--seed N] -o PLAN.toml`: applies FIXED's
+//! tactics, searches each axis (passes::auto: compute on every axis first, then, when the plan
+//! does not fit the budget, memory sharding), and writes the plan as an ordinary schedule. The
+//! plan is then replayed by `partir partition`'s own code, which prints its per-tactic table:
+//! what `partir partition -s PLAN.toml` will show.
+
+use super::{
+    args::{AutoArgs, ModelArgs},
+    error::CliError,
+    partition::{name_source, partition_priced, read_model, write_reports},
+    pipeline::Session,
+    progress::{seconds_text, shown, Progress, Step},
+};
+use crate::{
+    ir::{Mesh, MeshAxis},
+    passes::{
+        auto::{self, Found, Phases, Settings},
+        program_location,
+        propagate::Propagation,
+        schedule::{self, apply_tactic},
+    },
+    schedule::{parse_size, AutoSettings, Schedule, Tactic},
+    sim::{report::SearchSummary, Device},
+};
+use melior::ir::Module;
+use std::time::Instant;
+
+pub fn auto_command(args: &AutoArgs) -> Result<i32, CliError> {
+    let total = Instant::now();
+    let source = shown(&args.model);
+    let device = Device::resolve(&args.device).map_err(CliError::new)?;
+    let settings = Settings::resolve(
+        &AutoSettings {
+            memory: args
+                .memory
+                .as_deref()
+                .map(parse_size)
+                .transpose()
+                .map_err(CliError::new)?,
+            device: None,
+            time_limit: Some(args.time_limit),
+            seed: Some(args.seed),
+            evaluations: Some(args.evaluations),
+        },
+        &device,
+    )
+    .map_err(CliError::new)?;
+    let fixed = match &args.schedule {
+        Some(path) => Some(Schedule::load(path).map_err(CliError::new)?),
+        None => None,
+    };
+    let mesh = mesh_of(args.mesh.as_deref(), fixed.as_ref())?;
+    let axes: Vec<String> = if args.axes.is_empty() {
+        mesh.iter().map(|axis| axis.name.clone()).collect()
+    } else {
+        args.axes.clone()
+    };
+    for axis in &axes {
+        if !mesh.iter().any(|known| &known.name == axis) {
+            let names: Vec<&str> = mesh.iter().map(|axis| axis.name.as_str()).collect();
+            return Err(CliError::new(format!(
+                "--axes names '{axis}', which is not in the mesh ({})",
+                names.join(", ")
+            )));
+        }
+    }
+
+    let session = Session::new(&source);
+    let text = read_model(&args.model)?;
+    let step = Step::start(&format!("parsing {source}"));
+    let module = session.parse(&text).inspect_err(|_| eprintln!("failed"))?;
+    step.done();
+    crate::passes::unmerge::run(module.as_operation())
+        .map_err(|error| session.pass_error(error))?;
+    let context = session.context();
+    let mut plan = Schedule {
+        mesh: mesh.clone(),
+        tactics: Vec::new(),
+        file: String::new(),
+    };
+    let mut searches: Vec<(String, SearchSummary)> = Vec::new();
+    // FIXED's tactics (its own `auto` tactics searched in place), kept as applied.
+    let fixed = fixed.unwrap_or_else(|| plan.clone());
+    schedule::apply(
+        context,
+        module.as_operation(),
+        &fixed,
+        &device,
+        &mut |outcome, _| {
+            if let Some(outcome) = outcome {
+                if let Some(search) = &outcome.search {
+                    searches.push((outcome.tactic.name.clone(), search.clone()));
+                }
+                plan.tactics.push(outcome.tactic.clone());
+            }
+            Ok(())
+        },
+    )
+    .map_err(|error| session.pass_error(error))?;
+    session.take();
+
+    eprintln!(
+        "partir: searching {} on {} (budget {} per device, seed {}, at most {} plans or {} per phase)",
+        axes.join(", "),
+        device.name,
+        crate::report::text::bytes(settings.budget_bytes),
+        settings.seed,
+        settings.evaluations,
+        seconds_text(settings.time_limit.as_secs_f64()),
+    );
+    let mut last: Option<Found> = None;
+    for phase in [Phases::Compute, Phases::Memory] {
+        if phase == Phases::Memory && last.as_ref().is_none_or(|found| found.fits) {
+            break;
+        }
+        for axis in &axes {
+            let name = format!("auto-{axis}");
+            let found = search(&session, &module, axis, &settings, phase, &name)?;
+            let mut propagation = Propagation::new(context);
+            let location = program_location(module.as_operation());
+            for tactic in &found.tactics {
+                apply_tactic(
+                    context,
+                    module.as_operation(),
+                    tactic,
+                    location,
+                    &mut propagation,
+                )
+                .map_err(|error| session.pass_error(error))?;
+                plan.tactics.push(tactic.clone());
+            }
+            session.take();
+            if let Some(first) = found.tactics.first() {
+                searches.push((first.name.clone(), found.summary.clone()));
+            }
+            eprintln!("partir: {}", auto::summary_line(&found));
+            for decision in &found.summary.decisions {
+                eprintln!("  {}: {}", decision.group, decision.decision);
+            }
+            if found.tactics.is_empty() {
+                eprintln!("  (nothing: every value stays whole along '{axis}')");
+            }
+            last = Some(found);
+        }
+    }
+    let last = last.expect("at least one axis");
+    if !last.fits {
+        return Err(CliError::new(format!(
+            "{source}: no plan found fits the memory budget of {} per device on {}: the smallest peak found is {}",
+            crate::report::text::bytes(settings.budget_bytes),
+            device.name,
+            crate::report::text::bytes(last.score.peak_bytes)
+        )));
+    }
+    if plan.tactics.is_empty() {
+        // Nothing beats the replicated program (communication costs more than it saves): the
+        // plan says so as a schedule, every value pinned whole on each axis searched.
+        for axis in &axes {
+            plan.tactics.push(Tactic {
+                name: format!("auto-{axis}"),
+                axis: axis.clone(),
+                tile: Vec::new(),
+                replicate: vec!["*".into()],
+                reach: crate::schedule::Reach::All,
+                auto: None,
+                comment: vec![format!(
+                    "Found by partir auto: no split along '{axis}' is faster than keeping every value whole."
+                )],
+                line: 0,
+            });
+        }
+    }
+    let header = vec![
+        format!(
+            "Plan for {source}, found by `partir auto` on {}.",
+            device.name
+        ),
+        format!(
+            "Budget {} per device, seed {}. Apply it with: partir partition {source} -s {}",
+            crate::report::text::bytes(settings.budget_bytes),
+            settings.seed,
+            shown(&args.output)
+        ),
+    ];
+    std::fs::write(&args.output, plan.to_toml(&header)).map_err(|error| {
+        CliError::new(format!("cannot write '{}': {error}", args.output.display()))
+    })?;
+    eprintln!(
+        "partir: wrote the plan to {}; the plan, replayed:",
+        shown(&args.output)
+    );
+    replay(args, &source, &device, &searches)?;
+    eprintln!(
+        "partir: searched in {} in total",
+        seconds_text(total.elapsed().as_secs_f64())
+    );
+    Ok(0)
+}
+
+/// One axis's search, with a progress bar of plans priced and the best step time so far.
+fn search(
+    session: &Session,
+    module: &Module,
+    axis: &str,
+    settings: &Settings,
+    phase: Phases,
+    name: &str,
+) -> Result<Found, CliError> {
+    let bar = Progress::bar(settings.evaluations, "plans priced");
+    let found = auto::search_axis(
+        session.context(),
+        module.as_operation(),
+        axis,
+        settings,
+        phase,
+        name,
+        &mut |what, priced, best| {
+            let best = best
+                .map(|seconds| format!(", best step {}", crate::report::text::seconds(seconds)))
+                .unwrap_or_default();
+            bar.set(priced, &format!("({what}{best})"));
+        },
+    );
+    bar.finish();
+    found.map_err(|error| session.pass_error(error))
+}
+
+/// `partir partition`'s priced run of the written plan: its table, and the reports.
+fn replay(
+    args: &AutoArgs,
+    source: &str,
+    device: &Device,
+    searches: &[(String, SearchSummary)],
+) -> Result<(), CliError> {
+    let session = Session::new(source);
+    let model = ModelArgs {
+        model: args.model.clone(),
+        schedule: args.output.clone(),
+    };
+    let (_, story) = partition_priced(&session, &model, Some(device))?;
+    let mut story = story.expect("priced");
+    for tactic in &mut story.tactics {
+        name_source(&mut tactic.report, source);
+        if let Some((_, search)) = searches.iter().find(|(name, _)| name == &tactic.tactic) {
+            tactic.search = Some(search.clone());
+        }
+    }
+    story.model = source.to_string();
+    story.schedule = shown(&args.output);
+    if let Some(last) = story.tactics.last() {
+        eprint!("{}", last.report.text());
+    }
+    write_reports(&story, args.report.as_deref(), args.html.as_deref())
+}
+
+/// The mesh: `--mesh`, else the fixed schedule's; both given, they must agree.
+fn mesh_of(text: Option<&str>, fixed: Option<&Schedule>) -> Result<Vec<MeshAxis>, CliError> {
+    let given = text
+        .map(|text| Mesh::parse_axes(&text.split(',').collect::<Vec<_>>()))
+        .transpose()
+        .map_err(|error| CliError::new(format!("--mesh: {error}")))?;
+    let scheduled = fixed
+        .map(|fixed| fixed.mesh.clone())
+        .filter(|mesh| !mesh.is_empty());
+    match (given, scheduled) {
+        (Some(given), Some(scheduled)) if given != scheduled => Err(CliError::new(format!(
+            "--mesh {} differs from the fixed schedule's mesh {}",
+            text.unwrap_or_default(),
+            scheduled
+                .iter()
+                .map(|axis| format!("{}={}", axis.name, axis.size))
+                .collect::<Vec<_>>()
+                .join(",")
+        ))),
+        (Some(mesh), _) | (None, Some(mesh)) => Ok(mesh),
+        (None, None) => Err(CliError::new(
+            "no mesh: give --mesh batch=4,model=2 (or a fixed schedule with a mesh)",
+        )),
+    }
+}

@@ -1,0 +1,230 @@
+//! Pricing a candidate plan: the base program (Core, with every decision taken before) is
+//! cloned, the plan's tactics are applied and propagated as `partir partition` applies them,
+//! and the result is lowered in place and simulated, exactly as `partir-simulate` prices it.
+//! Prices are cached by sharding state (which arguments the plan tiles, how many ops it
+//! partitions, how many conflicts it met): plans that propagate to the same program are
+//! priced once.
+
+use super::mcts::Score;
+use crate::{
+    ir::names,
+    passes::{
+        program_location, propagate::Propagation, schedule::apply_tactic, simulate, tile, PassError,
+    },
+    schedule::Tactic,
+    sim::{self, report::ValueSharding, Device},
+};
+use melior::{
+    ir::{
+        block::BlockLike, operation::OperationLike, Module, OperationRef, RegionLike, Value,
+        ValueLike,
+    },
+    Context,
+};
+use std::collections::HashMap;
+
+/// What a plan did to the program, as far as the search tells plans apart.
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct State {
+    /// (argument index, dim) tiled along the axis searched.
+    pub tiled: Vec<(usize, usize)>,
+    pub partitioned: usize,
+    pub conflicts: usize,
+}
+
+pub struct Evaluator<'c, 'm> {
+    context: &'c Context,
+    base: OperationRef<'c, 'm>,
+    device: Device,
+    axis: String,
+    by_state: HashMap<State, Option<Score>>,
+    /// Programs lowered and simulated (cache misses).
+    pub priced: usize,
+    base_state: State,
+}
+
+impl<'c, 'm> Evaluator<'c, 'm> {
+    pub fn new(
+        context: &'c Context,
+        base: OperationRef<'c, 'm>,
+        device: &Device,
+        axis: &str,
+    ) -> Self {
+        let base_state = State {
+            tiled: tiled_arguments(base, axis),
+            ..State::default()
+        };
+        Self {
+            context,
+            base,
+            device: device.clone(),
+            axis: axis.to_string(),
+            by_state: HashMap::new(),
+            priced: 0,
+            base_state,
+        }
+    }
+
+    pub fn axis(&self) -> &str {
+        &self.axis
+    }
+
+    /// The state of the base program, before any action of this axis.
+    pub fn base_state(&self) -> State {
+        self.base_state.clone()
+    }
+
+    /// The state after `tactics` and its price, or `None` when they do not apply.
+    pub fn state_and_price(&mut self, tactics: &[Tactic]) -> Option<(State, Option<Score>)> {
+        self.run(tactics, true)
+    }
+
+    /// The price after `tactics`, or `None` when they do not apply or cannot be lowered.
+    pub fn price(&mut self, tactics: &[Tactic]) -> Option<Score> {
+        self.run(tactics, true).and_then(|(_, score)| score)
+    }
+
+    fn run(&mut self, tactics: &[Tactic], priced: bool) -> Option<(State, Option<Score>)> {
+        let _quiet = Quiet::new(self.context);
+        let copy = Module::from_operation(crate::ffi::clone_operation(self.base))
+            .expect("a module's clone is a module");
+        let mut propagation = Propagation::new(self.context);
+        let location = program_location(copy.as_operation());
+        let mut state = self.base_state.clone();
+        for tactic in tactics {
+            let outcome = apply_tactic(
+                self.context,
+                copy.as_operation(),
+                tactic,
+                location,
+                &mut propagation,
+            )
+            .ok()?;
+            state.partitioned += outcome.partitioned;
+            state.conflicts += outcome.conflicts;
+        }
+        state.tiled = tiled_arguments(copy.as_operation(), &self.axis);
+        if !priced {
+            return Some((state, None));
+        }
+        if let Some(known) = self.by_state.get(&state) {
+            return Some((state, *known));
+        }
+        self.priced += 1;
+        let score = price_core(self.context, copy, &self.device).ok();
+        self.by_state.insert(state.clone(), score);
+        Some((state, score))
+    }
+}
+
+/// Lowers a Core module (a copy: it is consumed) and prices it as `partir-simulate` does,
+/// plus what the next step would pay to take this step's state back (see [`state_resharding`]).
+pub fn price_core<'c>(
+    context: &'c Context,
+    copy: Module<'c>,
+    device: &Device,
+) -> Result<Score, PassError<'c>> {
+    let lowered = simulate::lower_in_place(context, copy)?;
+    let profile = simulate::profile_hlo(lowered.as_operation())?;
+    let report = sim::simulate(&profile, device);
+    let shardings = simulate::value_shardings(lowered.as_operation());
+    Ok(Score {
+        seconds: report.totals.step_seconds + state_resharding(&shardings, &profile.mesh, device),
+        peak_bytes: report.totals.peak_memory_bytes,
+    })
+}
+
+/// The seconds of all_gathers that would bring each state result (a result named like an
+/// argument: `params/w1` in, `params/w1` out) back to its argument's split for the next step.
+/// Zero for consistent plans (BP, Megatron, ZeRO all return state split as it came in). One
+/// step's simulation does not see this cost; without it the search would prefer plans that
+/// split only the optimizer's update and return the parameters split (`all_slice`, free),
+/// leaving the gather to the next step.
+pub fn state_resharding(
+    shardings: &[ValueSharding],
+    mesh: &[crate::ir::MeshAxis],
+    device: &Device,
+) -> f64 {
+    let size_of = |axis: &String| {
+        mesh.iter()
+            .find(|known| &known.name == axis)
+            .map_or(1, |known| known.size)
+    };
+    let mut seconds = 0.0;
+    for result in shardings.iter().filter(|value| value.is_result) {
+        let Some(argument) = shardings
+            .iter()
+            .find(|value| !value.is_result && value.name == result.name)
+        else {
+            continue;
+        };
+        let extra: Vec<String> = result
+            .axes
+            .iter()
+            .enumerate()
+            .flat_map(|(dim, axes)| {
+                let wanted = argument.axes.get(dim).cloned().unwrap_or_default();
+                axes.iter()
+                    .filter(move |axis| !wanted.contains(axis))
+                    .cloned()
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        if extra.is_empty() {
+            continue;
+        }
+        let group: i64 = extra.iter().map(size_of).product();
+        let local: i64 = result.local_shape.iter().product();
+        // f32 state: the gathered buffer's bytes.
+        let bytes = 4.0 * (local * group) as f64;
+        seconds +=
+            sim::cost::collective_on(sim::CollectiveKind::AllGather, &extra, group, bytes, device)
+                .seconds;
+    }
+    seconds
+}
+
+/// (argument index, dim) of the entry function's arguments split along `axis`.
+pub fn tiled_arguments(module: OperationRef, axis: &str) -> Vec<(usize, usize)> {
+    let mut found = Vec::new();
+    for func in names::entry_functions(module) {
+        let Some(body) = func.region(0).ok().and_then(|region| region.first_block()) else {
+            continue;
+        };
+        for index in 0..body.argument_count() {
+            let value = Value::from(body.argument(index).expect("index < count"));
+            let rank = crate::ir::core::static_shape(value.r#type())
+                .map(|shape| shape.len())
+                .unwrap_or(0);
+            for dim in 0..rank {
+                if tile::split_along(value, dim)
+                    .iter()
+                    .any(|other| other == axis)
+                {
+                    found.push((index, dim));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// Silences diagnostics while it lives: the search applies thousands of plans whose remarks
+/// (propagation stops, tactic summaries) are not the user's.
+pub struct Quiet<'c> {
+    context: &'c Context,
+    id: melior::diagnostic::DiagnosticHandlerId,
+}
+
+impl<'c> Quiet<'c> {
+    pub fn new(context: &'c Context) -> Self {
+        let id = context.attach_diagnostic_handler(|_| true);
+        Self { context, id }
+    }
+}
+
+impl Drop for Quiet<'_> {
+    fn drop(&mut self) {
+        self.context.detach_diagnostic_handler(self.id);
+    }
+}

@@ -1,0 +1,503 @@
+//! The search of one axis: UCT Monte Carlo tree search over *sets* of actions (the papers'
+//! goal-oriented MCTS, "Automatic Discovery of Composite SPMD Partitioning Strategies").
+//!
+//! A state is the set of actions taken so far (ascending action indices, so each set has one
+//! path: the tree is the lattice of combinations, not of orderings). Every state is a complete
+//! plan: "stop here" is always allowed, so each new node is priced as it is, and then a random
+//! rollout from it adds more actions and is priced too. Prices are cached by state, so a
+//! re-visited plan costs nothing; the search is anytime (the best plan that fits is kept) and
+//! deterministic under a seed as long as it ends by its evaluation budget, not by the clock.
+//!
+//! Reward of a plan: `reference / step time` when it fits the memory budget (the reference is
+//! the empty plan's step time, so rewards sit near 1), else `0.1 · budget / peak`: below every
+//! plan that fits, and higher the closer it comes to fitting.
+
+use crate::random::SplitMix64;
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+/// What a plan costs per device.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Score {
+    pub seconds: f64,
+    pub peak_bytes: f64,
+}
+
+/// The search problem of one axis.
+pub trait Problem {
+    fn action_count(&self) -> usize;
+    /// Whether `action` may be added to `chosen` (ascending; e.g. one decision per group).
+    fn compatible(&self, chosen: &[usize], action: usize) -> bool;
+    /// Prices the plan `chosen` (ascending); `None` when it cannot be applied.
+    fn evaluate(&mut self, chosen: &[usize]) -> Option<Score>;
+    /// How promising `action` looks on its own (higher first): children are expanded in this
+    /// order, ties in a seeded random order.
+    fn prior(&self, _action: usize) -> f64 {
+        0.0
+    }
+}
+
+/// When the search stops, and what fits.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    pub budget_bytes: f64,
+    /// At most this many distinct plans are priced.
+    pub evaluations: usize,
+    pub time_limit: Duration,
+    pub seed: u64,
+}
+
+/// A plan and its price.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plan {
+    pub actions: Vec<usize>,
+    pub score: Score,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Outcome {
+    /// The fastest plan that fits (fewer actions among equals).
+    pub best: Option<Plan>,
+    /// The plan with the smallest peak memory: what to build on when nothing fits yet.
+    pub smallest: Option<Plan>,
+    /// Distinct plans priced.
+    pub evaluations: usize,
+    /// (evaluations so far, best step time so far) each time the best improved.
+    pub curve: Vec<(usize, f64)>,
+    /// Every plan reachable was priced (the optimum is exact).
+    pub exhausted: bool,
+    /// The clock stopped the search (the result may depend on the machine's speed).
+    pub timed_out: bool,
+}
+
+struct Node {
+    chosen: Vec<usize>,
+    untried: Vec<usize>,
+    children: Vec<usize>,
+    visits: f64,
+    total: f64,
+    /// The best reward seen below.
+    best: f64,
+    exhausted: bool,
+}
+
+/// Exploration weight of UCT: rewards are near 1, improvements tens of percent.
+const EXPLORATION: f64 = 0.3;
+/// How much a branch's best plan counts against its average.
+const MAX_WEIGHT: f64 = 0.5;
+/// A rollout adds another action with this probability.
+const ROLLOUT_CONTINUE: f64 = 0.5;
+/// Iterations in a row that price nothing new before the search gives up (every path it
+/// prefers is cached).
+const STALE_ITERATIONS: usize = 2000;
+
+struct Search<'p, P: Problem> {
+    problem: &'p mut P,
+    limits: Limits,
+    random: SplitMix64,
+    cache: HashMap<Vec<usize>, Option<Score>>,
+    reference: f64,
+    outcome: Outcome,
+    nodes: Vec<Node>,
+}
+
+pub fn search<P: Problem>(problem: &mut P, limits: &Limits) -> Outcome {
+    let start = Instant::now();
+    let mut search = Search {
+        problem,
+        limits: limits.clone(),
+        random: SplitMix64(limits.seed),
+        cache: HashMap::new(),
+        reference: f64::NAN,
+        outcome: Outcome::default(),
+        nodes: Vec::new(),
+    };
+    let root = search.node(Vec::new());
+    let empty = search.price(&[]);
+    search.reference = match empty {
+        Some(score) if score.seconds > 0.0 => score.seconds,
+        _ => 1.0,
+    };
+    let mut stale = 0;
+    while !search.nodes[root].exhausted && stale < STALE_ITERATIONS {
+        if search.outcome.evaluations >= limits.evaluations {
+            break;
+        }
+        if start.elapsed() >= limits.time_limit {
+            search.outcome.timed_out = true;
+            break;
+        }
+        let before = search.outcome.evaluations;
+        search.iterate(root);
+        stale = if search.outcome.evaluations == before {
+            stale + 1
+        } else {
+            0
+        };
+    }
+    search.outcome.exhausted = search.nodes[root].exhausted;
+    search.outcome
+}
+
+impl<P: Problem> Search<'_, P> {
+    fn node(&mut self, chosen: Vec<usize>) -> usize {
+        let after = chosen.last().map_or(0, |last| last + 1);
+        let mut untried: Vec<usize> = (after..self.problem.action_count())
+            .filter(|&action| self.problem.compatible(&chosen, action))
+            .collect();
+        // Seeded shuffle (Fisher-Yates), then the most promising last: `pop` tries it first.
+        for index in (1..untried.len()).rev() {
+            untried.swap(index, self.random.below(index + 1));
+        }
+        untried.sort_by(|&a, &b| self.problem.prior(a).total_cmp(&self.problem.prior(b)));
+        self.nodes.push(Node {
+            chosen,
+            untried,
+            children: Vec::new(),
+            visits: 0.0,
+            total: 0.0,
+            best: 0.0,
+            exhausted: false,
+        });
+        self.nodes.len() - 1
+    }
+
+    /// The price of `chosen`, from the cache or the problem; keeps the best plans.
+    fn price(&mut self, chosen: &[usize]) -> Option<Score> {
+        if let Some(known) = self.cache.get(chosen) {
+            return *known;
+        }
+        let score = self.problem.evaluate(chosen);
+        self.cache.insert(chosen.to_vec(), score);
+        self.outcome.evaluations += 1;
+        if let Some(score) = score {
+            let plan = || Plan {
+                actions: chosen.to_vec(),
+                score,
+            };
+            let fits = score.peak_bytes <= self.limits.budget_bytes;
+            let better = |best: &Option<Plan>| match best {
+                None => true,
+                Some(best) => {
+                    score.seconds < best.score.seconds
+                        || (score.seconds == best.score.seconds
+                            && chosen.len() < best.actions.len())
+                }
+            };
+            if fits && better(&self.outcome.best) {
+                self.outcome.best = Some(plan());
+                self.outcome
+                    .curve
+                    .push((self.outcome.evaluations, score.seconds));
+            }
+            let smaller = match &self.outcome.smallest {
+                None => true,
+                Some(smallest) => score.peak_bytes < smallest.score.peak_bytes,
+            };
+            if smaller {
+                self.outcome.smallest = Some(plan());
+            }
+        }
+        score
+    }
+
+    fn reward(&mut self, chosen: &[usize]) -> f64 {
+        match self.price(chosen) {
+            None => 0.0,
+            Some(score) if score.peak_bytes <= self.limits.budget_bytes => {
+                self.reference / score.seconds.max(1e-15)
+            }
+            Some(score) => 0.1 * (self.limits.budget_bytes / score.peak_bytes).min(1.0),
+        }
+    }
+
+    /// One selection, expansion, rollout and backup.
+    fn iterate(&mut self, root: usize) {
+        let mut path = vec![root];
+        let mut current = root;
+        while self.nodes[current].untried.is_empty() {
+            match self.select(current) {
+                Some(child) => {
+                    current = child;
+                    path.push(child);
+                }
+                None => break,
+            }
+        }
+        let value = match self.nodes[current].untried.pop() {
+            Some(action) => {
+                let mut chosen = self.nodes[current].chosen.clone();
+                chosen.push(action);
+                let child = self.node(chosen.clone());
+                self.nodes[current].children.push(child);
+                path.push(child);
+                let own = self.reward(&chosen);
+                if self.outcome.evaluations < self.limits.evaluations {
+                    own.max(self.rollout(chosen))
+                } else {
+                    own
+                }
+            }
+            None => {
+                // A leaf with nothing left to add: its own (cached) price.
+                let chosen = self.nodes[current].chosen.clone();
+                self.nodes[current].exhausted = true;
+                self.reward(&chosen)
+            }
+        };
+        for &node in path.iter().rev() {
+            let node_ref = &mut self.nodes[node];
+            node_ref.visits += 1.0;
+            node_ref.total += value;
+            node_ref.best = node_ref.best.max(value);
+        }
+        // Exhaustion climbs back up: a node whose children are all exhausted is too.
+        for &node in path.iter().rev() {
+            let done = self.nodes[node].untried.is_empty()
+                && self.nodes[node]
+                    .children
+                    .iter()
+                    .all(|&child| self.nodes[child].exhausted);
+            if !done {
+                break;
+            }
+            self.nodes[node].exhausted = true;
+        }
+    }
+
+    /// The child with the highest UCT value that still has something to explore.
+    fn select(&self, node: usize) -> Option<usize> {
+        let parent_visits = self.nodes[node].visits.max(1.0);
+        self.nodes[node]
+            .children
+            .iter()
+            .copied()
+            .filter(|&child| !self.nodes[child].exhausted)
+            .max_by(|&a, &b| {
+                self.uct(a, parent_visits)
+                    .total_cmp(&self.uct(b, parent_visits))
+            })
+    }
+
+    fn uct(&self, node: usize, parent_visits: f64) -> f64 {
+        let node = &self.nodes[node];
+        if node.visits == 0.0 {
+            return f64::INFINITY;
+        }
+        // Single-player search: a branch is as good as the best plan in it, tempered by its
+        // average (Schadd et al., "Single-Player Monte-Carlo Tree Search").
+        let value = MAX_WEIGHT * node.best + (1.0 - MAX_WEIGHT) * node.total / node.visits;
+        value + EXPLORATION * (parent_visits.ln() / node.visits).sqrt()
+    }
+
+    /// Adds random compatible actions (each time with probability `ROLLOUT_CONTINUE`) and
+    /// prices the result.
+    fn rollout(&mut self, mut chosen: Vec<usize>) -> f64 {
+        let start = chosen.len();
+        loop {
+            if !self.random.chance(ROLLOUT_CONTINUE) {
+                break;
+            }
+            let after = chosen.last().map_or(0, |last| last + 1);
+            let options: Vec<usize> = (after..self.problem.action_count())
+                .filter(|&action| self.problem.compatible(&chosen, action))
+                .collect();
+            if options.is_empty() {
+                break;
+            }
+            chosen.push(*self.random.pick(&options));
+        }
+        if chosen.len() == start {
+            return 0.0;
+        }
+        self.reward(&chosen)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A toy partitioning problem: `groups` groups of `options` mutually exclusive actions;
+    /// each action saves some time and memory, and pairs of actions interact (a resharding
+    /// between them costs time).
+    struct Toy {
+        groups: usize,
+        options: usize,
+        saving: Vec<f64>,
+        memory: Vec<f64>,
+        clash: Vec<Vec<f64>>,
+        priced: usize,
+    }
+
+    impl Toy {
+        fn new(groups: usize, options: usize, seed: u64) -> Self {
+            let count = groups * options;
+            let mut random = SplitMix64(seed);
+            let saving = (0..count).map(|_| random.uniform() * 3.0 - 1.0).collect();
+            let memory = (0..count).map(|_| random.uniform() * 4.0).collect();
+            let clash = (0..count)
+                .map(|_| {
+                    (0..count)
+                        .map(|_| {
+                            if random.chance(0.3) {
+                                random.uniform() * 2.0
+                            } else {
+                                0.0
+                            }
+                        })
+                        .collect()
+                })
+                .collect();
+            Toy {
+                groups,
+                options,
+                saving,
+                memory,
+                clash,
+                priced: 0,
+            }
+        }
+
+        fn price(&self, chosen: &[usize]) -> Score {
+            let mut seconds = 20.0;
+            let mut peak = 20.0;
+            for (index, &a) in chosen.iter().enumerate() {
+                seconds -= self.saving[a];
+                peak -= self.memory[a];
+                for &b in &chosen[index + 1..] {
+                    seconds += self.clash[a][b];
+                }
+            }
+            Score {
+                seconds,
+                peak_bytes: peak,
+            }
+        }
+
+        /// The optimum by enumerating every plan (each group: none or one of its options).
+        fn optimum(&self, budget: f64) -> Option<f64> {
+            let mut best: Option<f64> = None;
+            let plans = (self.options + 1).pow(self.groups as u32);
+            for code in 0..plans {
+                let mut chosen = Vec::new();
+                let mut rest = code;
+                for group in 0..self.groups {
+                    let pick = rest % (self.options + 1);
+                    rest /= self.options + 1;
+                    if pick > 0 {
+                        chosen.push(group * self.options + pick - 1);
+                    }
+                }
+                let score = self.price(&chosen);
+                if score.peak_bytes <= budget && best.is_none_or(|best| score.seconds < best) {
+                    best = Some(score.seconds);
+                }
+            }
+            best
+        }
+    }
+
+    impl Problem for Toy {
+        fn action_count(&self) -> usize {
+            self.groups * self.options
+        }
+        fn compatible(&self, chosen: &[usize], action: usize) -> bool {
+            chosen
+                .iter()
+                .all(|&other| other / self.options != action / self.options)
+        }
+        fn evaluate(&mut self, chosen: &[usize]) -> Option<Score> {
+            self.priced += 1;
+            Some(self.price(chosen))
+        }
+    }
+
+    fn limits(budget: f64, evaluations: usize, seed: u64) -> Limits {
+        Limits {
+            budget_bytes: budget,
+            evaluations,
+            time_limit: Duration::from_secs(60),
+            seed,
+        }
+    }
+
+    #[test]
+    fn finds_the_exhaustive_optimum_of_small_problems() {
+        for seed in 0..20 {
+            let mut toy = Toy::new(4, 3, seed);
+            let budget = 14.0;
+            let optimum = toy.optimum(budget);
+            let outcome = search(&mut toy, &limits(budget, 10_000, seed));
+            assert!(outcome.exhausted, "256 plans: the search prices them all");
+            assert_eq!(outcome.evaluations, 256, "each plan priced once (cached)");
+            assert_eq!(toy.priced, 256);
+            assert_eq!(
+                outcome.best.map(|plan| plan.score.seconds),
+                optimum,
+                "seed {seed}"
+            );
+        }
+    }
+
+    #[test]
+    fn finds_the_optimum_pricing_a_fraction_of_the_plans() {
+        // 6 groups of 3: 4096 plans. UCT concentrates on the good branches.
+        let mut found = 0;
+        for seed in 0..10 {
+            let mut toy = Toy::new(6, 3, 100 + seed);
+            let optimum = toy.optimum(f64::INFINITY).unwrap();
+            let outcome = search(&mut toy, &limits(f64::INFINITY, 1000, seed));
+            assert!(outcome.evaluations <= 1000);
+            let best = outcome.best.unwrap().score.seconds;
+            assert!(best <= optimum + 1.0, "seed {seed}: {best} vs {optimum}");
+            found += usize::from(best == optimum);
+        }
+        assert!(found >= 8, "the exact optimum in {found} of 10 problems");
+    }
+
+    #[test]
+    fn plans_over_budget_are_never_best() {
+        let mut toy = Toy::new(4, 3, 7);
+        let outcome = search(&mut toy, &limits(-1.0, 10_000, 1));
+        assert!(outcome.best.is_none(), "nothing fits a negative budget");
+        let smallest = outcome.smallest.unwrap();
+        let least = (0..1)
+            .map(|_| toy.price(&smallest.actions).peak_bytes)
+            .next()
+            .unwrap();
+        assert_eq!(smallest.score.peak_bytes, least);
+        for seed in 0..5 {
+            let mut toy = Toy::new(4, 3, seed);
+            let outcome = search(&mut toy, &limits(12.0, 10_000, seed));
+            if let Some(best) = outcome.best {
+                assert!(best.score.peak_bytes <= 12.0);
+            }
+        }
+    }
+
+    #[test]
+    fn a_seed_determines_the_search() {
+        let run = |seed| {
+            let mut toy = Toy::new(6, 3, 3);
+            let outcome = search(&mut toy, &limits(f64::INFINITY, 200, seed));
+            (outcome.best, outcome.curve)
+        };
+        assert_eq!(run(5), run(5));
+        assert_ne!(run(5).1, run(6).1, "another seed explores in another order");
+    }
+
+    #[test]
+    fn the_curve_only_improves() {
+        let mut toy = Toy::new(6, 3, 11);
+        let outcome = search(&mut toy, &limits(f64::INFINITY, 500, 2));
+        assert!(outcome
+            .curve
+            .windows(2)
+            .all(|pair| pair[1].1 < pair[0].1 && pair[1].0 > pair[0].0));
+        assert_eq!(
+            outcome.curve.last().map(|point| point.1),
+            outcome.best.map(|plan| plan.score.seconds)
+        );
+    }
+}

@@ -1,0 +1,573 @@
+//! `partir-auto{axis=A memory=SIZE device=D time-limit=S seed=N}`: automatic partitioning
+//! along one axis (docs/design.md#8-automatic-partitioning), the papers' goal-oriented Monte
+//! Carlo tree search. Also the `auto` tactic of schedules and the `partir auto` command.
+//!
+//! One axis is searched in two phases, each its own [`mcts`] problem over the actions
+//! [`space`] finds:
+//! 1. compute: tiles propagated through every op (batch, Megatron, ...) and replicates, for
+//!    the best simulated step time within the memory budget;
+//! 2. memory, only when the best plan of phase 1 does not fit: shards propagated through
+//!    elementwise ops only (ZeRO: parameters and optimizer state stored split, gathered for
+//!    compute), conditioned on phase 1's plan.
+//!
+//! A phase's result is an ordinary tactic (`tile = {...}`, `replicate = [...]`, `propagate =
+//! "elementwise"` for phase 2), so a found plan is a schedule `partir partition` replays.
+
+pub mod evaluate;
+pub mod mcts;
+pub mod space;
+
+use crate::{
+    ffi,
+    ir::{names, Mesh},
+    passes::{
+        names::AUTO as PASS, options::AutoOptions, program_location, propagate::Propagation,
+        schedule::apply_tactic, PassError, PassResult,
+    },
+    schedule::{parse_size, AutoSettings, Reach, Tactic},
+    sim::{
+        report::{Decision, SearchSummary},
+        Device, DEFAULT_DEVICE,
+    },
+};
+use evaluate::Evaluator;
+use mcts::{Limits, Score};
+use melior::{
+    ir::{Module, OperationRef, ValueLike},
+    Context,
+};
+use space::{Candidate, Space};
+use std::time::{Duration, Instant};
+
+/// Distinct plans priced per phase, unless told otherwise.
+pub const DEFAULT_EVALUATIONS: usize = 300;
+/// Seconds per phase, unless told otherwise.
+pub const DEFAULT_TIME_LIMIT: f64 = 60.0;
+
+/// How a search runs, resolved.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub device: Device,
+    pub budget_bytes: f64,
+    pub time_limit: Duration,
+    pub seed: u64,
+    pub evaluations: usize,
+}
+
+impl Settings {
+    /// `auto`'s settings with the defaults filled in: the device `default_device` unless it
+    /// names one, a budget of the device's capacity.
+    pub fn resolve(auto: &AutoSettings, default_device: &Device) -> Result<Settings, String> {
+        let device = match &auto.device {
+            Some(name) => Device::resolve(name)?,
+            None => default_device.clone(),
+        };
+        let time_limit = auto.time_limit.unwrap_or(DEFAULT_TIME_LIMIT);
+        if !(time_limit > 0.0) {
+            return Err(format!("the time limit must be positive, got {time_limit}"));
+        }
+        Ok(Settings {
+            budget_bytes: auto
+                .memory
+                .map(|bytes| bytes as f64)
+                .unwrap_or(device.memory_bytes),
+            device,
+            time_limit: Duration::from_secs_f64(time_limit),
+            seed: auto.seed.unwrap_or(0),
+            evaluations: auto.evaluations.unwrap_or(DEFAULT_EVALUATIONS).max(1),
+        })
+    }
+}
+
+/// Which phases of an axis to search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phases {
+    /// Compute only: `partir auto` searches every axis's compute first, memory after.
+    Compute,
+    /// Memory only (ZeRO-like sharding), on a program whose compute is decided.
+    Memory,
+    /// Compute, then memory when the compute plan does not fit.
+    Both,
+}
+
+/// What a search found for one axis.
+#[derive(Clone, Debug)]
+pub struct Found {
+    /// The tactics to apply, in order (none when everything stays as it is).
+    pub tactics: Vec<Tactic>,
+    pub summary: SearchSummary,
+    /// The price after them.
+    pub score: Score,
+    pub fits: bool,
+}
+
+/// Progress of a long search: (phase, plans priced, best step time so far).
+pub type ProgressFn<'p> = dyn FnMut(&str, usize, Option<f64>) + 'p;
+
+pub fn run<'c>(
+    context: &'c Context,
+    module: OperationRef<'c, '_>,
+    options: &AutoOptions,
+) -> PassResult<'c> {
+    let location = program_location(module);
+    let fail = |message: String| PassError::new(location, format!("{PASS}: {message}"));
+    if options.axis.is_empty() {
+        return Err(fail("no axis given (axis=NAME)".into()));
+    }
+    let auto = AutoSettings {
+        memory: match options.memory.as_str() {
+            "" => None,
+            text => Some(parse_size(text).map_err(fail)?),
+        },
+        device: (!options.device.is_empty()).then(|| options.device.clone()),
+        time_limit: (options.time_limit > 0.0).then_some(options.time_limit),
+        seed: Some(options.seed as u64),
+        evaluations: (options.evaluations > 0).then_some(options.evaluations as usize),
+    };
+    let default_device = Device::resolve(DEFAULT_DEVICE).map_err(fail)?;
+    let settings = Settings::resolve(&auto, &default_device).map_err(fail)?;
+    let found = search_axis(
+        context,
+        module,
+        &options.axis,
+        &settings,
+        Phases::Both,
+        "auto",
+        &mut |_, _, _| {},
+    )?;
+    let mut propagation = Propagation::new(context);
+    for tactic in &found.tactics {
+        apply_tactic(context, module, tactic, location, &mut propagation)?;
+    }
+    ffi::emit(
+        location,
+        ffi::Severity::Remark,
+        &format!("{PASS}: {}", summary_line(&found)),
+    );
+    for tactic in &found.tactics {
+        ffi::emit(
+            location,
+            ffi::Severity::Remark,
+            &format!("{PASS}: {}", tactic_line(tactic)),
+        );
+    }
+    Ok(())
+}
+
+/// `axis 'model': 12 raw actions, 5 after analysis, 31 plans priced in 0.84 s; step 34.6 us,
+/// peak 1.78 MiB`.
+pub fn summary_line(found: &Found) -> String {
+    let summary = &found.summary;
+    format!(
+        "axis '{}': {} raw actions, {} after analysis, {} plans priced in {:.2} s{}; step {}, peak {}",
+        summary.axis,
+        summary.raw_actions,
+        summary.reduced_actions,
+        summary.evaluations,
+        summary.seconds,
+        if summary.exhausted { " (all of them)" } else if summary.timed_out { " (time limit)" } else { "" },
+        crate::report::text::seconds(found.score.seconds),
+        crate::report::text::bytes(found.score.peak_bytes),
+    )
+}
+
+/// `tactic 'auto-model' on 'model': tile { params/layers/*/w1 = 1 } replicate [ ... ]`.
+pub fn tactic_line(tactic: &Tactic) -> String {
+    let tiles: Vec<String> = tactic
+        .tile
+        .iter()
+        .map(|(selector, dim)| format!("{selector} = {dim}"))
+        .collect();
+    let mut line = format!(
+        "tactic '{}' on '{}': tile {{ {} }}",
+        tactic.name,
+        tactic.axis,
+        tiles.join(", ")
+    );
+    if !tactic.replicate.is_empty() {
+        line += &format!(" replicate [{}]", tactic.replicate.join(", "));
+    }
+    if tactic.reach == Reach::Elementwise {
+        line += " propagate elementwise";
+    }
+    line
+}
+
+/// Searches `axis` of `module` (left unchanged) and returns the tactics found, named after
+/// `name`. With [`Phases::Both`] or [`Phases::Memory`], a search that finds no plan within
+/// the budget is an error naming the smallest peak it found.
+pub fn search_axis<'c>(
+    context: &'c Context,
+    module: OperationRef<'c, '_>,
+    axis: &str,
+    settings: &Settings,
+    phases: Phases,
+    name: &str,
+    progress: &mut ProgressFn,
+) -> Result<Found, PassError<'c>> {
+    let start = Instant::now();
+    let location = program_location(module);
+    let fail = |message: String| PassError::new(location, format!("{PASS}: {message}"));
+    let mesh = Mesh::find(module).map(|(mesh, _)| mesh).ok_or_else(|| {
+        fail("the module declares no partir.mesh; run partir-mesh{axes=...} first".into())
+    })?;
+    let axis_size = mesh
+        .axis_size(axis)
+        .ok_or_else(|| fail(format!("axis '{axis}' is not in mesh {mesh}")))?;
+    let work =
+        Module::from_operation(ffi::clone_operation(module)).expect("a module's clone is a module");
+    let mut summary = SearchSummary {
+        axis: axis.to_string(),
+        ..SearchSummary::default()
+    };
+    let mut tactics = Vec::new();
+    let mut result: Option<(Score, bool)> = None;
+    let mut propagation = Propagation::new(context);
+    let phase_list: &[(Reach, &str)] = match phases {
+        Phases::Compute => &[(Reach::All, "")],
+        Phases::Memory => &[(Reach::Elementwise, "-zero")],
+        Phases::Both => &[(Reach::All, ""), (Reach::Elementwise, "-zero")],
+    };
+    for &(reach, suffix) in phase_list {
+        if reach == Reach::Elementwise
+            && phases == Phases::Both
+            && result.is_some_and(|(_, fits)| fits)
+        {
+            break;
+        }
+        let phase = Phase {
+            axis,
+            axis_size,
+            reach,
+            name: format!("{name}{suffix}"),
+        };
+        let found = phase.search(
+            context,
+            work.as_operation(),
+            &mesh,
+            settings,
+            &mut summary,
+            progress,
+        )?;
+        result = Some((found.score, found.fits));
+        if let Some(tactic) = found.tactic {
+            let _quiet = evaluate::Quiet::new(context);
+            apply_tactic(
+                context,
+                work.as_operation(),
+                &tactic,
+                location,
+                &mut propagation,
+            )?;
+            tactics.push(tactic);
+        }
+    }
+    summary.seconds = start.elapsed().as_secs_f64();
+    let (score, fits) = result.expect("at least one phase");
+    if !fits && phases != Phases::Compute {
+        return Err(fail(format!(
+            "no plan found fits the memory budget of {} per device on axis '{axis}': the smallest peak found is {} ({} plans priced on {})",
+            crate::report::text::bytes(settings.budget_bytes),
+            crate::report::text::bytes(score.peak_bytes),
+            summary.evaluations,
+            settings.device.name
+        )));
+    }
+    Ok(Found {
+        tactics,
+        summary,
+        score,
+        fits,
+    })
+}
+
+struct Phase<'a> {
+    axis: &'a str,
+    axis_size: i64,
+    reach: Reach,
+    name: String,
+}
+
+struct PhaseResult {
+    tactic: Option<Tactic>,
+    score: Score,
+    fits: bool,
+}
+
+impl Phase<'_> {
+    fn search<'c>(
+        &self,
+        context: &'c Context,
+        base: OperationRef<'c, '_>,
+        mesh: &Mesh,
+        settings: &Settings,
+        summary: &mut SearchSummary,
+        progress: &mut ProgressFn,
+    ) -> Result<PhaseResult, PassError<'c>> {
+        let location = program_location(base);
+        let label = match self.reach {
+            Reach::All => "compute",
+            Reach::Elementwise => "memory",
+        };
+        let mut evaluator = Evaluator::new(context, base, &settings.device, self.axis);
+        let (candidates, all_names) = candidates(base, mesh, self.axis);
+        let mut probed = 0;
+        let space = space::analyse(
+            &mut evaluator,
+            &candidates,
+            &all_names,
+            self.axis_size,
+            self.reach,
+            &mut |count| {
+                probed += count;
+                progress(
+                    &format!("analysing {label} actions on '{}'", self.axis),
+                    probed,
+                    None,
+                );
+            },
+        );
+        if std::env::var_os("PARTIR_AUTO_DEBUG").is_some() {
+            for action in &space.actions {
+                eprintln!(
+                    "action {} {:?} ties {:?}",
+                    space.groups[action.group].selector, action.kind, action.ties
+                );
+            }
+        }
+        summary.raw_actions += space.raw;
+        summary.reduced_actions += space.actions.len();
+        let mut problem = AxisProblem {
+            space: &space,
+            evaluator,
+            phase: self,
+            best: None,
+            budget: settings.budget_bytes,
+            priced: 0,
+            progress,
+            label: format!("searching {label} on '{}'", self.axis),
+        };
+        let limits = Limits {
+            budget_bytes: settings.budget_bytes,
+            evaluations: settings.evaluations,
+            time_limit: settings.time_limit,
+            seed: settings.seed,
+        };
+        let outcome = mcts::search(&mut problem, &limits);
+        let offset = summary.evaluations;
+        summary.evaluations += outcome.evaluations;
+        summary.exhausted = outcome.exhausted;
+        summary.timed_out |= outcome.timed_out;
+        summary.curve.extend(
+            outcome
+                .curve
+                .iter()
+                .map(|&(count, seconds)| (offset + count, seconds)),
+        );
+        let (plan, fits) = match (&outcome.best, &outcome.smallest) {
+            (Some(best), _) => (best.clone(), true),
+            (None, Some(smallest)) => (smallest.clone(), false),
+            (None, None) => {
+                return Err(PassError::new(
+                    location,
+                    format!("{PASS}: no plan on axis '{}' could be priced", self.axis),
+                ))
+            }
+        };
+        for &index in &plan.actions {
+            let action = &space.actions[index];
+            summary.decisions.push(Decision {
+                group: space.groups[action.group].selector.clone(),
+                decision: action.kind.describe(),
+                ties: action
+                    .ties
+                    .iter()
+                    .map(|(name, dim)| format!("{name} dim {dim}"))
+                    .collect(),
+            });
+        }
+        let tactic = (!plan.actions.is_empty()).then(|| {
+            let mut tactic =
+                space::tactic(&space, &plan.actions, self.axis, &self.name, self.reach);
+            tactic.comment = comment(&space, &plan.actions, &outcome, self.reach);
+            tactic
+        });
+        Ok(PhaseResult {
+            tactic,
+            score: plan.score,
+            fits,
+        })
+    }
+}
+
+/// The comment above a found tactic: what the search compared and what each decision ties.
+fn comment(space: &Space, actions: &[usize], outcome: &mcts::Outcome, reach: Reach) -> Vec<String> {
+    let mut lines = vec![format!(
+        "Found by partir auto ({} search): {} plans priced{}, best step {} with peak {}.",
+        match reach {
+            Reach::All => "compute",
+            Reach::Elementwise => "memory",
+        },
+        outcome.evaluations,
+        if outcome.exhausted {
+            " (every plan of the reduced space)"
+        } else {
+            ""
+        },
+        outcome
+            .best
+            .as_ref()
+            .map(|best| crate::report::text::seconds(best.score.seconds))
+            .unwrap_or_else(|| "-".into()),
+        outcome
+            .best
+            .as_ref()
+            .map(|best| crate::report::text::bytes(best.score.peak_bytes))
+            .unwrap_or_else(|| "-".into()),
+    )];
+    for &index in actions {
+        let action = &space.actions[index];
+        let mut line = format!(
+            "  {}: {}",
+            space.groups[action.group].selector,
+            action.kind.describe()
+        );
+        if !action.ties.is_empty() {
+            let shown: Vec<String> = action
+                .ties
+                .iter()
+                .take(4)
+                .map(|(name, dim)| format!("{name} dim {dim}"))
+                .collect();
+            line += &format!(
+                "; propagation also tiles {}{}",
+                shown.join(", "),
+                if action.ties.len() > 4 {
+                    format!(" and {} more", action.ties.len() - 4)
+                } else {
+                    String::new()
+                }
+            );
+        }
+        lines.push(line);
+    }
+    lines
+}
+
+/// The entry functions' arguments with static shapes, and every name a selector can match.
+fn candidates(module: OperationRef, mesh: &Mesh, axis: &str) -> (Vec<Candidate>, Vec<String>) {
+    let mut candidates = Vec::new();
+    let mut all_names = Vec::new();
+    for (name, value) in names::named_values(module) {
+        all_names.push(name.clone());
+        let names::Site::Argument { index, .. } = value.site else {
+            continue;
+        };
+        let Some(shape) = crate::ir::core::static_shape(value.value.r#type()) else {
+            continue;
+        };
+        let mut decided = false;
+        let parts = (0..shape.len())
+            .map(|dim| {
+                let axes = crate::passes::tile::split_along(value.value, dim);
+                decided |= axes.iter().any(|other| other == axis);
+                axes.iter()
+                    .map(|other| mesh.axis_size(other).unwrap_or(1))
+                    .product()
+            })
+            .collect();
+        candidates.push(Candidate {
+            index,
+            name,
+            shape,
+            decided,
+            parts,
+        });
+    }
+    (candidates, all_names)
+}
+
+struct AxisProblem<'s, 'c, 'm, 'p> {
+    space: &'s Space,
+    evaluator: Evaluator<'c, 'm>,
+    phase: &'s Phase<'s>,
+    best: Option<f64>,
+    budget: f64,
+    priced: usize,
+    progress: &'p mut ProgressFn<'p>,
+    label: String,
+}
+
+impl mcts::Problem for AxisProblem<'_, '_, '_, '_> {
+    fn action_count(&self) -> usize {
+        self.space.actions.len()
+    }
+
+    fn compatible(&self, chosen: &[usize], action: usize) -> bool {
+        let action = &self.space.actions[action];
+        let group = action.group;
+        let free = chosen
+            .iter()
+            .all(|&other| self.space.actions[other].group != group);
+        // Pinning a group matters only when a chosen tile would reach it.
+        free && (action.kind != space::Kind::Replicate
+            || chosen
+                .iter()
+                .any(|&other| self.space.actions[other].reaches.contains(&group)))
+    }
+
+    fn prior(&self, action: usize) -> f64 {
+        match self.space.actions[action].alone {
+            Some(score) if score.peak_bytes <= self.budget => 1.0 / score.seconds.max(1e-15),
+            Some(score) => 1e-3 * self.budget / score.peak_bytes,
+            None => 0.0,
+        }
+    }
+
+    fn evaluate(&mut self, chosen: &[usize]) -> Option<Score> {
+        let tactics: Vec<Tactic> = if chosen.is_empty() {
+            Vec::new()
+        } else {
+            vec![space::tactic(
+                self.space,
+                chosen,
+                self.phase.axis,
+                &self.phase.name,
+                self.phase.reach,
+            )]
+        };
+        let score = self.evaluator.price(&tactics);
+        self.priced += 1;
+        if let Some(score) = score {
+            if score.peak_bytes <= self.budget && self.best.is_none_or(|best| score.seconds < best)
+            {
+                self.best = Some(score.seconds);
+            }
+        }
+        (self.progress)(&self.label, self.priced, self.best);
+        score
+    }
+}
+
+/// Settings from the CLI's or a pass's knobs, for tests.
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_default_to_the_device_capacity() {
+        let device = Device::resolve("tpu-v3").unwrap();
+        let settings = Settings::resolve(&AutoSettings::default(), &device).unwrap();
+        assert_eq!(settings.budget_bytes, settings.device.memory_bytes);
+        assert_eq!(settings.evaluations, DEFAULT_EVALUATIONS);
+        let error = Settings::resolve(
+            &AutoSettings {
+                time_limit: Some(0.0),
+                ..AutoSettings::default()
+            },
+            &device,
+        )
+        .unwrap_err();
+        assert!(error.contains("positive"), "{error}");
+    }
+}

@@ -1,0 +1,360 @@
+//! The search's actions, and the analysis that shrinks them (docs/design.md#8-automatic-partitioning).
+//!
+//! Raw: a tile per (argument, divisible dim) and a replicate per argument. Then:
+//! 1. repeated layers are one group: `params/layers/0/wq` and `params/layers/1/wq` (same shape)
+//!    are decided together as `params/layers/*/wq`, so the count depends on a layer's shape, not
+//!    on the number of layers;
+//! 2. each group's tile is applied alone and propagated: one that fails (non-divisible, pinned,
+//!    tiled already) or changes nothing is dropped, and tiles whose propagation reaches the same
+//!    arguments are one action (tiling `params/.../w1` on dim 1 also tiles its Adam moments and
+//!    its gradient's producer; tiling `tokens` on dim 0 tiles `targets`);
+//! 3. a replicate is kept only for a group some other tile reaches, and the search takes it only
+//!    together with such a tile: pinning what nothing tiles changes nothing.
+
+use super::evaluate::{Evaluator, State};
+use crate::schedule::{Reach, Tactic};
+use std::collections::BTreeMap;
+
+/// Arguments one decision covers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Group {
+    /// The selector a schedule names them by (`params/layers/*/wq`, or the one name).
+    pub selector: String,
+    /// Argument indices.
+    pub members: Vec<usize>,
+    pub shape: Vec<i64>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Tile on a dim, propagated through every op the TMR allows.
+    Tile(usize),
+    /// Tile on a dim, propagated through elementwise ops only (ZeRO: state sharded, compute
+    /// not).
+    Shard(usize),
+    Replicate,
+}
+
+impl Kind {
+    pub fn describe(self) -> String {
+        match self {
+            Kind::Tile(dim) => format!("tile dim {dim}"),
+            Kind::Shard(dim) => format!("shard dim {dim} (elementwise)"),
+            Kind::Replicate => "replicate".into(),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Action {
+    pub group: usize,
+    pub kind: Kind,
+    /// The other arguments (name, dim) the action's propagation tiles.
+    pub ties: Vec<(String, usize)>,
+    /// The other groups it tiles some member of (a replicate of one of them may then matter).
+    pub reaches: Vec<usize>,
+    /// The plan of this action alone, priced (for tiles): how promising it looks.
+    pub alone: Option<super::mcts::Score>,
+}
+
+/// The reduced action space of one phase of one axis.
+#[derive(Clone, Debug, Default)]
+pub struct Space {
+    pub groups: Vec<Group>,
+    pub actions: Vec<Action>,
+    /// The raw count.
+    pub raw: usize,
+}
+
+/// An argument the search may decide about.
+#[derive(Clone, Debug)]
+pub struct Candidate {
+    pub index: usize,
+    pub name: String,
+    pub shape: Vec<i64>,
+    /// Tiled along the axis already (by a tactic before): nothing to decide.
+    pub decided: bool,
+    /// For each dim, how many ways it is split already (along other axes).
+    pub parts: Vec<i64>,
+}
+
+/// Repeated layers as groups: names that differ only in all-digit path segments and have one
+/// shape share a selector with `*` in those segments, when that selector names exactly them.
+pub fn layer_groups(candidates: &[Candidate], all_names: &[String]) -> Vec<Group> {
+    let pattern = |name: &str| {
+        name.split('/')
+            .map(|segment| {
+                if !segment.is_empty() && segment.bytes().all(|byte| byte.is_ascii_digit()) {
+                    "*"
+                } else {
+                    segment
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("/")
+    };
+    let mut by_pattern: BTreeMap<(String, Vec<i64>), Vec<&Candidate>> = BTreeMap::new();
+    let mut order = Vec::new();
+    for candidate in candidates {
+        let key = (pattern(&candidate.name), candidate.shape.clone());
+        if !by_pattern.contains_key(&key) {
+            order.push(key.clone());
+        }
+        by_pattern.entry(key).or_default().push(candidate);
+    }
+    let mut groups = Vec::new();
+    for key in order {
+        let members = &by_pattern[&key];
+        let selector = crate::ir::Selector::new(&key.0).expect("a non-empty name");
+        let matched = all_names
+            .iter()
+            .filter(|name| selector.matches(name))
+            .count();
+        if members.len() > 1 && matched == members.len() {
+            groups.push(Group {
+                selector: key.0.clone(),
+                members: members.iter().map(|member| member.index).collect(),
+                shape: key.1.clone(),
+            });
+        } else {
+            groups.extend(members.iter().map(|member| Group {
+                selector: member.name.clone(),
+                members: vec![member.index],
+                shape: member.shape.clone(),
+            }));
+        }
+    }
+    groups
+}
+
+/// Raw actions: per candidate, a tile (or shard) per divisible dim, and a replicate.
+pub fn raw_count(candidates: &[Candidate], axis_size: i64, reach: Reach) -> usize {
+    candidates
+        .iter()
+        .filter(|candidate| !candidate.decided)
+        .map(|candidate| {
+            let dims = divisible_dims(&candidate.shape, &candidate.parts, axis_size).len();
+            dims + usize::from(reach == Reach::All)
+        })
+        .sum()
+}
+
+fn divisible_dims(shape: &[i64], parts: &[i64], axis_size: i64) -> Vec<usize> {
+    (0..shape.len())
+        .filter(|&dim| {
+            let parts = parts.get(dim).copied().unwrap_or(1);
+            shape[dim] % (parts * axis_size) == 0 && shape[dim] >= parts * axis_size
+        })
+        .collect()
+}
+
+/// The tactic applying `actions` (of `space`) along `axis`.
+pub fn tactic(space: &Space, actions: &[usize], axis: &str, name: &str, reach: Reach) -> Tactic {
+    let mut tactic = Tactic {
+        name: name.to_string(),
+        axis: axis.to_string(),
+        tile: Vec::new(),
+        replicate: Vec::new(),
+        reach,
+        auto: None,
+        comment: Vec::new(),
+        line: 0,
+    };
+    for &index in actions {
+        let action = &space.actions[index];
+        let selector = space.groups[action.group].selector.clone();
+        match action.kind {
+            Kind::Tile(dim) | Kind::Shard(dim) => tactic.tile.push((selector, dim)),
+            Kind::Replicate => tactic.replicate.push(selector),
+        }
+    }
+    tactic
+}
+
+/// Analyses the actions of one phase (`reach`) on `axis`: applies each group's tile alone,
+/// keeps those that apply and change something, merges those that reach the same arguments.
+pub fn analyse(
+    evaluator: &mut Evaluator,
+    candidates: &[Candidate],
+    all_names: &[String],
+    axis_size: i64,
+    reach: Reach,
+    progress: &mut dyn FnMut(usize),
+) -> Space {
+    let open: Vec<Candidate> = candidates
+        .iter()
+        .filter(|candidate| !candidate.decided)
+        .cloned()
+        .collect();
+    let raw = raw_count(&open, axis_size, reach);
+    let groups = layer_groups(&open, all_names);
+    let base = evaluator.base_state();
+    let name_of = |index: usize| {
+        candidates
+            .iter()
+            .find(|candidate| candidate.index == index)
+            .map(|candidate| candidate.name.clone())
+            .unwrap_or_else(|| format!("arg{index}"))
+    };
+    let mut space = Space {
+        groups: groups.clone(),
+        actions: Vec::new(),
+        raw,
+    };
+    let mut seen: BTreeMap<State, usize> = BTreeMap::new();
+    // Groups some tile reaches by propagation.
+    let mut reached: Vec<usize> = Vec::new();
+    for (group_index, group) in groups.iter().enumerate() {
+        let parts = open
+            .iter()
+            .find(|candidate| candidate.index == group.members[0])
+            .map(|candidate| candidate.parts.clone())
+            .unwrap_or_default();
+        for dim in divisible_dims(&group.shape, &parts, axis_size) {
+            let kind = match reach {
+                Reach::All => Kind::Tile(dim),
+                Reach::Elementwise => Kind::Shard(dim),
+            };
+            progress(1);
+            let probe = Space {
+                groups: groups.clone(),
+                actions: vec![Action {
+                    group: group_index,
+                    kind,
+                    ties: Vec::new(),
+                    reaches: Vec::new(),
+                    alone: None,
+                }],
+                raw: 0,
+            };
+            let tactic = tactic(&probe, &[0], evaluator.axis(), "probe", reach);
+            let Some((state, alone)) = evaluator.state_and_price(std::slice::from_ref(&tactic))
+            else {
+                continue; // refused: non-divisible, pinned, already tiled
+            };
+            if state == base || seen.contains_key(&state) {
+                continue; // changes nothing, or the same as an action kept already
+            }
+            let ties: Vec<(String, usize)> = state
+                .tiled
+                .iter()
+                .filter(|(argument, _)| !group.members.contains(argument))
+                .filter(|tied| !base.tiled.contains(tied))
+                .map(|&(argument, dim)| (name_of(argument), dim))
+                .collect();
+            let reaches: Vec<usize> = groups
+                .iter()
+                .enumerate()
+                .filter(|(other, member_group)| {
+                    *other != group_index
+                        && state
+                            .tiled
+                            .iter()
+                            .any(|(argument, _)| member_group.members.contains(argument))
+                })
+                .map(|(other, _)| other)
+                .collect();
+            for &other in &reaches {
+                if !reached.contains(&other) {
+                    reached.push(other);
+                }
+            }
+            seen.insert(state, space.actions.len());
+            space.actions.push(Action {
+                group: group_index,
+                kind,
+                ties,
+                reaches,
+                alone,
+            });
+        }
+    }
+    if reach == Reach::All {
+        for group_index in 0..groups.len() {
+            if reached.contains(&group_index) {
+                space.actions.push(Action {
+                    group: group_index,
+                    kind: Kind::Replicate,
+                    ties: Vec::new(),
+                    reaches: Vec::new(),
+                    alone: None,
+                });
+            }
+        }
+    }
+    space
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn candidate(index: usize, name: &str, shape: &[i64]) -> Candidate {
+        Candidate {
+            index,
+            name: name.into(),
+            shape: shape.to_vec(),
+            decided: false,
+            parts: vec![1; shape.len()],
+        }
+    }
+
+    #[test]
+    fn repeated_layers_are_one_group() {
+        let mut candidates = Vec::new();
+        for layer in 0..48 {
+            candidates.push(candidate(
+                2 * layer,
+                &format!("params/layers/{layer}/wq"),
+                &[64, 64],
+            ));
+            candidates.push(candidate(
+                2 * layer + 1,
+                &format!("params/layers/{layer}/b1"),
+                &[128],
+            ));
+        }
+        candidates.push(candidate(96, "params/embed", &[64, 64]));
+        let names: Vec<String> = candidates.iter().map(|c| c.name.clone()).collect();
+        let groups = layer_groups(&candidates, &names);
+        let selectors: Vec<&str> = groups.iter().map(|g| g.selector.as_str()).collect();
+        assert_eq!(
+            selectors,
+            ["params/layers/*/wq", "params/layers/*/b1", "params/embed"]
+        );
+        assert_eq!(groups[0].members.len(), 48);
+    }
+
+    #[test]
+    fn layers_of_different_shapes_stay_apart() {
+        // A UNet's blocks: same role, different widths. A `*` selector would tile both.
+        let candidates = [
+            candidate(0, "params/down/0/conv", &[3, 3, 8, 16]),
+            candidate(1, "params/down/1/conv", &[3, 3, 16, 32]),
+            candidate(2, "params/up/0/conv", &[3, 3, 8, 16]),
+        ];
+        let names: Vec<String> = candidates.iter().map(|c| c.name.clone()).collect();
+        let groups = layer_groups(&candidates, &names);
+        let selectors: Vec<&str> = groups.iter().map(|g| g.selector.as_str()).collect();
+        assert_eq!(
+            selectors,
+            [
+                "params/down/0/conv",
+                "params/down/1/conv",
+                "params/up/0/conv"
+            ]
+        );
+    }
+
+    #[test]
+    fn raw_actions_count_divisible_dims_and_a_replicate() {
+        let candidates = [
+            candidate(0, "w", &[64, 6]),
+            candidate(1, "b", &[6]),
+            candidate(2, "count", &[]),
+        ];
+        assert_eq!(raw_count(&candidates, 4, Reach::All), 2 + 1 + 1);
+        assert_eq!(raw_count(&candidates, 2, Reach::All), 3 + 2 + 1);
+        assert_eq!(raw_count(&candidates, 2, Reach::Elementwise), 2 + 1);
+    }
+}
