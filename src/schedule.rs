@@ -49,7 +49,7 @@ impl Reach {
     }
 }
 
-/// How an `auto` tactic searches (docs/design.md#8-automatic-partitioning); unset fields take
+/// How an `auto` tactic searches (docs/design.md#automatic-partitioning); unset fields take
 /// the defaults of the command or pass that runs the schedule.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AutoSettings {

@@ -110,6 +110,9 @@ pub fn page(story: &PartitionReport) -> String {
             if !story.shardings.is_empty() {
                 section(&mut page, "Final sharding", &sharding_table(story));
             }
+            if let Some(search) = super::search::section(story) {
+                section(&mut page, "Automatic search", &search);
+            }
             section(
                 &mut page,
                 "Step time",
@@ -621,7 +624,7 @@ fn communication_chart(story: &PartitionReport, axes: &AxisSets) -> String {
 }
 
 /// An HTML table of already-escaped cells; columns in `numeric` are right-aligned.
-fn table(header: &[String], rows: &[Vec<String>], numeric: &[usize]) -> String {
+pub(super) fn table(header: &[String], rows: &[Vec<String>], numeric: &[usize]) -> String {
     let class = |column: usize| {
         if numeric.contains(&column) {
             " class=\"num\""
@@ -800,7 +803,7 @@ fn footer(story: &PartitionReport, last: Option<&Report>) -> String {
     )
 }
 
-fn escape(text: &str) -> String {
+pub(super) fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")

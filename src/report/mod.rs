@@ -3,6 +3,7 @@
 //! figures and knows nothing of how they are shown.
 
 pub mod html;
+pub mod search;
 pub mod text;
 
 pub use text::{bytes, count, flops, seconds};

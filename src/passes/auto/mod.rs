@@ -1,5 +1,5 @@
 //! `partir-auto{axis=A memory=SIZE device=D time-limit=S seed=N}`: automatic partitioning
-//! along one axis (docs/design.md#8-automatic-partitioning), the papers' goal-oriented Monte
+//! along one axis (docs/design.md#automatic-partitioning), the papers' goal-oriented Monte
 //! Carlo tree search. Also the `auto` tactic of schedules and the `partir auto` command.
 //!
 //! One axis is searched in two phases, each its own [`mcts`] problem over the actions
@@ -63,7 +63,7 @@ impl Settings {
             None => default_device.clone(),
         };
         let time_limit = auto.time_limit.unwrap_or(DEFAULT_TIME_LIMIT);
-        if !(time_limit > 0.0) {
+        if time_limit.is_nan() || time_limit <= 0.0 {
             return Err(format!("the time limit must be positive, got {time_limit}"));
         }
         Ok(Settings {
@@ -194,8 +194,9 @@ pub fn tactic_line(tactic: &Tactic) -> String {
 }
 
 /// Searches `axis` of `module` (left unchanged) and returns the tactics found, named after
-/// `name`. With [`Phases::Both`] or [`Phases::Memory`], a search that finds no plan within
-/// the budget is an error naming the smallest peak it found.
+/// `name`. With [`Phases::Both`], a search that finds no plan within the budget is an error
+/// naming the smallest peak it found (the other phases leave that to their caller, which may
+/// search other axes first).
 pub fn search_axis<'c>(
     context: &'c Context,
     module: OperationRef<'c, '_>,
@@ -264,7 +265,7 @@ pub fn search_axis<'c>(
     }
     summary.seconds = start.elapsed().as_secs_f64();
     let (score, fits) = result.expect("at least one phase");
-    if !fits && phases != Phases::Compute {
+    if !fits && phases == Phases::Both {
         return Err(fail(format!(
             "no plan found fits the memory budget of {} per device on axis '{axis}': the smallest peak found is {} ({} plans priced on {})",
             crate::report::text::bytes(settings.budget_bytes),
@@ -312,12 +313,14 @@ impl Phase<'_> {
         let mut evaluator = Evaluator::new(context, base, &settings.device, self.axis);
         let (candidates, all_names) = candidates(base, mesh, self.axis);
         let mut probed = 0;
+        let started = Instant::now();
         let space = space::analyse(
             &mut evaluator,
             &candidates,
             &all_names,
             self.axis_size,
             self.reach,
+            started + settings.time_limit,
             &mut |count| {
                 probed += count;
                 progress(
@@ -350,7 +353,8 @@ impl Phase<'_> {
         let limits = Limits {
             budget_bytes: settings.budget_bytes,
             evaluations: settings.evaluations,
-            time_limit: settings.time_limit,
+            // The analysis and the search share the phase's time.
+            time_limit: settings.time_limit.saturating_sub(started.elapsed()),
             seed: settings.seed,
         };
         let outcome = mcts::search(&mut problem, &limits);

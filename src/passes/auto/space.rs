@@ -1,4 +1,4 @@
-//! The search's actions, and the analysis that shrinks them (docs/design.md#8-automatic-partitioning).
+//! The search's actions, and the analysis that shrinks them (docs/design.md#automatic-partitioning).
 //!
 //! Raw: a tile per (argument, divisible dim) and a replicate per argument. Then:
 //! 1. repeated layers are one group: `params/layers/0/wq` and `params/layers/1/wq` (same shape)
@@ -173,12 +173,14 @@ pub fn tactic(space: &Space, actions: &[usize], axis: &str, name: &str, reach: R
 
 /// Analyses the actions of one phase (`reach`) on `axis`: applies each group's tile alone,
 /// keeps those that apply and change something, merges those that reach the same arguments.
+/// Probing stops at `deadline` (the search's time limit).
 pub fn analyse(
     evaluator: &mut Evaluator,
     candidates: &[Candidate],
     all_names: &[String],
     axis_size: i64,
     reach: Reach,
+    deadline: std::time::Instant,
     progress: &mut dyn FnMut(usize),
 ) -> Space {
     let open: Vec<Candidate> = candidates
@@ -211,6 +213,10 @@ pub fn analyse(
             .map(|candidate| candidate.parts.clone())
             .unwrap_or_default();
         for dim in divisible_dims(&group.shape, &parts, axis_size) {
+            if std::time::Instant::now() >= deadline {
+                // Out of time: the groups not probed yet are not offered to the search.
+                break;
+            }
             let kind = match reach {
                 Reach::All => Kind::Tile(dim),
                 Reach::Elementwise => Kind::Shard(dim),

@@ -1,0 +1,289 @@
+//! `partir auto` and the `auto` tactic end to end: plans that `partir partition` replays at the
+//! price the search saw, determinism under a seed, the impossible budget, a fixed schedule
+//! first, and the search's report (JSON and picture).
+
+mod common;
+
+use common::{partir, root, text};
+use std::path::PathBuf;
+
+fn scratch(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("partir-auto-{}-{test}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn path(p: &std::path::Path) -> &str {
+    p.to_str().expect("UTF-8 path")
+}
+
+fn example(relative: &str) -> String {
+    root().join(relative).display().to_string()
+}
+
+/// The forward MLP of the partir-auto lit test: compute-bound, its optimum known by hand.
+fn forward_mlp() -> String {
+    example("test/Passes/partir-auto/auto-mlp.mlir")
+}
+
+fn json(file: &std::path::Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap()
+}
+
+#[test]
+fn auto_finds_batch_parallelism_on_the_transformer_and_partition_replays_it_at_the_searched_price()
+{
+    let dir = scratch("transformer");
+    let (plan, report) = (dir.join("plan.toml"), dir.join("plan.json"));
+    let out = partir(&[
+        "auto",
+        &example("examples/transformer/transformer.mlir"),
+        "--mesh",
+        "batch=4,model=2",
+        "--evaluations",
+        "60",
+        "-o",
+        path(&plan),
+        "--report",
+        path(&report),
+    ]);
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    // The analysis: 91 arguments give 226 raw actions per axis (a tile per divisible dim, a
+    // replicate per argument); layer groups, propagation ties and the pruning leave 48 tiles
+    // and 52 replicates on batch.
+    assert!(
+        stderr.contains("axis 'batch': 226 raw actions, 100 after analysis"),
+        "{stderr}"
+    );
+    let plan_text = std::fs::read_to_string(&plan).unwrap();
+    assert!(
+        plan_text.contains(
+            "[[tactic]]\nname = \"auto-batch\"\naxis = \"batch\"\ntile = { \"tokens\" = 0 }"
+        ),
+        "{plan_text}"
+    );
+    assert!(plan_text.contains("# Found by partir auto"), "{plan_text}");
+    // The plan is an ordinary schedule: partition takes it unchanged.
+    let replay = partir(&[
+        "partition",
+        &example("examples/transformer/transformer.mlir"),
+        "-s",
+        path(&plan),
+        "-o",
+        path(&dir.join("out.mlir")),
+        "--report",
+        path(&dir.join("replay.json")),
+    ]);
+    assert!(replay.status.success(), "{}", text(&replay.stderr));
+    // The search's price of its plan is partir-simulate's (the same lowering, the same model).
+    let report = json(&report);
+    let tactics = report["tactics"].as_array().unwrap();
+    let searched = tactics
+        .iter()
+        .find(|tactic| tactic["tactic"] == "auto-batch")
+        .unwrap();
+    let curve = searched["search"]["curve"].as_array().unwrap();
+    let best = curve.last().unwrap()[1].as_f64().unwrap();
+    let replayed = json(&dir.join("replay.json"));
+    let replayed_last = replayed["tactics"].as_array().unwrap().last().unwrap();
+    let simulated = replayed_last["report"]["totals"]["step_seconds"]
+        .as_f64()
+        .unwrap();
+    assert!(
+        (best - simulated).abs() <= 1e-12 * simulated,
+        "search {best} vs partir-simulate {simulated}"
+    );
+    // No worse than the expert's batch parallelism.
+    let expert = partir(&[
+        "partition",
+        &example("examples/transformer/transformer.mlir"),
+        "-s",
+        &example("examples/transformer/schedules/BP.toml"),
+        "-o",
+        path(&dir.join("bp.mlir")),
+        "--report",
+        path(&dir.join("bp.json")),
+    ]);
+    assert!(expert.status.success());
+    let bp = json(&dir.join("bp.json"));
+    let bp_step = bp["tactics"].as_array().unwrap().last().unwrap()["report"]["totals"]
+        ["step_seconds"]
+        .as_f64()
+        .unwrap();
+    assert!(
+        simulated <= bp_step * (1.0 + 1e-12),
+        "{simulated} vs BP {bp_step}"
+    );
+    // The report says what was decided and how the search went.
+    let decisions = searched["search"]["decisions"].as_array().unwrap();
+    assert_eq!(decisions[0]["group"], "tokens");
+    assert_eq!(decisions[0]["decision"], "tile dim 0");
+    assert_eq!(decisions[0]["ties"][0], "targets dim 0");
+}
+
+#[test]
+fn the_same_seed_finds_the_same_plan() {
+    let dir = scratch("seed");
+    let run = |_: &str, seed: &str| {
+        let plan = dir.join("plan.toml");
+        let out = partir(&[
+            "auto",
+            &example("examples/transformer/transformer.mlir"),
+            "--mesh",
+            "batch=4,model=2",
+            "--axes",
+            "model",
+            "--evaluations",
+            "30",
+            "--seed",
+            seed,
+            "-o",
+            path(&plan),
+        ]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        std::fs::read_to_string(plan).unwrap()
+    };
+    let first = run("a.toml", "7");
+    assert_eq!(first, run("b.toml", "7"));
+    assert!(first.contains("seed 7"), "{first}");
+}
+
+#[test]
+fn an_impossible_budget_names_the_smallest_peak_found() {
+    let dir = scratch("budget");
+    let plan = dir.join("plan.toml");
+    let out = partir(&[
+        "auto",
+        &forward_mlp(),
+        "--mesh",
+        "batch=4,model=2",
+        "--memory",
+        "1MiB",
+        "-o",
+        path(&plan),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("no plan found fits the memory budget of 1.00 MiB per device on tpu-v3: the smallest peak found is"),
+        "{stderr}"
+    );
+    assert!(!plan.exists(), "nothing is written");
+    let out = partir(&[
+        "auto",
+        &forward_mlp(),
+        "--mesh",
+        "batch=4,model=2",
+        "--memory",
+        "lots",
+        "-o",
+        path(&plan),
+    ]);
+    assert!(text(&out.stderr).contains("'lots' is not a size"));
+}
+
+#[test]
+fn a_tight_budget_gets_a_plan_that_fits() {
+    // The fast plan (tokens split 8 ways) peaks at 50 MiB; the weights alone are 32 MiB
+    // replicated, so 40 MiB needs them split too.
+    let dir = scratch("tight");
+    let (plan, report) = (dir.join("plan.toml"), dir.join("plan.json"));
+    let out = partir(&[
+        "auto",
+        &forward_mlp(),
+        "--mesh",
+        "batch=4,model=2",
+        "--memory",
+        "40MiB",
+        "-o",
+        path(&plan),
+        "--report",
+        path(&report),
+    ]);
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let report = json(&report);
+    let last = report["tactics"].as_array().unwrap().last().unwrap();
+    let peak = last["report"]["totals"]["peak_memory_bytes"]
+        .as_f64()
+        .unwrap();
+    assert!(peak <= 40.0 * 1024.0 * 1024.0, "{peak}\n{stderr}");
+}
+
+#[test]
+fn auto_after_a_fixed_schedule_and_as_a_tactic() {
+    let dir = scratch("fixed");
+    let fixed = dir.join("bp.toml");
+    std::fs::write(
+        &fixed,
+        "mesh = { batch = 4, model = 2 }\n[[tactic]]\nname = \"BP\"\naxis = \"batch\"\ntile = { \"x\" = 0 }\n",
+    )
+    .unwrap();
+    let plan = dir.join("plan.toml");
+    let out = partir(&[
+        "auto",
+        &forward_mlp(),
+        "-s",
+        path(&fixed),
+        "--axes",
+        "model",
+        "-o",
+        path(&plan),
+    ]);
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let plan_text = std::fs::read_to_string(&plan).unwrap();
+    assert!(
+        plan_text.contains("name = \"BP\"\naxis = \"batch\"\ntile = { \"x\" = 0 }"),
+        "{plan_text}"
+    );
+    assert!(
+        plan_text.contains("name = \"auto-model\"\naxis = \"model\"\ntile = { \"x\" = 0 }"),
+        "{plan_text}"
+    );
+    // The same as an `auto` tactic inside a schedule, priced row by row.
+    let schedule = dir.join("bp-auto.toml");
+    std::fs::write(
+        &schedule,
+        "mesh = { batch = 4, model = 2 }\n[[tactic]]\nname = \"BP\"\naxis = \"batch\"\ntile = { \"x\" = 0 }\n[[tactic]]\nname = \"MP?\"\naxis = \"model\"\nauto = { seed = 3 }\n",
+    )
+    .unwrap();
+    let html = dir.join("plan.html");
+    let out = partir(&[
+        "partition",
+        &forward_mlp(),
+        "-s",
+        path(&schedule),
+        "-o",
+        path(&dir.join("out.mlir")),
+        "--html",
+        path(&html),
+    ]);
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr
+            .lines()
+            .any(|line| line.trim_start().starts_with("MP? ") && line.contains("model")),
+        "{stderr}"
+    );
+    let page = std::fs::read_to_string(html).unwrap();
+    assert!(
+        page.contains("<h2>Automatic search</h2>"),
+        "the picture shows the search"
+    );
+    assert!(page.contains("best step time against plans priced"));
+    // Mesh disagreements are errors.
+    let out = partir(&[
+        "auto",
+        &forward_mlp(),
+        "-s",
+        path(&fixed),
+        "--mesh",
+        "batch=8",
+        "-o",
+        path(&plan),
+    ]);
+    assert!(text(&out.stderr).contains("differs from the fixed schedule's mesh batch=4,model=2"));
+}
