@@ -1,7 +1,7 @@
 //! `partir auto MODEL.mlir --mesh batch=4,model=2 [--schedule FIXED.toml] [--axes A,B]
 //! [--device D] [--memory SIZE] [--time-limit S] [--seed N] -o PLAN.toml`: applies FIXED's
-//! tactics, searches each axis (passes::auto: compute on every axis first, then, when the plan
-//! does not fit the budget, memory sharding), and writes the plan as an ordinary schedule. The
+//! tactics, searches each axis (passes::auto: compute on every axis first, then memory sharding
+//! on every axis), and writes the plan as an ordinary schedule. The
 //! plan is then replayed by `partir partition`'s own code, which prints its per-tactic table:
 //! what `partir partition -s PLAN.toml` will show.
 
@@ -110,10 +110,9 @@ pub fn auto_command(args: &AutoArgs) -> Result<i32, CliError> {
         seconds_text(settings.time_limit.as_secs_f64()),
     );
     let mut last: Option<Found> = None;
+    // Compute on every axis first, then memory: ZeRO sharding before Megatron would block
+    // Megatron's propagation.
     for phase in [Phases::Compute, Phases::Memory] {
-        if phase == Phases::Memory && last.as_ref().is_none_or(|found| found.fits) {
-            break;
-        }
         for axis in &axes {
             let name = format!("auto-{axis}");
             let found = search(&session, &module, axis, &settings, phase, &name)?;

@@ -181,6 +181,16 @@ pub fn apply<'c>(
                     &mut |_, _, _| {},
                 )
                 .map_err(|error| PassError::new(location, error.message))?;
+                // What the search did, also when it found nothing to do on this axis.
+                ffi::emit(
+                    location,
+                    Severity::Remark,
+                    &format!(
+                        "{PASS}: tactic '{}' searched {}",
+                        tactic.name,
+                        auto::summary_line(&found)
+                    ),
+                );
                 (found.tactics, Some(found.summary))
             }
         };

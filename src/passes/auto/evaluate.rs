@@ -228,3 +228,52 @@ impl Drop for Quiet<'_> {
         self.context.detach_diagnostic_handler(self.id);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::MeshAxis;
+
+    fn value(name: &str, is_result: bool, axes: &[&[&str]], local_shape: &[i64]) -> ValueSharding {
+        ValueSharding {
+            name: name.into(),
+            is_result,
+            axes: axes
+                .iter()
+                .map(|dim| dim.iter().map(|axis| axis.to_string()).collect())
+                .collect(),
+            local_shape: local_shape.to_vec(),
+        }
+    }
+
+    #[test]
+    fn state_returned_split_as_it_came_costs_nothing_and_otherwise_a_gather() {
+        let device = Device::resolve("tpu-v3").unwrap();
+        let mesh = [MeshAxis {
+            name: "batch".into(),
+            size: 4,
+        }];
+        // ZeRO: split in, split out.
+        let zero = [
+            value("params/w", false, &[&["batch"], &[]], &[16, 64]),
+            value("params/w", true, &[&["batch"], &[]], &[16, 64]),
+        ];
+        assert_eq!(state_resharding(&zero, &mesh, &device), 0.0);
+        // Whole in, split out: the next step gathers 64x64 f32 over 4 devices.
+        let skewed = [
+            value("params/w", false, &[&[], &[]], &[64, 64]),
+            value("params/w", true, &[&["batch"], &[]], &[16, 64]),
+            value("loss", true, &[], &[]),
+        ];
+        let expected = sim::cost::collective_on(
+            sim::CollectiveKind::AllGather,
+            &["batch".to_string()],
+            4,
+            4.0 * 64.0 * 64.0,
+            &device,
+        )
+        .seconds;
+        assert!(expected > 0.0);
+        assert_eq!(state_resharding(&skewed, &mesh, &device), expected);
+    }
+}

@@ -4,10 +4,12 @@
 // Expected plan, by hand: splitting the tokens (x on dim 0) needs no communication and divides
 // every op's work by the axis size; Megatron (w1 on dim 1, w2 on dim 0) divides the matmuls too
 // but ends in an all_reduce of y (16 MiB). So: x on dim 0 along batch, then along model too
-// (4096 divides by 8). 3 arguments: 9 raw actions (6 tiles on dims divisible by the axis, 3
-// replicates); 27 plans is every plan of the reduced space.
+// (4096 divides by 8). Per axis, the compute search has 9 raw actions (6 tiles on dims the axis
+// divides, 3 replicates), the memory search 4 (w1 and w2 stored split, gathered for the matmuls);
+// 26 plans is every plan of both reduced spaces (each group decided at most once, a replicate
+// only with a tile that would reach its group), and neither sharding pays here.
 // RUN: mlir-opt %plugin -p 'builtin.module(partir-mesh{axes=batch=4,model=2}, partir-auto{axis=batch}, partir-auto{axis=model})' %s 2>&1 | FileCheck %s
-// CHECK: remark: partir-auto: axis 'batch': 9 raw actions, 6 after analysis, 27 plans priced in {{.*}} (all of them); step 200.3 us, peak 68.00 MiB
+// CHECK: remark: partir-auto: axis 'batch': 13 raw actions, 10 after analysis, 26 plans priced in {{.*}} (all of them); step 200.3 us, peak 68.00 MiB
 // CHECK: remark: partir-auto: tactic 'auto' on 'batch': tile { x = 0 }
 // CHECK: remark: partir-auto: axis 'model': {{.*}} step 100.1 us, peak 50.00 MiB
 // CHECK: remark: partir-auto: tactic 'auto' on 'model': tile { x = 0 }
@@ -21,9 +23,10 @@
 // RUN: diff %t.auto.mlir %t.schedule.mlir
 //
 // A budget the fast plan (68 MiB) does not meet: the search trades speed for memory and the
-// plan it keeps fits.
+// plan it keeps fits: w1 split on dim 1 along the batch axis as well as x on dim 0.
 // RUN: mlir-opt %plugin -p 'builtin.module(partir-mesh{axes=batch=4,model=2}, partir-auto{axis=batch memory=60MiB})' %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=BUDGET
-// BUDGET: remark: partir-auto: axis 'batch': {{.*}}; step {{.*}}, peak 60.00 MiB
+// BUDGET: remark: partir-auto: axis 'batch': {{.*}}; step 356.7 us, peak 56.00 MiB
+// BUDGET: remark: partir-auto: tactic 'auto' on 'batch': tile { x = 0, w1 = 1 }
 //
 // A budget nothing meets: an error naming the smallest peak found and the budget; exit 1.
 // RUN: not mlir-opt %plugin -p 'builtin.module(partir-mesh{axes=batch=4,model=2}, partir-auto{axis=batch memory=1MiB})' %s 2>&1 | FileCheck %s --check-prefix=TOO-SMALL
