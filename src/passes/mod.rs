@@ -15,6 +15,7 @@ pub mod replicate;
 pub mod schedule;
 pub mod sequential;
 pub mod simulate;
+pub mod tactic;
 pub mod tile;
 pub mod to_mpi;
 pub mod unmerge;

@@ -5,14 +5,12 @@
 //! With `device=D` the program after each tactic (and before the first) is simulated on a
 //! lowered copy and a second remark gives its cost; `report=R.json` writes them all.
 
-use super::{
-    auto, program_location, propagate::Propagation, replicate::replicate, simulate, tile::tile,
-    PassError, PassResult,
-};
+pub use super::tactic::{apply_tactic, TacticOutcome};
+use super::{auto, program_location, propagate::Propagation, simulate, PassError, PassResult};
 use super::{names::SCHEDULE as PASS, options::ScheduleOptions};
 use crate::{
     ffi::{self, Severity},
-    ir::{names, Mesh},
+    ir::Mesh,
     schedule::{Schedule, Tactic},
     sim::{
         report::{PropagationSummary, SearchSummary},
@@ -123,31 +121,6 @@ pub fn price<'c, 's>(
     Ok(last)
 }
 
-/// What one tactic did, as its remark says it:
-/// `partir-schedule: tactic 'BP' on axis 'batch': 2 values tiled, 0 pinned, 51 ops partitioned, 0 conflicts`.
-#[derive(Clone, Debug)]
-pub struct TacticOutcome {
-    /// The tactic applied: the schedule's, or one an `auto` tactic found.
-    pub tactic: Tactic,
-    pub tiled: usize,
-    pub pinned: usize,
-    /// Ops propagation partitioned along the tactic's axis.
-    pub partitioned: usize,
-    pub conflicts: usize,
-    /// For the first tactic an `auto` tactic found: what the search did.
-    pub search: Option<SearchSummary>,
-}
-
-impl std::fmt::Display for TacticOutcome {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{PASS}: tactic '{}' on axis '{}': {} values tiled, {} pinned, {} ops partitioned, {} conflicts",
-            self.tactic.name, self.tactic.axis, self.tiled, self.pinned, self.partitioned, self.conflicts
-        )
-    }
-}
-
 /// Applies `schedule` to `module`, calling `after` with the module before the first tactic
 /// (`None`) and after each tactic (with what it did); `after` failing stops the schedule.
 /// An `auto` tactic is searched (priced on `default_device` unless it names one) and the
@@ -202,57 +175,6 @@ pub fn apply<'c>(
         }
     }
     Ok(())
-}
-
-/// Applies one (written) tactic: pins, tiles, then propagation along its axis.
-pub fn apply_tactic<'c>(
-    context: &'c Context,
-    module: OperationRef<'c, '_>,
-    tactic: &Tactic,
-    location: Location<'c>,
-    propagation: &mut Propagation<'c>,
-) -> Result<TacticOutcome, PassError<'c>> {
-    let mesh = Mesh::find(module).map(|(mesh, _)| mesh).ok_or_else(|| {
-        PassError::new(
-            location,
-            format!("{PASS}: the module declares no partir.mesh"),
-        )
-    })?;
-    let here = |error: PassError<'c>| PassError::new(location, error.message);
-    let who = format!("{PASS}: tactic '{}'", tactic.name);
-    let axis_size = mesh.axis_size(&tactic.axis).ok_or_else(|| {
-        PassError::new(
-            location,
-            format!("{who}: axis '{}' is not in mesh {mesh}", tactic.axis),
-        )
-    })?;
-    let pinned = tactic
-        .replicate
-        .iter()
-        .map(|selector| replicate(context, module, &who, selector, &tactic.axis))
-        .sum::<Result<usize, _>>()
-        .map_err(here)?;
-    let tiled = tactic
-        .tile
-        .iter()
-        .map(|(selector, dim)| tile(context, module, &who, selector, *dim, &tactic.axis))
-        .sum::<Result<usize, _>>()
-        .map_err(here)?;
-    let (wrapped_before, conflicts_before) = (
-        propagation.wrapped_along(&tactic.axis),
-        propagation.conflicts(),
-    );
-    for func in names::functions(module) {
-        propagation.run(func, &tactic.axis, axis_size, tactic.reach);
-    }
-    Ok(TacticOutcome {
-        tactic: tactic.clone(),
-        tiled,
-        pinned,
-        partitioned: propagation.wrapped_along(&tactic.axis) - wrapped_before,
-        conflicts: propagation.conflicts() - conflicts_before,
-        search: None,
-    })
 }
 
 /// Where remarks and errors about `tactic` point: its `[[tactic]]` line in the schedule file,

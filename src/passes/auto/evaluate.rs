@@ -9,7 +9,7 @@ use super::mcts::Score;
 use crate::{
     ir::names,
     passes::{
-        program_location, propagate::Propagation, schedule::apply_tactic, simulate, tile, PassError,
+        program_location, propagate::Propagation, simulate, tactic::apply_tactic, tile, PassError,
     },
     schedule::Tactic,
     sim::{self, report::ValueSharding, Device},
@@ -37,7 +37,7 @@ pub struct Evaluator<'c, 'm> {
     base: OperationRef<'c, 'm>,
     device: Device,
     axis: String,
-    by_state: HashMap<State, Option<Score>>,
+    by_state: HashMap<State, Option<Priced>>,
     /// Programs lowered and simulated (cache misses).
     pub priced: usize,
     base_state: State,
@@ -75,16 +75,18 @@ impl<'c, 'm> Evaluator<'c, 'm> {
     }
 
     /// The state after `tactics` and its price, or `None` when they do not apply.
-    pub fn state_and_price(&mut self, tactics: &[Tactic]) -> Option<(State, Option<Score>)> {
+    pub fn state_and_price(&mut self, tactics: &[Tactic]) -> Option<(State, Option<Priced>)> {
         self.run(tactics, true)
     }
 
     /// The price after `tactics`, or `None` when they do not apply or cannot be lowered.
     pub fn price(&mut self, tactics: &[Tactic]) -> Option<Score> {
-        self.run(tactics, true).and_then(|(_, score)| score)
+        self.run(tactics, true)
+            .and_then(|(_, priced)| priced)
+            .map(|priced| priced.score)
     }
 
-    fn run(&mut self, tactics: &[Tactic], priced: bool) -> Option<(State, Option<Score>)> {
+    fn run(&mut self, tactics: &[Tactic], priced: bool) -> Option<(State, Option<Priced>)> {
         let _quiet = Quiet::new(self.context);
         let copy = Module::from_operation(crate::ffi::clone_operation(self.base))
             .expect("a module's clone is a module");
@@ -117,20 +119,33 @@ impl<'c, 'm> Evaluator<'c, 'm> {
     }
 }
 
+/// A plan's price: `score.seconds` is partir-simulate's step time plus `deferred`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Priced {
+    pub score: Score,
+    /// What the next step would pay to take this step's state back (see
+    /// [`state_resharding`]); zero when the state comes out split as it went in.
+    pub deferred: f64,
+}
+
 /// Lowers a Core module (a copy: it is consumed) and prices it as `partir-simulate` does,
 /// plus what the next step would pay to take this step's state back (see [`state_resharding`]).
 pub fn price_core<'c>(
     context: &'c Context,
     copy: Module<'c>,
     device: &Device,
-) -> Result<Score, PassError<'c>> {
+) -> Result<Priced, PassError<'c>> {
     let lowered = simulate::lower_in_place(context, copy)?;
     let profile = simulate::profile_hlo(lowered.as_operation())?;
     let report = sim::simulate(&profile, device);
     let shardings = simulate::value_shardings(lowered.as_operation());
-    Ok(Score {
-        seconds: report.totals.step_seconds + state_resharding(&shardings, &profile.mesh, device),
-        peak_bytes: report.totals.peak_memory_bytes,
+    let deferred = state_resharding(&shardings, &profile.mesh, device);
+    Ok(Priced {
+        score: Score {
+            seconds: report.totals.step_seconds + deferred,
+            peak_bytes: report.totals.peak_memory_bytes,
+        },
+        deferred,
     })
 }
 

@@ -24,7 +24,7 @@ use crate::{
     ir::{names, Mesh},
     passes::{
         names::AUTO as PASS, options::AutoOptions, program_location, propagate::Propagation,
-        schedule::apply_tactic, PassError, PassResult,
+        tactic::apply_tactic, PassError, PassResult,
     },
     schedule::{parse_size, AutoSettings, Reach, Tactic},
     sim::{

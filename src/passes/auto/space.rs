@@ -8,7 +8,9 @@
 //!    tiled already) or changes nothing is dropped, and tiles whose propagation reaches the same
 //!    arguments are one action (tiling `params/.../w1` on dim 1 also tiles its Adam moments and
 //!    its gradient's producer; tiling `tokens` on dim 0 tiles `targets`);
-//! 3. a replicate is kept only for a group some other tile reaches, and the search takes it only
+//! 3. in the compute phase, a tile that alone returns state split differently from how it
+//!    takes it is left to the memory phase (see `analyse`);
+//! 4. a replicate is kept only for a group some other tile reaches, and the search takes it only
 //!    together with such a tile: pinning what nothing tiles changes nothing.
 
 use super::evaluate::{Evaluator, State};
@@ -241,6 +243,13 @@ pub fn analyse(
             if state == base || seen.contains_key(&state) {
                 continue; // changes nothing, or the same as an action kept already
             }
+            if reach == Reach::All && alone.is_some_and(|priced| priced.deferred > 0.0) {
+                // Returns some state split differently from how it takes it (tiling an Adam
+                // moment splits the parameter's update, not its use): a storage decision,
+                // which the memory phase makes with the state split both ways.
+                continue;
+            }
+            let alone = alone.map(|priced| priced.score);
             let ties: Vec<(String, usize)> = state
                 .tiled
                 .iter()

@@ -1,0 +1,88 @@
+//! One written tactic applied: its pins, its tiles, then propagation along its axis. What
+//! `partir-schedule` does per tactic, and what the automatic search does per candidate plan.
+
+use super::{
+    names::SCHEDULE as PASS, propagate::Propagation, replicate::replicate, tile::tile, PassError,
+};
+use crate::{
+    ir::{names, Mesh},
+    schedule::Tactic,
+    sim::report::SearchSummary,
+};
+use melior::{ir::Location, ir::OperationRef, Context};
+
+/// What one tactic did, as its remark says it:
+/// `partir-schedule: tactic 'BP' on axis 'batch': 2 values tiled, 0 pinned, 51 ops partitioned, 0 conflicts`.
+#[derive(Clone, Debug)]
+pub struct TacticOutcome {
+    /// The tactic applied: the schedule's, or one an `auto` tactic found.
+    pub tactic: Tactic,
+    pub tiled: usize,
+    pub pinned: usize,
+    /// Ops propagation partitioned along the tactic's axis.
+    pub partitioned: usize,
+    pub conflicts: usize,
+    /// For the first tactic an `auto` tactic found: what the search did.
+    pub search: Option<SearchSummary>,
+}
+
+impl std::fmt::Display for TacticOutcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{PASS}: tactic '{}' on axis '{}': {} values tiled, {} pinned, {} ops partitioned, {} conflicts",
+            self.tactic.name, self.tactic.axis, self.tiled, self.pinned, self.partitioned, self.conflicts
+        )
+    }
+}
+
+/// Applies one (written) tactic: pins, tiles, then propagation along its axis.
+pub fn apply_tactic<'c>(
+    context: &'c Context,
+    module: OperationRef<'c, '_>,
+    tactic: &Tactic,
+    location: Location<'c>,
+    propagation: &mut Propagation<'c>,
+) -> Result<TacticOutcome, PassError<'c>> {
+    let mesh = Mesh::find(module).map(|(mesh, _)| mesh).ok_or_else(|| {
+        PassError::new(
+            location,
+            format!("{PASS}: the module declares no partir.mesh"),
+        )
+    })?;
+    let here = |error: PassError<'c>| PassError::new(location, error.message);
+    let who = format!("{PASS}: tactic '{}'", tactic.name);
+    let axis_size = mesh.axis_size(&tactic.axis).ok_or_else(|| {
+        PassError::new(
+            location,
+            format!("{who}: axis '{}' is not in mesh {mesh}", tactic.axis),
+        )
+    })?;
+    let pinned = tactic
+        .replicate
+        .iter()
+        .map(|selector| replicate(context, module, &who, selector, &tactic.axis))
+        .sum::<Result<usize, _>>()
+        .map_err(here)?;
+    let tiled = tactic
+        .tile
+        .iter()
+        .map(|(selector, dim)| tile(context, module, &who, selector, *dim, &tactic.axis))
+        .sum::<Result<usize, _>>()
+        .map_err(here)?;
+    let (wrapped_before, conflicts_before) = (
+        propagation.wrapped_along(&tactic.axis),
+        propagation.conflicts(),
+    );
+    for func in names::functions(module) {
+        propagation.run(func, &tactic.axis, axis_size, tactic.reach);
+    }
+    Ok(TacticOutcome {
+        tactic: tactic.clone(),
+        tiled,
+        pinned,
+        partitioned: propagation.wrapped_along(&tactic.axis) - wrapped_before,
+        conflicts: propagation.conflicts() - conflicts_before,
+        search: None,
+    })
+}
