@@ -822,7 +822,7 @@ def PartirAuto : Pass<"partir-auto", "::mlir::ModuleOp"> {
            "device to price plans on: a preset or a device TOML file (default tpu-v3)">,
     Option<"timeLimit", "time-limit", "double", "60.0", "seconds per search phase">,
     Option<"seed", "seed", "int64_t", "0", "seed of the search">,
-    Option<"evaluations", "evaluations", "int64_t", "150",
+    Option<"evaluations", "evaluations", "int64_t", "100",
            "most distinct plans priced per search phase">,
   ];
 }

@@ -66,84 +66,98 @@ pub fn auto_command(args: &AutoArgs) -> Result<i32, CliError> {
         }
     }
 
-    let session = Session::new(&source);
     let text = read_model(&args.model)?;
-    let step = Step::start(&format!("parsing {source}"));
-    let module = session.parse(&text).inspect_err(|_| eprintln!("failed"))?;
-    step.done();
-    crate::passes::unmerge::run(module.as_operation())
-        .map_err(|error| session.pass_error(error))?;
-    let context = session.context();
-    let mut plan = Schedule {
+    let fixed = fixed.unwrap_or_else(|| Schedule {
         mesh: mesh.clone(),
         tactics: Vec::new(),
         file: String::new(),
-    };
-    let mut searches: Vec<(String, SearchSummary)> = Vec::new();
-    // FIXED's tactics (its own `auto` tactics searched in place), kept as applied.
-    let fixed = fixed.unwrap_or_else(|| plan.clone());
-    schedule::apply(
-        context,
-        module.as_operation(),
-        &fixed,
-        &device,
-        &mut |outcome, _| {
-            if let Some(outcome) = outcome {
-                if let Some(search) = &outcome.search {
-                    searches.push((outcome.tactic.name.clone(), search.clone()));
-                }
-                plan.tactics.push(outcome.tactic.clone());
-            }
-            Ok(())
-        },
-    )
-    .map_err(|error| session.pass_error(error))?;
-    session.take();
-
+    });
+    // The axes are searched one after the other, each conditioned on those before, so the
+    // order is a decision too: Megatron on `model` first and then batch parallelism on `batch`
+    // can beat the best `batch` plan alone followed by the best `model` plan. By default both
+    // orders of the mesh's axes are searched (every order would be n!; the two are the mesh's
+    // and its reverse) and the faster plan that fits is kept.
+    let mut orders = vec![axes.clone()];
+    if args.axes.is_empty() && axes.len() > 1 {
+        orders.push(axes.iter().rev().cloned().collect());
+    }
     eprintln!(
         "partir: searching {} on {} (budget {} per device, seed {}, at most {} plans or {} per phase)",
-        axes.join(", "),
+        orders
+            .iter()
+            .map(|order| order.join(" then "))
+            .collect::<Vec<_>>()
+            .join(", and "),
         device.name,
         crate::report::text::bytes(settings.budget_bytes),
         settings.seed,
         settings.evaluations,
         seconds_text(settings.time_limit.as_secs_f64()),
     );
-    let mut last: Option<Found> = None;
-    // Compute on every axis first, then memory: ZeRO sharding before Megatron would block
-    // Megatron's propagation.
-    for phase in [Phases::Compute, Phases::Memory] {
-        for axis in &axes {
-            let name = format!("auto-{axis}");
-            let found = search(&session, &module, axis, &settings, phase, &name)?;
-            let mut propagation = Propagation::new(context);
-            let location = program_location(module.as_operation());
-            for tactic in &found.tactics {
-                apply_tactic(
-                    context,
-                    module.as_operation(),
-                    tactic,
-                    location,
-                    &mut propagation,
-                )
-                .map_err(|error| session.pass_error(error))?;
-                plan.tactics.push(tactic.clone());
-            }
-            session.take();
-            if let Some(first) = found.tactics.first() {
-                searches.push((first.name.clone(), found.summary.clone()));
-            }
-            eprintln!("partir: {}", auto::summary_line(&found));
-            for decision in &found.summary.decisions {
-                eprintln!("  {}: {}", decision.group, decision.decision);
-            }
-            if found.tactics.is_empty() {
-                eprintln!("  (nothing: every value stays whole along '{axis}')");
-            }
-            last = Some(found);
+    // Speed first (the compute phases ignore the budget, the memory phases make the plan fit);
+    // when that does not fit, the compute phases search again for the fastest plans the memory
+    // phases could still make fit.
+    let unbounded = Settings {
+        budget_bytes: f64::INFINITY,
+        ..settings.clone()
+    };
+    let anticipating = Settings {
+        anticipate: true,
+        ..settings.clone()
+    };
+    let mut attempts = Vec::new();
+    for order in &orders {
+        attempts.push((order, &unbounded));
+    }
+    let mut best: Option<Searched> = None;
+    let mut index = 0;
+    while index < attempts.len() {
+        let (order, compute) = attempts[index];
+        index += 1;
+        let searched = search_in_order(&source, &text, &fixed, order, compute, &settings, &device)?;
+        if !searched.last.fits && compute.budget_bytes.is_infinite() {
+            attempts.push((order, &anticipating));
+        }
+        let better = match &best {
+            None => true,
+            Some(best) => match (searched.last.fits, best.last.fits) {
+                (true, false) => true,
+                (false, true) => false,
+                (true, true) => searched.last.score.seconds < best.last.score.seconds,
+                (false, false) => searched.last.score.peak_bytes < best.last.score.peak_bytes,
+            },
+        };
+        if attempts.len() > 1 {
+            eprintln!(
+                "partir: order {}{}: step {}, peak {}{}",
+                order.join(" then "),
+                if compute.budget_bytes.is_infinite() {
+                    ""
+                } else {
+                    ", compute within what ZeRO could fit"
+                },
+                crate::report::text::seconds(searched.last.score.seconds),
+                crate::report::text::bytes(searched.last.score.peak_bytes),
+                if searched.last.fits {
+                    ""
+                } else {
+                    " (over the budget)"
+                }
+            );
+        }
+        if better {
+            best = Some(searched);
         }
     }
-    let last = last.expect("at least one axis");
+    let Searched {
+        mut plan,
+        searches,
+        last,
+        order,
+    } = best.expect("at least one order");
+    if attempts.len() > 1 {
+        eprintln!("partir: kept the order {}", order.join(" then "));
+    }
     if !last.fits {
         return Err(CliError::new(format!(
             "{source}: no plan found fits the memory budget of {} per device on {}: the smallest peak found is {}",
@@ -195,6 +209,104 @@ pub fn auto_command(args: &AutoArgs) -> Result<i32, CliError> {
         seconds_text(total.elapsed().as_secs_f64())
     );
     Ok(0)
+}
+
+/// What searching the axes in one order found.
+struct Searched {
+    /// FIXED's tactics, then the found ones.
+    plan: Schedule,
+    /// Per found tactic (the first of each search), the search's summary.
+    searches: Vec<(String, SearchSummary)>,
+    /// The last search: the price of the whole plan.
+    last: Found,
+    order: Vec<String>,
+}
+
+/// Parses the model, applies FIXED, then searches compute on every axis of `order` (within
+/// `compute`'s budget), then memory on every axis (ZeRO sharding before Megatron would block
+/// Megatron's propagation).
+fn search_in_order(
+    source: &str,
+    text: &str,
+    fixed: &Schedule,
+    order: &[String],
+    compute: &Settings,
+    settings: &Settings,
+    device: &Device,
+) -> Result<Searched, CliError> {
+    let session = Session::new(source);
+    let step = Step::start(&format!("parsing {source}"));
+    let module = session.parse(text).inspect_err(|_| eprintln!("failed"))?;
+    step.done();
+    crate::passes::unmerge::run(module.as_operation())
+        .map_err(|error| session.pass_error(error))?;
+    let context = session.context();
+    let mut plan = Schedule {
+        mesh: fixed.mesh.clone(),
+        tactics: Vec::new(),
+        file: String::new(),
+    };
+    let mut searches: Vec<(String, SearchSummary)> = Vec::new();
+    // FIXED's tactics (its own `auto` tactics searched in place), kept as applied.
+    schedule::apply(
+        context,
+        module.as_operation(),
+        fixed,
+        device,
+        &mut |outcome, _| {
+            if let Some(outcome) = outcome {
+                if let Some(search) = &outcome.search {
+                    searches.push((outcome.tactic.name.clone(), search.clone()));
+                }
+                plan.tactics.push(outcome.tactic.clone());
+            }
+            Ok(())
+        },
+    )
+    .map_err(|error| session.pass_error(error))?;
+    session.take();
+    let mut last: Option<Found> = None;
+    for phase in [Phases::Compute, Phases::Memory] {
+        for axis in order {
+            let name = format!("auto-{axis}");
+            let phase_settings = match phase {
+                Phases::Compute => compute,
+                _ => settings,
+            };
+            let found = search(&session, &module, axis, phase_settings, phase, &name)?;
+            let mut propagation = Propagation::new(context);
+            let location = program_location(module.as_operation());
+            for tactic in &found.tactics {
+                apply_tactic(
+                    context,
+                    module.as_operation(),
+                    tactic,
+                    location,
+                    &mut propagation,
+                )
+                .map_err(|error| session.pass_error(error))?;
+                plan.tactics.push(tactic.clone());
+            }
+            session.take();
+            if let Some(first) = found.tactics.first() {
+                searches.push((first.name.clone(), found.summary.clone()));
+            }
+            eprintln!("partir: {}", auto::summary_line(&found));
+            for decision in &found.summary.decisions {
+                eprintln!("  {}: {}", decision.group, decision.decision);
+            }
+            if found.tactics.is_empty() {
+                eprintln!("  (nothing: every value stays whole along '{axis}')");
+            }
+            last = Some(found);
+        }
+    }
+    Ok(Searched {
+        plan,
+        searches,
+        last: last.expect("at least one axis"),
+        order: order.to_vec(),
+    })
 }
 
 /// One axis's search, with a progress bar of plans priced and the best step time so far.

@@ -80,10 +80,8 @@ impl<'c, 'm> Evaluator<'c, 'm> {
     }
 
     /// The price after `tactics`, or `None` when they do not apply or cannot be lowered.
-    pub fn price(&mut self, tactics: &[Tactic]) -> Option<Score> {
-        self.run(tactics, true)
-            .and_then(|(_, priced)| priced)
-            .map(|priced| priced.score)
+    pub fn price(&mut self, tactics: &[Tactic]) -> Option<Priced> {
+        self.run(tactics, true).and_then(|(_, priced)| priced)
     }
 
     fn run(&mut self, tactics: &[Tactic], priced: bool) -> Option<(State, Option<Priced>)> {
@@ -126,6 +124,19 @@ pub struct Priced {
     /// What the next step would pay to take this step's state back (see
     /// [`state_resharding`]); zero when the state comes out split as it went in.
     pub deferred: f64,
+    /// The arguments' bytes per device: the state a memory phase could still split.
+    pub state_bytes: f64,
+}
+
+impl Priced {
+    /// The score as a compute phase that anticipates the memory phases sees it: the peak less
+    /// what sharding the state over all `devices` could save at best.
+    pub fn anticipated(&self, devices: f64) -> Score {
+        Score {
+            peak_bytes: (self.score.peak_bytes - self.state_bytes * (1.0 - 1.0 / devices)).max(0.0),
+            ..self.score
+        }
+    }
 }
 
 /// Lowers a Core module (a copy: it is consumed) and prices it as `partir-simulate` does,
@@ -146,6 +157,7 @@ pub fn price_core<'c>(
             peak_bytes: report.totals.peak_memory_bytes,
         },
         deferred,
+        state_bytes: report.memory.arguments_bytes,
     })
 }
 

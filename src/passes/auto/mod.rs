@@ -42,7 +42,7 @@ use space::{Candidate, Space};
 use std::time::{Duration, Instant};
 
 /// Distinct plans priced per phase, unless told otherwise.
-pub const DEFAULT_EVALUATIONS: usize = 150;
+pub const DEFAULT_EVALUATIONS: usize = 100;
 /// Seconds per phase, unless told otherwise.
 pub const DEFAULT_TIME_LIMIT: f64 = 60.0;
 
@@ -54,6 +54,11 @@ pub struct Settings {
     pub time_limit: Duration,
     pub seed: u64,
     pub evaluations: usize,
+    /// A compute phase judges a plan's memory by what the memory phases after it could reach
+    /// at best (see [`evaluate::Priced::anticipated`]): under a tight budget, a plan over it
+    /// may fit once its state is sharded, and among those the fastest is wanted, not the one
+    /// with the lowest peak now.
+    pub anticipate: bool,
 }
 
 impl Settings {
@@ -77,6 +82,7 @@ impl Settings {
             time_limit: Duration::from_secs_f64(time_limit),
             seed: auto.seed.unwrap_or(0),
             evaluations: auto.evaluations.unwrap_or(DEFAULT_EVALUATIONS).max(1),
+            anticipate: false,
         })
     }
 }
@@ -218,65 +224,122 @@ pub fn search_axis<'c>(
     let axis_size = mesh
         .axis_size(axis)
         .ok_or_else(|| fail(format!("axis '{axis}' is not in mesh {mesh}")))?;
-    let work =
-        Module::from_operation(ffi::clone_operation(module)).expect("a module's clone is a module");
-    let mut summary = SearchSummary {
-        axis: axis.to_string(),
-        ..SearchSummary::default()
+    let phases_of = |compute: &Settings| -> Vec<(Reach, &'static str, Settings)> {
+        let memory = (Reach::Elementwise, "-zero", settings.clone());
+        match phases {
+            Phases::Compute => vec![(Reach::All, "", compute.clone())],
+            Phases::Memory => vec![memory],
+            Phases::Both => vec![(Reach::All, "", compute.clone()), memory],
+        }
     };
-    let mut tactics = Vec::new();
-    let mut result: Option<(Score, bool)> = None;
-    let mut propagation = Propagation::new(context);
-    let phase_list: &[(Reach, &str)] = match phases {
-        Phases::Compute => &[(Reach::All, "")],
-        Phases::Memory => &[(Reach::Elementwise, "-zero")],
-        Phases::Both => &[(Reach::All, ""), (Reach::Elementwise, "-zero")],
-    };
-    for &(reach, suffix) in phase_list {
-        let phase = Phase {
+    let run = |list: Vec<(Reach, &'static str, Settings)>, progress: &mut ProgressFn| {
+        let phases = AxisRun {
             axis,
             axis_size,
-            reach,
-            name: format!("{name}{suffix}"),
+            mesh: &mesh,
+            name,
         };
-        let found = phase.search(
-            context,
-            work.as_operation(),
-            &mesh,
-            settings,
-            &mut summary,
-            progress,
-        )?;
-        result = Some((found.score, found.fits));
-        if let Some(tactic) = found.tactic {
-            let _quiet = evaluate::Quiet::new(context);
-            apply_tactic(
-                context,
-                work.as_operation(),
-                &tactic,
-                location,
-                &mut propagation,
-            )?;
-            tactics.push(tactic);
+        phases.run(context, module, &list, progress)
+    };
+    // Speed first: the compute phase looks for the fastest plan whatever its memory, and the
+    // memory phase then makes it fit (ZeRO shards what BP and Megatron leave whole). When that
+    // does not fit, the compute phase searches again for the fastest plan the memory phase
+    // could still make fit.
+    let mut found = if phases == Phases::Both {
+        let unbounded = Settings {
+            budget_bytes: f64::INFINITY,
+            ..settings.clone()
+        };
+        run(phases_of(&unbounded), progress)?
+    } else {
+        run(phases_of(settings), progress)?
+    };
+    if phases == Phases::Both && !found.fits {
+        let anticipating = Settings {
+            anticipate: true,
+            ..settings.clone()
+        };
+        let mut bounded = run(phases_of(&anticipating), progress)?;
+        bounded.summary.evaluations += found.summary.evaluations;
+        if bounded.fits || bounded.score.peak_bytes < found.score.peak_bytes {
+            found = bounded;
         }
     }
-    summary.seconds = start.elapsed().as_secs_f64();
-    let (score, fits) = result.expect("at least one phase");
-    if !fits && phases == Phases::Both {
+    found.summary.seconds = start.elapsed().as_secs_f64();
+    if !found.fits && phases == Phases::Both {
         return Err(fail(format!(
             "no plan found fits the memory budget of {} per device on axis '{axis}': the smallest peak found is {} ({} plans priced on {})",
             crate::report::text::bytes(settings.budget_bytes),
-            crate::report::text::bytes(score.peak_bytes),
-            summary.evaluations,
+            crate::report::text::bytes(found.score.peak_bytes),
+            found.summary.evaluations,
             settings.device.name
         )));
     }
-    Ok(Found {
-        tactics,
-        summary,
-        score,
-        fits,
-    })
+    Ok(found)
+}
+
+/// One axis's phases in a row, each on the program the previous left.
+struct AxisRun<'a> {
+    axis: &'a str,
+    axis_size: i64,
+    mesh: &'a Mesh,
+    name: &'a str,
+}
+
+impl AxisRun<'_> {
+    fn run<'c>(
+        &self,
+        context: &'c Context,
+        module: OperationRef<'c, '_>,
+        list: &[(Reach, &str, Settings)],
+        progress: &mut ProgressFn,
+    ) -> Result<Found, PassError<'c>> {
+        let location = program_location(module);
+        let work = Module::from_operation(ffi::clone_operation(module))
+            .expect("a module's clone is a module");
+        let mut summary = SearchSummary {
+            axis: self.axis.to_string(),
+            ..SearchSummary::default()
+        };
+        let mut tactics = Vec::new();
+        let mut result: Option<(Score, bool)> = None;
+        let mut propagation = Propagation::new(context);
+        for (reach, suffix, settings) in list {
+            let phase = Phase {
+                axis: self.axis,
+                axis_size: self.axis_size,
+                reach: *reach,
+                name: format!("{}{suffix}", self.name),
+            };
+            let found = phase.search(
+                context,
+                work.as_operation(),
+                self.mesh,
+                settings,
+                &mut summary,
+                progress,
+            )?;
+            result = Some((found.score, found.fits));
+            if let Some(tactic) = found.tactic {
+                let _quiet = evaluate::Quiet::new(context);
+                apply_tactic(
+                    context,
+                    work.as_operation(),
+                    &tactic,
+                    location,
+                    &mut propagation,
+                )?;
+                tactics.push(tactic);
+            }
+        }
+        let (score, fits) = result.expect("at least one phase");
+        Ok(Found {
+            tactics,
+            summary,
+            score,
+            fits,
+        })
+    }
 }
 
 struct Phase<'a> {
@@ -343,6 +406,8 @@ impl Phase<'_> {
             phase: self,
             best: None,
             budget: settings.budget_bytes,
+            anticipate: (settings.anticipate && self.reach == Reach::All)
+                .then(|| mesh.devices() as f64),
             priced: 0,
             progress,
             label: format!("searching {label} on '{}'", self.axis),
@@ -494,9 +559,21 @@ struct AxisProblem<'s, 'c, 'm, 'p> {
     phase: &'s Phase<'s>,
     best: Option<f64>,
     budget: f64,
+    /// The device count, when plans are judged by the peak the memory phases could reach.
+    anticipate: Option<f64>,
     priced: usize,
     progress: &'p mut ProgressFn<'p>,
     label: String,
+}
+
+impl AxisProblem<'_, '_, '_, '_> {
+    /// A price as this phase judges it.
+    fn seen(&self, priced: evaluate::Priced) -> Score {
+        match self.anticipate {
+            Some(devices) => priced.anticipated(devices),
+            None => priced.score,
+        }
+    }
 }
 
 impl mcts::Problem for AxisProblem<'_, '_, '_, '_> {
@@ -518,7 +595,10 @@ impl mcts::Problem for AxisProblem<'_, '_, '_, '_> {
     }
 
     fn prior(&self, action: usize) -> f64 {
-        match self.space.actions[action].alone {
+        match self.space.actions[action]
+            .alone
+            .map(|priced| self.seen(priced))
+        {
             Some(score) if score.peak_bytes <= self.budget => 1.0 / score.seconds.max(1e-15),
             Some(score) => 1e-3 * self.budget / score.peak_bytes,
             None => 0.0,
@@ -537,7 +617,10 @@ impl mcts::Problem for AxisProblem<'_, '_, '_, '_> {
                 self.phase.reach,
             )]
         };
-        let score = self.evaluator.price(&tactics);
+        let score = self
+            .evaluator
+            .price(&tactics)
+            .map(|priced| self.seen(priced));
         self.priced += 1;
         if let Some(score) = score {
             if score.peak_bytes <= self.budget && self.best.is_none_or(|best| score.seconds < best)

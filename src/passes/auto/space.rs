@@ -56,7 +56,7 @@ pub struct Action {
     /// The other groups it tiles some member of (a replicate of one of them may then matter).
     pub reaches: Vec<usize>,
     /// The plan of this action alone, priced (for tiles): how promising it looks.
-    pub alone: Option<super::mcts::Score>,
+    pub alone: Option<super::evaluate::Priced>,
 }
 
 /// The reduced action space of one phase of one axis.
@@ -249,7 +249,6 @@ pub fn analyse(
                 // which the memory phase makes with the state split both ways.
                 continue;
             }
-            let alone = alone.map(|priced| priced.score);
             let ties: Vec<(String, usize)> = state
                 .tiled
                 .iter()

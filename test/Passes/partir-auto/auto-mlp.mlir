@@ -22,11 +22,12 @@
 // RUN: mlir-opt %plugin -p 'builtin.module(partir-schedule{file=%S/Inputs/auto-both.toml})' %s -o %t.schedule.mlir
 // RUN: diff %t.auto.mlir %t.schedule.mlir
 //
-// A budget the fast plan (68 MiB) does not meet: the search trades speed for memory and the
-// plan it keeps fits: w1 split on dim 1 along the batch axis as well as x on dim 0.
+// A budget the fast plan (68 MiB) does not meet: the memory phase keeps it and stores w1 split
+// along the axis, gathered for the matmul (ZeRO-3): 56 MiB, within the budget.
 // RUN: mlir-opt %plugin -p 'builtin.module(partir-mesh{axes=batch=4,model=2}, partir-auto{axis=batch memory=60MiB})' %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=BUDGET
 // BUDGET: remark: partir-auto: axis 'batch': {{.*}}; step 356.7 us, peak 56.00 MiB
-// BUDGET: remark: partir-auto: tactic 'auto' on 'batch': tile { x = 0, w1 = 1 }
+// BUDGET: remark: partir-auto: tactic 'auto' on 'batch': tile { x = 0 }
+// BUDGET: remark: partir-auto: tactic 'auto-zero' on 'batch': tile { w1 = 0 } propagate elementwise
 //
 // A budget nothing meets: an error naming the smallest peak found and the budget; exit 1.
 // RUN: not mlir-opt %plugin -p 'builtin.module(partir-mesh{axes=batch=4,model=2}, partir-auto{axis=batch memory=1MiB})' %s 2>&1 | FileCheck %s --check-prefix=TOO-SMALL
