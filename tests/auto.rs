@@ -288,3 +288,34 @@ fn auto_after_a_fixed_schedule_and_as_a_tactic() {
     ]);
     assert!(text(&out.stderr).contains("differs from the fixed schedule's mesh batch=4,model=2"));
 }
+
+#[test]
+fn the_analysis_shrinks_every_zoo_model_s_action_space() {
+    // Per model: the arguments' raw actions on `batch` (a tile per dim 4 divides, a replicate
+    // per argument), and what layer groups, propagation ties and the pruning leave of them.
+    // The search itself is cut to one plan: the counts come from the analysis alone.
+    let dir = scratch("space");
+    for (model, raw, reduced) in [
+        ("transformer", 226, 33),
+        ("gns", 229, 72),
+        ("unet", 116, 51),
+        ("mqa", 76, 33),
+    ] {
+        let out = partir(&[
+            "auto",
+            &example(&format!("examples/{model}/{model}.mlir")),
+            "--mesh",
+            "batch=4,model=2",
+            "--axes",
+            "batch",
+            "--evaluations",
+            "1",
+            "-o",
+            path(&dir.join(format!("{model}.toml"))),
+        ]);
+        let stderr = text(&out.stderr);
+        assert!(out.status.success(), "{model}: {stderr}");
+        let expected = format!("axis 'batch': {raw} raw actions, {reduced} after analysis");
+        assert!(stderr.contains(&expected), "{model}: {expected}\n{stderr}");
+    }
+}
