@@ -1,0 +1,374 @@
+//! One axis's phases: each a tree search ([`mcts`]) over the actions the analysis ([`space`])
+//! leaves, priced by [`evaluate`], its best plan a tactic with a comment saying what it ties.
+
+use super::{evaluate, mcts, space, Found, ProgressFn, Settings, PASS};
+use crate::{
+    ffi,
+    ir::{names, Mesh},
+    passes::{program_location, propagate::Propagation, tactic::apply_tactic, PassError},
+    schedule::{Reach, Tactic},
+    sim::report::{Decision, SearchSummary},
+};
+use evaluate::Evaluator;
+use mcts::{Limits, Score};
+use melior::{
+    ir::{Module, OperationRef, ValueLike},
+    Context,
+};
+use space::{Candidate, Space};
+use std::time::Instant;
+
+/// One axis's phases in a row, each on the program the previous left.
+pub(super) struct AxisRun<'a> {
+    pub(super) axis: &'a str,
+    pub(super) axis_size: i64,
+    pub(super) mesh: &'a Mesh,
+    pub(super) name: &'a str,
+}
+
+impl AxisRun<'_> {
+    pub(super) fn run<'c>(
+        &self,
+        context: &'c Context,
+        module: OperationRef<'c, '_>,
+        list: &[(Reach, &str, Settings)],
+        progress: &mut ProgressFn,
+    ) -> Result<Found, PassError<'c>> {
+        let location = program_location(module);
+        let work = Module::from_operation(ffi::clone_operation(module))
+            .expect("a module's clone is a module");
+        let mut summary = SearchSummary {
+            axis: self.axis.to_string(),
+            ..SearchSummary::default()
+        };
+        let mut tactics = Vec::new();
+        let mut result: Option<(Score, bool)> = None;
+        let mut propagation = Propagation::new(context);
+        for (reach, suffix, settings) in list {
+            let phase = Phase {
+                axis: self.axis,
+                axis_size: self.axis_size,
+                reach: *reach,
+                name: format!("{}{suffix}", self.name),
+            };
+            let found = phase.search(
+                context,
+                work.as_operation(),
+                self.mesh,
+                settings,
+                &mut summary,
+                progress,
+            )?;
+            result = Some((found.score, found.fits));
+            if let Some(tactic) = found.tactic {
+                let _quiet = evaluate::Quiet::new(context);
+                apply_tactic(
+                    context,
+                    work.as_operation(),
+                    &tactic,
+                    location,
+                    &mut propagation,
+                )?;
+                tactics.push(tactic);
+            }
+        }
+        let (score, fits) = result.expect("at least one phase");
+        Ok(Found {
+            tactics,
+            summary,
+            score,
+            fits,
+        })
+    }
+}
+
+struct Phase<'a> {
+    axis: &'a str,
+    axis_size: i64,
+    reach: Reach,
+    name: String,
+}
+
+struct PhaseResult {
+    tactic: Option<Tactic>,
+    score: Score,
+    fits: bool,
+}
+
+impl Phase<'_> {
+    fn search<'c>(
+        &self,
+        context: &'c Context,
+        base: OperationRef<'c, '_>,
+        mesh: &Mesh,
+        settings: &Settings,
+        summary: &mut SearchSummary,
+        progress: &mut ProgressFn,
+    ) -> Result<PhaseResult, PassError<'c>> {
+        let location = program_location(base);
+        let label = match self.reach {
+            Reach::All => "compute",
+            Reach::Elementwise => "memory",
+        };
+        let mut evaluator = Evaluator::new(context, base, &settings.device, self.axis);
+        let (candidates, all_names) = candidates(base, mesh, self.axis);
+        let mut probed = 0;
+        let started = Instant::now();
+        let space = space::analyse(
+            &mut evaluator,
+            &candidates,
+            &all_names,
+            self.axis_size,
+            self.reach,
+            started + settings.time_limit,
+            &mut |count| {
+                probed += count;
+                progress(
+                    &format!("analysing {label} actions on '{}'", self.axis),
+                    probed,
+                    None,
+                );
+            },
+        );
+        if std::env::var_os("PARTIR_AUTO_DEBUG").is_some() {
+            for action in &space.actions {
+                eprintln!(
+                    "action {} {:?} ties {:?}",
+                    space.groups[action.group].selector, action.kind, action.ties
+                );
+            }
+        }
+        summary.raw_actions += space.raw;
+        summary.reduced_actions += space.actions.len();
+        let mut problem = AxisProblem {
+            space: &space,
+            evaluator,
+            phase: self,
+            best: None,
+            budget: settings.budget_bytes,
+            anticipate: (settings.anticipate && self.reach == Reach::All)
+                .then(|| mesh.devices() as f64),
+            priced: 0,
+            progress,
+            label: format!("searching {label} on '{}'", self.axis),
+        };
+        let limits = Limits {
+            budget_bytes: settings.budget_bytes,
+            evaluations: settings.evaluations,
+            // The analysis and the search share the phase's time.
+            time_limit: settings.time_limit.saturating_sub(started.elapsed()),
+            seed: settings.seed,
+        };
+        let outcome = mcts::search(&mut problem, &limits);
+        let offset = summary.evaluations;
+        summary.evaluations += outcome.evaluations;
+        summary.exhausted = outcome.exhausted;
+        summary.timed_out |= outcome.timed_out;
+        summary.curve.extend(
+            outcome
+                .curve
+                .iter()
+                .map(|&(count, seconds)| (offset + count, seconds)),
+        );
+        let (plan, fits) = match (&outcome.best, &outcome.smallest) {
+            (Some(best), _) => (best.clone(), true),
+            (None, Some(smallest)) => (smallest.clone(), false),
+            (None, None) => {
+                return Err(PassError::new(
+                    location,
+                    format!("{PASS}: no plan on axis '{}' could be priced", self.axis),
+                ))
+            }
+        };
+        for &index in &plan.actions {
+            let action = &space.actions[index];
+            summary.decisions.push(Decision {
+                group: space.groups[action.group].selector.clone(),
+                decision: action.kind.describe(),
+                ties: action
+                    .ties
+                    .iter()
+                    .map(|(name, dim)| format!("{name} dim {dim}"))
+                    .collect(),
+            });
+        }
+        let tactic = (!plan.actions.is_empty()).then(|| {
+            let mut tactic =
+                space::tactic(&space, &plan.actions, self.axis, &self.name, self.reach);
+            tactic.comment = comment(&space, &plan.actions, &outcome, self.reach);
+            tactic
+        });
+        Ok(PhaseResult {
+            tactic,
+            score: plan.score,
+            fits,
+        })
+    }
+}
+
+/// The comment above a found tactic: what the search compared and what each decision ties.
+fn comment(space: &Space, actions: &[usize], outcome: &mcts::Outcome, reach: Reach) -> Vec<String> {
+    let mut lines = vec![format!(
+        "Found by partir auto ({} search): {} plans priced{}, best step {} with peak {}.",
+        match reach {
+            Reach::All => "compute",
+            Reach::Elementwise => "memory",
+        },
+        outcome.evaluations,
+        if outcome.exhausted {
+            " (every plan of the reduced space)"
+        } else {
+            ""
+        },
+        outcome
+            .best
+            .as_ref()
+            .map(|best| crate::report::text::seconds(best.score.seconds))
+            .unwrap_or_else(|| "-".into()),
+        outcome
+            .best
+            .as_ref()
+            .map(|best| crate::report::text::bytes(best.score.peak_bytes))
+            .unwrap_or_else(|| "-".into()),
+    )];
+    for &index in actions {
+        let action = &space.actions[index];
+        let mut line = format!(
+            "  {}: {}",
+            space.groups[action.group].selector,
+            action.kind.describe()
+        );
+        if !action.ties.is_empty() {
+            let shown: Vec<String> = action
+                .ties
+                .iter()
+                .take(4)
+                .map(|(name, dim)| format!("{name} dim {dim}"))
+                .collect();
+            line += &format!(
+                "; propagation also tiles {}{}",
+                shown.join(", "),
+                if action.ties.len() > 4 {
+                    format!(" and {} more", action.ties.len() - 4)
+                } else {
+                    String::new()
+                }
+            );
+        }
+        lines.push(line);
+    }
+    lines
+}
+
+/// The entry functions' arguments with static shapes, and every name a selector can match.
+fn candidates(module: OperationRef, mesh: &Mesh, axis: &str) -> (Vec<Candidate>, Vec<String>) {
+    let mut candidates = Vec::new();
+    let mut all_names = Vec::new();
+    for (name, value) in names::named_values(module) {
+        all_names.push(name.clone());
+        let names::Site::Argument { index, .. } = value.site else {
+            continue;
+        };
+        let Some(shape) = crate::ir::core::static_shape(value.value.r#type()) else {
+            continue;
+        };
+        let mut decided = false;
+        let parts = (0..shape.len())
+            .map(|dim| {
+                let axes = crate::passes::tile::split_along(value.value, dim);
+                decided |= axes.iter().any(|other| other == axis);
+                axes.iter()
+                    .map(|other| mesh.axis_size(other).unwrap_or(1))
+                    .product()
+            })
+            .collect();
+        candidates.push(Candidate {
+            index,
+            name,
+            shape,
+            decided,
+            parts,
+        });
+    }
+    (candidates, all_names)
+}
+
+struct AxisProblem<'s, 'c, 'm, 'p> {
+    space: &'s Space,
+    evaluator: Evaluator<'c, 'm>,
+    phase: &'s Phase<'s>,
+    best: Option<f64>,
+    budget: f64,
+    /// The device count, when plans are judged by the peak the memory phases could reach.
+    anticipate: Option<f64>,
+    priced: usize,
+    progress: &'p mut ProgressFn<'p>,
+    label: String,
+}
+
+impl AxisProblem<'_, '_, '_, '_> {
+    /// A price as this phase judges it.
+    fn seen(&self, priced: evaluate::Priced) -> Score {
+        match self.anticipate {
+            Some(devices) => priced.anticipated(devices),
+            None => priced.score,
+        }
+    }
+}
+
+impl mcts::Problem for AxisProblem<'_, '_, '_, '_> {
+    fn action_count(&self) -> usize {
+        self.space.actions.len()
+    }
+
+    fn compatible(&self, chosen: &[usize], action: usize) -> bool {
+        let action = &self.space.actions[action];
+        let group = action.group;
+        let free = chosen
+            .iter()
+            .all(|&other| self.space.actions[other].group != group);
+        // Pinning a group matters only when a chosen tile would reach it.
+        free && (action.kind != space::Kind::Replicate
+            || chosen
+                .iter()
+                .any(|&other| self.space.actions[other].reaches.contains(&group)))
+    }
+
+    fn prior(&self, action: usize) -> f64 {
+        match self.space.actions[action]
+            .alone
+            .map(|priced| self.seen(priced))
+        {
+            Some(score) if score.peak_bytes <= self.budget => 1.0 / score.seconds.max(1e-15),
+            Some(score) => 1e-3 * self.budget / score.peak_bytes,
+            None => 0.0,
+        }
+    }
+
+    fn evaluate(&mut self, chosen: &[usize]) -> Option<Score> {
+        let tactics: Vec<Tactic> = if chosen.is_empty() {
+            Vec::new()
+        } else {
+            vec![space::tactic(
+                self.space,
+                chosen,
+                self.phase.axis,
+                &self.phase.name,
+                self.phase.reach,
+            )]
+        };
+        let score = self
+            .evaluator
+            .price(&tactics)
+            .map(|priced| self.seen(priced));
+        self.priced += 1;
+        if let Some(score) = score {
+            if score.peak_bytes <= self.budget && self.best.is_none_or(|best| score.seconds < best)
+            {
+                self.best = Some(score.seconds);
+            }
+        }
+        (self.progress)(&self.label, self.priced, self.best);
+        score
+    }
+}
