@@ -797,18 +797,21 @@ def PartirAuto : Pass<"partir-auto", "::mlir::ModuleOp"> {
     Candidates are the arguments of the entry functions. Repeated layers
     (`params/layers/0/wq`, `params/layers/1/wq`, same shape) are decided together; tiles
     that propagation ties together (a weight, its Adam moments) are one action; tiles that
-    propagation refuses or that change nothing are dropped. Each plan is priced by
-    partir's simulator on `device` (as `partir-simulate` prices it) and must fit `memory`
-    per device (default: the device's capacity). When the best compute plan (tiles through
-    every op, replicates) does not fit, a second search shards state through elementwise
-    ops only (ZeRO). The search stops after `evaluations` distinct plans or `time-limit`
-    seconds; it is deterministic under `seed` when it stops by evaluations.
+    propagation refuses or that change nothing are dropped. Each plan is priced by partir's
+    simulator on `device` (as `partir-simulate` prices it, plus the gathers the next step
+    would need when state comes out split differently from how it went in) and must fit
+    `memory` per device (default: the device's capacity). A compute search (tiles through
+    every op, replicates) is followed by a memory search (tiles through elementwise ops only:
+    ZeRO) on top of its plan. Speed first: when the result does not fit, the compute search
+    runs again judging plans by the peak ZeRO could still reach. Each search stops after
+    `evaluations` distinct plans or `time-limit` seconds; it is deterministic under `seed`
+    when it stops by evaluations.
 
-    Remarks say what was searched and found:
+    Remarks say what was searched and found (here on a forward MLP with 4096 tokens):
 
     ```
-    remark: partir-auto: axis 'model': 8 raw actions, 3 after analysis, 8 plans priced in 0.05 s (all of them); step 1.2 us, peak 24.6 KiB
-    remark: partir-auto: tactic 'auto' on 'model': tile { w1 = 1 }
+    remark: partir-auto: axis 'batch': 13 raw actions, 10 after analysis, 26 plans priced in 0.02 s (1400/s) (all of them); step 200.3 us, peak 68.00 MiB
+    remark: partir-auto: tactic 'auto' on 'batch': tile { x = 0 }
     ```
 
     Errors: an unknown axis, a module without a mesh, a bad size, or no plan within the

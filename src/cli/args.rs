@@ -134,7 +134,8 @@ pub struct AutoArgs {
     /// Tactics to apply before searching (a schedule; its `auto` tactics are searched too).
     #[arg(long, short = 's', value_name = "FIXED.toml")]
     pub schedule: Option<PathBuf>,
-    /// The axes to search, in order [default: every mesh axis].
+    /// The axes to search, in this order [default: every mesh axis, in the mesh's order and in
+    /// its reverse, keeping the faster plan].
     #[arg(long, value_delimiter = ',', value_name = "A,B")]
     pub axes: Vec<String>,
     /// The device plans are priced on: a preset or a device TOML file.
@@ -143,7 +144,7 @@ pub struct AutoArgs {
     /// The memory budget per device: B, KiB, MiB, GiB [default: the device's capacity].
     #[arg(long, value_name = "SIZE")]
     pub memory: Option<String>,
-    /// Seconds each search phase (per axis: compute, then memory if needed) may take.
+    /// Seconds each search phase (per axis: compute, then memory) may take.
     #[arg(long, value_name = "SECONDS", default_value_t = crate::passes::auto::DEFAULT_TIME_LIMIT)]
     pub time_limit: f64,
     /// The seed of the search: the same seed finds the same plan (unless the time limit
