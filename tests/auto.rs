@@ -212,15 +212,15 @@ fn a_tight_budget_gets_a_plan_that_fits() {
     assert!(peak <= 40.0 * 1024.0 * 1024.0, "{peak}\n{stderr}");
 }
 
+/// Batch parallelism on the forward MLP, written by hand.
+const FIXED_BP: &str =
+    "mesh = { batch = 4, model = 2 }\n[[tactic]]\nname = \"BP\"\naxis = \"batch\"\ntile = { \"x\" = 0 }\n";
+
 #[test]
 fn auto_after_a_fixed_schedule_and_as_a_tactic() {
     let dir = scratch("fixed");
     let fixed = dir.join("bp.toml");
-    std::fs::write(
-        &fixed,
-        "mesh = { batch = 4, model = 2 }\n[[tactic]]\nname = \"BP\"\naxis = \"batch\"\ntile = { \"x\" = 0 }\n",
-    )
-    .unwrap();
+    std::fs::write(&fixed, FIXED_BP).unwrap();
     let plan = dir.join("plan.toml");
     let out = partir(&[
         "auto",
@@ -245,11 +245,8 @@ fn auto_after_a_fixed_schedule_and_as_a_tactic() {
     );
     // The same as an `auto` tactic inside a schedule, priced row by row.
     let schedule = dir.join("bp-auto.toml");
-    std::fs::write(
-        &schedule,
-        "mesh = { batch = 4, model = 2 }\n[[tactic]]\nname = \"BP\"\naxis = \"batch\"\ntile = { \"x\" = 0 }\n[[tactic]]\nname = \"MP?\"\naxis = \"model\"\nauto = { seed = 3 }\n",
-    )
-    .unwrap();
+    let searched = "[[tactic]]\nname = \"MP?\"\naxis = \"model\"\nauto = { seed = 3 }\n";
+    std::fs::write(&schedule, format!("{FIXED_BP}{searched}")).unwrap();
     let html = dir.join("plan.html");
     let out = partir(&[
         "partition",

@@ -249,12 +249,14 @@ pub fn partition_priced<'s>(
                 deferred.extend(diags);
             }
             let priced = match device {
-                Some(device) => {
-                    schedule::price(context, op, tactic, device, &mut story, propagation)?;
-                    let last = story.tactics.last_mut().expect("just priced");
-                    last.search = outcome.and_then(|outcome| outcome.search.clone());
-                    Some(&*last)
-                }
+                Some(device) => Some(schedule::price(
+                    context,
+                    op,
+                    outcome,
+                    device,
+                    &mut story,
+                    propagation,
+                )?),
                 None => None,
             };
             if tactic.is_some() || priced.is_some() {

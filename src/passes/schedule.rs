@@ -12,10 +12,7 @@ use crate::{
     ffi::{self, Severity},
     ir::Mesh,
     schedule::{Schedule, Tactic},
-    sim::{
-        report::{PropagationSummary, SearchSummary},
-        Device, PartitionReport, TacticReport, DEFAULT_DEVICE,
-    },
+    sim::{report::PropagationSummary, Device, PartitionReport, TacticReport, DEFAULT_DEVICE},
 };
 use melior::{
     ir::{block::BlockLike, operation::OperationLike, Location, OperationRef, RegionLike},
@@ -70,11 +67,7 @@ pub fn run<'c>(
                 conflicts: outcome.conflicts,
                 stops: Vec::new(),
             });
-            price(context, module, tactic, &device, &mut story, propagation)?;
-            if let Some(search) = outcome.and_then(|outcome| outcome.search.clone()) {
-                priced_search(&mut story, search);
-            }
-            let priced = story.tactics.last().expect("just priced");
+            let priced = price(context, module, outcome, &device, &mut story, propagation)?;
             let row = PartitionReport::cells(priced);
             ffi::emit(
             tactic_location(context, &schedule, tactic, location),
@@ -91,33 +84,28 @@ pub fn run<'c>(
     simulate::write_report(&options.report, || story.json()).map_err(fail)
 }
 
-/// Keeps an `auto` tactic's search summary with the last row (the first tactic it found).
-fn priced_search(story: &mut PartitionReport, search: SearchSummary) {
-    if let Some(last) = story.tactics.last_mut() {
-        last.search = Some(search);
-    }
-}
-
 /// The name of the row before the first tactic.
 pub use crate::sim::report::UNPARTITIONED;
 
-/// Simulates `module` (as it is after `tactic`, or before the first one) on `device` and adds
+/// Simulates `module` (as it is after `outcome`'s tactic, or before the first one) on `device` and adds
 /// the report to `story`; the added row.
 pub fn price<'c, 's>(
     context: &'c Context,
     module: OperationRef<'c, '_>,
-    tactic: Option<&Tactic>,
+    outcome: Option<&TacticOutcome>,
     device: &Device,
     story: &'s mut PartitionReport,
     propagation: Option<PropagationSummary>,
 ) -> Result<&'s TacticReport, PassError<'c>> {
     let report = simulate::simulate_module(context, module, device)?;
-    let (name, axis) = tactic
-        .map(|tactic| (tactic.name.as_str(), tactic.axis.as_str()))
+    let (name, axis) = outcome
+        .map(|outcome| (outcome.tactic.name.as_str(), outcome.tactic.axis.as_str()))
         .unwrap_or((UNPARTITIONED, ""));
     story.push(name, axis, report);
     let last = story.tactics.last_mut().expect("just pushed");
     last.propagation = propagation;
+    // An `auto` tactic's search stays with the row of the first tactic it found.
+    last.search = outcome.and_then(|outcome| outcome.search.clone());
     Ok(last)
 }
 

@@ -15,10 +15,7 @@ use crate::{
     sim::{self, report::ValueSharding, Device},
 };
 use melior::{
-    ir::{
-        block::BlockLike, operation::OperationLike, Module, OperationRef, RegionLike, Value,
-        ValueLike,
-    },
+    ir::{Module, OperationRef, ValueLike},
     Context,
 };
 use std::collections::HashMap;
@@ -211,29 +208,51 @@ pub fn state_resharding(
     seconds
 }
 
+/// An entry function's argument (static shapes only) and how it is split so far.
+pub struct ArgumentSplit {
+    pub index: usize,
+    pub name: String,
+    pub shape: Vec<i64>,
+    /// Per dim, the mesh axes splitting it.
+    pub axes: Vec<Vec<String>>,
+}
+
+/// Every argument of the entry functions with a static shape, with its splits.
+pub fn argument_splits(module: OperationRef) -> Vec<ArgumentSplit> {
+    names::named_values(module)
+        .into_iter()
+        .filter_map(|(name, named)| {
+            let names::Site::Argument { index, .. } = named.site else {
+                return None;
+            };
+            let shape = crate::ir::core::static_shape(named.value.r#type())?;
+            let axes = (0..shape.len())
+                .map(|dim| tile::split_along(named.value, dim))
+                .collect();
+            Some(ArgumentSplit {
+                index,
+                name,
+                shape,
+                axes,
+            })
+        })
+        .collect()
+}
+
 /// (argument index, dim) of the entry function's arguments split along `axis`.
 pub fn tiled_arguments(module: OperationRef, axis: &str) -> Vec<(usize, usize)> {
-    let mut found = Vec::new();
-    for func in names::entry_functions(module) {
-        let Some(body) = func.region(0).ok().and_then(|region| region.first_block()) else {
-            continue;
-        };
-        for index in 0..body.argument_count() {
-            let value = Value::from(body.argument(index).expect("index < count"));
-            let rank = crate::ir::core::static_shape(value.r#type())
-                .map(|shape| shape.len())
-                .unwrap_or(0);
-            for dim in 0..rank {
-                if tile::split_along(value, dim)
-                    .iter()
-                    .any(|other| other == axis)
-                {
-                    found.push((index, dim));
-                }
-            }
-        }
-    }
-    found
+    argument_splits(module)
+        .into_iter()
+        .flat_map(|argument| {
+            let index = argument.index;
+            argument
+                .axes
+                .into_iter()
+                .enumerate()
+                .filter(|(_, axes)| axes.iter().any(|other| other == axis))
+                .map(move |(dim, _)| (index, dim))
+        })
+        .collect()
 }
 
 /// Silences diagnostics while it lives: the search applies thousands of plans whose remarks

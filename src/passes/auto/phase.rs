@@ -12,7 +12,7 @@ use crate::{
 use evaluate::Evaluator;
 use mcts::{Limits, Score};
 use melior::{
-    ir::{Module, OperationRef, ValueLike},
+    ir::{Module, OperationRef},
     Context,
 };
 use space::{Candidate, Space};
@@ -180,24 +180,29 @@ impl Phase<'_> {
                 ))
             }
         };
-        for &index in &plan.actions {
-            let action = &space.actions[index];
-            summary.decisions.push(Decision {
-                group: space.groups[action.group].selector.clone(),
-                decision: action.kind.describe(),
-                ties: action
-                    .ties
-                    .iter()
-                    .map(|(name, dim)| format!("{name} dim {dim}"))
-                    .collect(),
-            });
-        }
+        let decisions: Vec<Decision> = plan
+            .actions
+            .iter()
+            .map(|&index| {
+                let action = &space.actions[index];
+                Decision {
+                    group: space.groups[action.group].selector.clone(),
+                    decision: action.kind.describe(),
+                    ties: action
+                        .ties
+                        .iter()
+                        .map(|(name, dim)| format!("{name} dim {dim}"))
+                        .collect(),
+                }
+            })
+            .collect();
         let tactic = (!plan.actions.is_empty()).then(|| {
             let mut tactic =
                 space::tactic(&space, &plan.actions, self.axis, &self.name, self.reach);
-            tactic.comment = comment(&space, &plan.actions, &outcome, self.reach);
+            tactic.comment = comment(&decisions, &outcome, self.reach);
             tactic
         });
+        summary.decisions.extend(decisions);
         Ok(PhaseResult {
             tactic,
             score: plan.score,
@@ -207,7 +212,7 @@ impl Phase<'_> {
 }
 
 /// The comment above a found tactic: what the search compared and what each decision ties.
-fn comment(space: &Space, actions: &[usize], outcome: &mcts::Outcome, reach: Reach) -> Vec<String> {
+fn comment(decisions: &[Decision], outcome: &mcts::Outcome, reach: Reach) -> Vec<String> {
     let mut lines = vec![format!(
         "Found by partir auto ({} search): {} plans priced{}, best step {} with peak {}.",
         match reach {
@@ -231,25 +236,14 @@ fn comment(space: &Space, actions: &[usize], outcome: &mcts::Outcome, reach: Rea
             .map(|best| crate::report::text::bytes(best.score.peak_bytes))
             .unwrap_or_else(|| "-".into()),
     )];
-    for &index in actions {
-        let action = &space.actions[index];
-        let mut line = format!(
-            "  {}: {}",
-            space.groups[action.group].selector,
-            action.kind.describe()
-        );
-        if !action.ties.is_empty() {
-            let shown: Vec<String> = action
-                .ties
-                .iter()
-                .take(4)
-                .map(|(name, dim)| format!("{name} dim {dim}"))
-                .collect();
+    for decision in decisions {
+        let mut line = format!("  {}: {}", decision.group, decision.decision);
+        if !decision.ties.is_empty() {
             line += &format!(
                 "; propagation also tiles {}{}",
-                shown.join(", "),
-                if action.ties.len() > 4 {
-                    format!(" and {} more", action.ties.len() - 4)
+                decision.ties[..decision.ties.len().min(4)].join(", "),
+                if decision.ties.len() > 4 {
+                    format!(" and {} more", decision.ties.len() - 4)
                 } else {
                     String::new()
                 }
@@ -262,34 +256,31 @@ fn comment(space: &Space, actions: &[usize], outcome: &mcts::Outcome, reach: Rea
 
 /// The entry functions' arguments with static shapes, and every name a selector can match.
 fn candidates(module: OperationRef, mesh: &Mesh, axis: &str) -> (Vec<Candidate>, Vec<String>) {
-    let mut candidates = Vec::new();
-    let mut all_names = Vec::new();
-    for (name, value) in names::named_values(module) {
-        all_names.push(name.clone());
-        let names::Site::Argument { index, .. } = value.site else {
-            continue;
-        };
-        let Some(shape) = crate::ir::core::static_shape(value.value.r#type()) else {
-            continue;
-        };
-        let mut decided = false;
-        let parts = (0..shape.len())
-            .map(|dim| {
-                let axes = crate::passes::tile::split_along(value.value, dim);
-                decided |= axes.iter().any(|other| other == axis);
-                axes.iter()
-                    .map(|other| mesh.axis_size(other).unwrap_or(1))
-                    .product()
-            })
-            .collect();
-        candidates.push(Candidate {
-            index,
-            name,
-            shape,
-            decided,
-            parts,
-        });
-    }
+    let all_names = names::named_values(module)
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect();
+    let candidates = evaluate::argument_splits(module)
+        .into_iter()
+        .map(|argument| Candidate {
+            index: argument.index,
+            decided: argument
+                .axes
+                .iter()
+                .any(|axes| axes.iter().any(|other| other == axis)),
+            parts: argument
+                .axes
+                .iter()
+                .map(|axes| {
+                    axes.iter()
+                        .map(|other| mesh.axis_size(other).unwrap_or(1))
+                        .product()
+                })
+                .collect(),
+            name: argument.name,
+            shape: argument.shape,
+        })
+        .collect();
     (candidates, all_names)
 }
 
