@@ -124,30 +124,56 @@ fn auto_finds_batch_parallelism_on_the_transformer_and_partition_replays_it_at_t
 }
 
 #[test]
-fn the_same_seed_finds_the_same_plan() {
+fn the_same_seed_finds_the_same_plan_on_one_thread_or_several() {
     let dir = scratch("seed");
-    let run = |_: &str, seed: &str| {
-        let plan = dir.join("plan.toml");
-        let out = partir(&[
-            "auto",
-            &example("examples/transformer/transformer.mlir"),
-            "--mesh",
-            "batch=4,model=2",
-            "--axes",
-            "model",
-            "--evaluations",
-            "30",
-            "--seed",
-            seed,
-            "-o",
-            path(&plan),
-        ]);
+    // The plan, and each search's summary but its time (plans priced, curve, decisions).
+    let run = |name: &str, seed: &str, threads: &str| {
+        let (plan, report) = (
+            dir.join(format!("{name}.toml")),
+            dir.join(format!("{name}.json")),
+        );
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_partir"))
+            .args([
+                "auto",
+                &example("examples/transformer/transformer.mlir"),
+                "--mesh",
+                "batch=4,model=2",
+                "--axes",
+                "model",
+                "--evaluations",
+                "30",
+                "--seed",
+                seed,
+                "-o",
+                path(&plan),
+                "--report",
+                path(&report),
+            ])
+            .env("PARTIR_THREADS", threads)
+            .output()
+            .unwrap();
         assert!(out.status.success(), "{}", text(&out.stderr));
-        std::fs::read_to_string(plan).unwrap()
+        let searches: Vec<serde_json::Value> = json(&report)["tactics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|row| row.get("search").cloned())
+            .map(|mut search| {
+                search.as_object_mut().unwrap().remove("seconds");
+                search
+            })
+            .collect();
+        assert!(!searches.is_empty());
+        (
+            std::fs::read_to_string(plan).unwrap().replace(name, "PLAN"),
+            searches,
+        )
     };
-    let first = run("a.toml", "7");
-    assert_eq!(first, run("b.toml", "7"));
-    assert!(first.contains("seed 7"), "{first}");
+    let first = run("plan-one", "7", "1");
+    assert_eq!(first, run("plan-again", "7", "1"));
+    // Pricing plans on two threads (prefetched) changes nothing the search decides.
+    assert_eq!(first, run("plan-threads", "7", "2"));
+    assert!(first.0.contains("seed 7"), "{}", first.0);
 }
 
 #[test]

@@ -319,6 +319,8 @@ fn search(
     name: &str,
 ) -> Result<Found, CliError> {
     let bar = Progress::bar(settings.evaluations, "plans priced");
+    // Plans are priced on every core (see passes::auto::evaluate::Evaluator::prefetch).
+    let _threads = crate::ffi::threads::Multithreaded::new(session.context());
     let found = auto::search_axis(
         session.context(),
         module.as_operation(),

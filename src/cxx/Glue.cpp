@@ -68,15 +68,15 @@ using mlir::partir::ReductionKind;
 /// `linalg.yield (arith.addf %in, %out)` is a sum. Each accumulator must be read once, by its
 /// combiner, whose other operand does not read it (`%out + %out * %in` is no sum of partial
 /// results). Every result must combine the same way; anything else is -1 (never tiled).
-int32_t combinerOf(linalg::LinalgOp op) {
-  if (op.getNumDpsInits() == 0)
+int32_t combinerOf(linalg::LinalgOp op, unsigned inits) {
+  if (inits == 0)
     return -1;
   Block *body = op.getBlock();
   auto yield = dyn_cast<linalg::YieldOp>(body->getTerminator());
-  if (!yield || yield.getNumOperands() != op.getNumDpsInits())
+  if (!yield || yield.getNumOperands() != inits || body->getNumArguments() < inits)
     return -1;
   int32_t common = -1;
-  for (auto [index, accumulator] : llvm::enumerate(op.getRegionOutputArgs())) {
+  for (auto [index, accumulator] : llvm::enumerate(body->getArguments().take_back(inits))) {
     Operation *combine = yield.getOperand(index).getDefiningOp();
     if (!combine || combine->getBlock() != body || combine->getNumOperands() != 2 ||
         !accumulator.hasOneUse() || !llvm::is_contained(combine->getOperands(), accumulator))
@@ -109,14 +109,17 @@ LinalgFacts linalg_facts(MlirOperation raw) {
     return facts;
   facts.is_linalg = true;
   facts.indexing_maps = wrap(static_cast<Attribute>(op.getIndexingMaps()));
-  facts.num_inputs = op.getNumDpsInputs();
+  // The init count once: each DPS query re-reads the operand segment sizes (half of this
+  // function's time when pricing plans).
+  unsigned inits = op.getNumDpsInits();
+  facts.num_inputs = op->getNumOperands() - inits;
   std::string iterators;
   for (utils::IteratorType type : op.getIteratorTypesArray())
     iterators += type == utils::IteratorType::parallel    ? 'p'
                  : type == utils::IteratorType::reduction ? 'r'
                                                           : 'o';
   facts.iterators = iterators;
-  facts.combiner = combinerOf(op);
+  facts.combiner = combinerOf(op, inits);
   op->walk([&](linalg::IndexOp index) {
     if (index.getDim() < 64)
       facts.indexed_dims |= uint64_t{1} << index.getDim();
@@ -313,6 +316,10 @@ MlirAttribute sharding_attr_dims(MlirAttribute raw) {
     return MlirAttribute{nullptr};
   SmallVector<Attribute> dims(sharding.getDims().begin(), sharding.getDims().end());
   return wrap(ArrayAttr::get(sharding.getContext(), dims));
+}
+
+bool context_is_multithreaded(MlirContext context) {
+  return unwrap(context)->isMultithreadingEnabled();
 }
 
 } // namespace partir::glue

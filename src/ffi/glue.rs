@@ -178,6 +178,8 @@ pub mod bridge {
         /// Folds collapse_shapes that merge batch dims into the batched linalg ops they feed
         /// (upstream's reshape-by-expansion); how many ops were expanded.
         unsafe fn unmerge_batch_dims(op: MlirOperation) -> i64;
+        /// Whether the context may be used from several threads at once (its uniquers lock).
+        unsafe fn context_is_multithreaded(context: MlirContext) -> bool;
 
         unsafe fn register_dialects(registry: MlirDialectRegistry);
     }

@@ -169,20 +169,24 @@ pub fn insert_after_definition<'c, 'a>(
 
 /// The axis of a `partir.loop` or `partir.replicate`.
 pub fn axis_of(op: OperationRef) -> Option<String> {
-    let name = op.name();
-    let name = name.as_string_ref().as_str().ok()?;
-    if name != LOOP_OP && name != REPLICATE_OP {
+    if !ffi::op_is(op, LOOP_OP) && !ffi::op_is(op, REPLICATE_OP) {
         return None;
     }
     ffi::string_attribute(op.attribute("axis").ok()?)
 }
 
+/// True when `op` is a `partir.loop` over `axis` (`axis_of` without the copy).
+pub fn is_loop_over(op: OperationRef, axis: &str) -> bool {
+    ffi::op_is(op, LOOP_OP)
+        && op
+            .attribute("axis")
+            .is_ok_and(|attr| ffi::string_attribute_is(attr, axis))
+}
+
 /// True when `op` is (nested in) a `partir.loop` over `axis`.
 pub fn inside_loop_over(mut op: Option<OperationRef>, axis: &str) -> bool {
     while let Some(current) = op {
-        if current.name().as_string_ref().as_str() == Ok(LOOP_OP)
-            && axis_of(current).as_deref() == Some(axis)
-        {
+        if is_loop_over(current, axis) {
             return true;
         }
         op = current.parent_operation();

@@ -67,5 +67,5 @@ fn peak_bytes<'c>(
     module: OperationRef<'c, '_>,
     func: OperationRef<'c, '_>,
 ) -> Result<f64, PassError<'c>> {
-    Ok(liveness::peak(&profile_function(module, func)?.buffers).0)
+    Ok(liveness::peak(&profile_function(module, func, false)?.buffers).0)
 }

@@ -15,7 +15,11 @@ use melior::ir::OperationRef;
 
 /// The rule of a linalg structured op; None for any other op.
 pub(super) fn rule(op: OperationRef) -> Option<Result<Rule, String>> {
-    let info = ffi::linalg_info(op)?;
+    Some(rule_of(op, &ffi::linalg_info(op)?))
+}
+
+/// The rule of a linalg `op` whose facts were already read (`info`).
+pub(super) fn rule_of(op: OperationRef, info: &ffi::LinalgInfo) -> Result<Rule, String> {
     let view = OpView::new(op);
     let combiner = info
         .combiner
@@ -37,14 +41,14 @@ pub(super) fn rule(op: OperationRef) -> Option<Result<Rule, String>> {
     });
     // A loop dim the body reads with linalg.index (e.g. an iota building a one-hot) cannot be
     // split: each device would count from 0. Factor d is loop dim d.
-    Some(rule.map(|mut rule| {
-        for dim in info.indexed_dims {
+    rule.map(|mut rule| {
+        for &dim in &info.indexed_dims {
             if dim < rule.factors().len() {
                 rule.set_kind(FactorId(dim), FactorKind::MustReplicate);
             }
         }
         rule
-    }))
+    })
 }
 
 /// When the region's combiner is not recognised: `linalg.generic` reduces with an unknown

@@ -314,6 +314,23 @@ impl Rules {
         if let Some(rule) = linalg::rule(op) {
             return Some(rule);
         }
+        self.non_linalg_rule(op)
+    }
+
+    /// [`Self::rule_for`] when `op`'s linalg facts were already read: `info` is None for an op
+    /// that is not linalg (saves reading them twice on big programs).
+    pub fn rule_with(
+        &self,
+        op: OperationRef,
+        info: Option<&crate::ffi::LinalgInfo>,
+    ) -> Option<Result<Rule, String>> {
+        match info {
+            Some(info) => Some(linalg::rule_of(op, info)),
+            None => self.non_linalg_rule(op),
+        }
+    }
+
+    fn non_linalg_rule(&self, op: OperationRef) -> Option<Result<Rule, String>> {
         let view = OpView::new(op);
         if let Some(einsum) = self.einsums.get(&view.name) {
             return Some(Rule::einsum_shapes(einsum, &view.operands, &view.results));

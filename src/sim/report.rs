@@ -211,8 +211,10 @@ pub struct SearchSummary {
     /// After grouping repeated layers, grouping what propagation ties together and dropping
     /// what propagation refuses or what changes nothing.
     pub reduced_actions: usize,
-    /// Distinct plans priced.
+    /// Distinct plans priced by the search.
     pub evaluations: usize,
+    /// Plans priced by the analysis: each group's tile alone.
+    pub probes: usize,
     pub seconds: f64,
     /// Every plan was priced (the result is the exact optimum of the reduced space).
     pub exhausted: bool,

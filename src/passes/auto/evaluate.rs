@@ -7,6 +7,7 @@
 
 use super::mcts::Score;
 use crate::{
+    ffi,
     ir::names,
     passes::{
         program_location, propagate::Propagation, simulate, tactic::apply_tactic, tile, PassError,
@@ -35,6 +36,9 @@ pub struct Evaluator<'c, 'm> {
     device: Device,
     axis: String,
     by_state: HashMap<State, Option<Priced>>,
+    /// Plans priced ahead by [`Evaluator::prefetch`], by [`plan_key`]: their state and, when
+    /// that state was not known then, its price.
+    prefetched: HashMap<String, Option<Ran>>,
     /// Programs lowered and simulated (cache misses).
     pub priced: usize,
     base_state: State,
@@ -57,6 +61,7 @@ impl<'c, 'm> Evaluator<'c, 'm> {
             device: device.clone(),
             axis: axis.to_string(),
             by_state: HashMap::new(),
+            prefetched: HashMap::new(),
             priced: 0,
             base_state,
         }
@@ -73,24 +78,113 @@ impl<'c, 'm> Evaluator<'c, 'm> {
 
     /// The state after `tactics` and its price, or `None` when they do not apply.
     pub fn state_and_price(&mut self, tactics: &[Tactic]) -> Option<(State, Option<Priced>)> {
-        self.run(tactics, true)
+        let outcome = match self.prefetched.remove(&plan_key(tactics)) {
+            Some(outcome) => outcome,
+            None => {
+                let _quiet = Quiet::new(self.context);
+                self.job().run(self.context, self.base, tactics)
+            }
+        };
+        let Ran { state, new_price } = outcome?;
+        if let Some(known) = self.by_state.get(&state) {
+            return Some((state, *known));
+        }
+        self.priced += 1;
+        let fresh = new_price.expect("a state not known yet is priced");
+        self.by_state.insert(state.clone(), fresh);
+        Some((state, fresh))
     }
 
     /// The price after `tactics`, or `None` when they do not apply or cannot be lowered.
     pub fn price(&mut self, tactics: &[Tactic]) -> Option<Priced> {
-        self.run(tactics, true).and_then(|(_, priced)| priced)
+        self.state_and_price(tactics).and_then(|(_, priced)| priced)
     }
 
-    fn run(&mut self, tactics: &[Tactic], priced: bool) -> Option<(State, Option<Priced>)> {
+    /// How many plans [`Self::prefetch`] prices at once.
+    pub fn parallelism(&self) -> usize {
+        ffi::threads::parallelism(self.context)
+    }
+
+    /// Prices `plans` at once on several threads (when the context allows), so that the
+    /// calls of [`Self::state_and_price`] that follow, in any order, find them ready. What
+    /// those calls return does not change: the state cache is consulted as if each plan were
+    /// priced at its call.
+    pub fn prefetch(&mut self, plans: &[Vec<Tactic>]) {
+        if self.parallelism() <= 1 {
+            return;
+        }
+        let mut keys = Vec::new();
+        let todo: Vec<&Vec<Tactic>> = plans
+            .iter()
+            .filter(|plan| {
+                let key = plan_key(plan);
+                let new = !self.prefetched.contains_key(&key) && !keys.contains(&key);
+                if new {
+                    keys.push(key);
+                }
+                new
+            })
+            .collect();
+        if todo.len() <= 1 {
+            return;
+        }
+        let job = self.job();
         let _quiet = Quiet::new(self.context);
-        let copy = Module::from_operation(crate::ffi::clone_operation(self.base))
+        let outcomes =
+            ffi::threads::map_shared(self.context, self.base, &todo, |context, base, plan| {
+                job.run(context, base, plan)
+            });
+        self.prefetched.extend(keys.into_iter().zip(outcomes));
+    }
+
+    fn job(&self) -> Job<'_> {
+        Job {
+            device: &self.device,
+            axis: &self.axis,
+            base_state: &self.base_state,
+            known: &self.by_state,
+        }
+    }
+}
+
+/// A plan's identity for the prefetched prices.
+fn plan_key(tactics: &[Tactic]) -> String {
+    format!("{tactics:?}")
+}
+
+/// One plan applied: its state, and its price when that state was not known yet
+/// (`Some(None)`: the plan could not be lowered).
+struct Ran {
+    state: State,
+    new_price: Option<Option<Priced>>,
+}
+
+/// Pricing one plan: what a thread needs, all read-only.
+struct Job<'e> {
+    device: &'e Device,
+    axis: &'e str,
+    base_state: &'e State,
+    /// States already priced: not priced again.
+    known: &'e HashMap<State, Option<Priced>>,
+}
+
+impl Job<'_> {
+    /// The state after `tactics` (None when they do not apply), and its price unless its
+    /// state is known already.
+    fn run<'c>(
+        &self,
+        context: &'c Context,
+        base: OperationRef<'c, '_>,
+        tactics: &[Tactic],
+    ) -> Option<Ran> {
+        let copy = Module::from_operation(ffi::clone_operation(base))
             .expect("a module's clone is a module");
-        let mut propagation = Propagation::new(self.context);
+        let mut propagation = Propagation::new(context);
         let location = program_location(copy.as_operation());
         let mut state = self.base_state.clone();
         for tactic in tactics {
             let outcome = apply_tactic(
-                self.context,
+                context,
                 copy.as_operation(),
                 tactic,
                 location,
@@ -100,17 +194,18 @@ impl<'c, 'm> Evaluator<'c, 'm> {
             state.partitioned += outcome.partitioned;
             state.conflicts += outcome.conflicts;
         }
-        state.tiled = tiled_arguments(copy.as_operation(), &self.axis);
-        if !priced {
-            return Some((state, None));
+        state.tiled = tiled_arguments(copy.as_operation(), self.axis);
+        if self.known.contains_key(&state) {
+            return Some(Ran {
+                state,
+                new_price: None,
+            });
         }
-        if let Some(known) = self.by_state.get(&state) {
-            return Some((state, *known));
-        }
-        self.priced += 1;
-        let score = price_core(self.context, copy, &self.device).ok();
-        self.by_state.insert(state.clone(), score);
-        Some((state, score))
+        let priced = price_core(context, copy, self.device).ok();
+        Some(Ran {
+            state,
+            new_price: Some(priced),
+        })
     }
 }
 
@@ -144,10 +239,11 @@ pub fn price_core<'c>(
     device: &Device,
 ) -> Result<Priced, PassError<'c>> {
     let lowered = simulate::lower_in_place(context, copy)?;
-    let profile = simulate::profile_hlo(lowered.as_operation())?;
+    let profile = simulate::profile_hlo_unlocated(lowered.as_operation())?;
     let report = sim::simulate(&profile, device);
     let shardings = simulate::value_shardings(lowered.as_operation());
     let deferred = state_resharding(&shardings, &profile.mesh, device);
+
     Ok(Priced {
         score: Score {
             seconds: report.totals.step_seconds + deferred,

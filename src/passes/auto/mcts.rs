@@ -35,6 +35,13 @@ pub trait Problem {
     fn prior(&self, _action: usize) -> f64 {
         0.0
     }
+    /// How many plans the problem prices at once (threads).
+    fn parallelism(&self) -> usize {
+        1
+    }
+    /// Plans that `evaluate` will be asked for next, to price at once; what `evaluate` then
+    /// returns must not depend on whether they were (the search stays deterministic).
+    fn prefetch(&mut self, _plans: &[Vec<usize>]) {}
 }
 
 /// When the search stops, and what fits.
@@ -175,7 +182,7 @@ impl<P: Problem> Search<'_, P> {
         order.sort_by(|&a, &b| self.problem.prior(b).total_cmp(&self.problem.prior(a)));
         let mut chosen: Vec<usize> = Vec::new();
         let mut reward = self.reward(&chosen);
-        for action in order {
+        for (position, &action) in order.iter().enumerate() {
             if self.outcome.evaluations >= self.limits.evaluations
                 || start.elapsed() >= self.limits.time_limit
             {
@@ -184,9 +191,19 @@ impl<P: Problem> Search<'_, P> {
             if !self.problem.compatible(&chosen, action) {
                 continue;
             }
-            let mut next = chosen.clone();
-            next.push(action);
-            next.sort_unstable();
+            let next = with(&chosen, action);
+            if !self.cache.contains_key(&next) {
+                // The next few candidates, priced at once: if this one improves the plan the
+                // others were priced for nothing, but improvements are few.
+                let ahead: Vec<Vec<usize>> = order[position..]
+                    .iter()
+                    .filter(|&&later| self.problem.compatible(&chosen, later))
+                    .map(|&later| with(&chosen, later))
+                    .filter(|plan| !self.cache.contains_key(plan))
+                    .take(self.problem.parallelism())
+                    .collect();
+                self.problem.prefetch(&ahead);
+            }
             let next_reward = self.reward(&next);
             if next_reward > reward {
                 (chosen, reward) = (next, next_reward);
@@ -263,11 +280,34 @@ impl<P: Problem> Search<'_, P> {
                 let child = self.node(chosen.clone());
                 self.nodes[current].children.push(child);
                 path.push(child);
+                // The rollout's plan does not depend on the child's price: both are priced at
+                // once.
+                let rollout = self.rollout(chosen.clone());
+                let mut fresh: Vec<Vec<usize>> = std::iter::once(chosen.clone())
+                    .chain(rollout.clone())
+                    .filter(|plan| !self.cache.contains_key(plan))
+                    .collect();
+                // Room left: the parent's next children (expanded the next times it widens,
+                // most promising first), so that no thread idles.
+                let parent = &self.nodes[current];
+                let siblings: Vec<Vec<usize>> = parent
+                    .untried
+                    .iter()
+                    .rev()
+                    .map(|&sibling| with(&parent.chosen, sibling))
+                    .filter(|plan| !self.cache.contains_key(plan) && !fresh.contains(plan))
+                    .take(self.problem.parallelism().saturating_sub(fresh.len()))
+                    .collect();
+                if !fresh.is_empty() {
+                    fresh.extend(siblings);
+                }
+                self.problem.prefetch(&fresh);
                 let own = self.reward(&chosen);
-                if self.outcome.evaluations < self.limits.evaluations {
-                    own.max(self.rollout(chosen))
-                } else {
-                    own
+                match rollout {
+                    Some(rollout) if self.outcome.evaluations < self.limits.evaluations => {
+                        own.max(self.reward(&rollout))
+                    }
+                    _ => own,
                 }
             }
             None => {
@@ -339,9 +379,9 @@ impl<P: Problem> Search<'_, P> {
         value + EXPLORATION * (parent_visits.ln() / node.visits).sqrt()
     }
 
-    /// Adds random compatible actions (each time with probability `ROLLOUT_CONTINUE`) and
-    /// prices the result.
-    fn rollout(&mut self, mut chosen: Vec<usize>) -> f64 {
+    /// Adds random compatible actions (each time with probability `ROLLOUT_CONTINUE`): the
+    /// plan to price, None when none was added.
+    fn rollout(&mut self, mut chosen: Vec<usize>) -> Option<Vec<usize>> {
         let start = chosen.len();
         loop {
             if !self.random.chance(ROLLOUT_CONTINUE) {
@@ -356,11 +396,16 @@ impl<P: Problem> Search<'_, P> {
             }
             chosen.push(*self.random.pick(&options));
         }
-        if chosen.len() == start {
-            return 0.0;
-        }
-        self.reward(&chosen)
+        (chosen.len() > start).then_some(chosen)
     }
+}
+
+/// `chosen` with `action` added, ascending.
+fn with(chosen: &[usize], action: usize) -> Vec<usize> {
+    let mut next = chosen.to_vec();
+    next.push(action);
+    next.sort_unstable();
+    next
 }
 
 #[cfg(test)]

@@ -160,13 +160,14 @@ pub fn run<'c>(
 pub fn summary_line(found: &Found) -> String {
     let summary = &found.summary;
     format!(
-        "axis '{}': {} raw actions, {} after analysis, {} plans priced in {:.2} s ({:.0}/s){}; step {}, peak {}",
+        "axis '{}': {} raw actions, {} after analysis, {} plans priced (+{} probes) in {:.2} s ({:.0}/s){}; step {}, peak {}",
         summary.axis,
         summary.raw_actions,
         summary.reduced_actions,
         summary.evaluations,
+        summary.probes,
         summary.seconds,
-        summary.evaluations as f64 / summary.seconds.max(1e-9),
+        (summary.evaluations + summary.probes) as f64 / summary.seconds.max(1e-9),
         if summary.exhausted { " (all of them)" } else if summary.timed_out { " (time limit)" } else { "" },
         crate::report::text::seconds(found.score.seconds),
         crate::report::text::bytes(found.score.peak_bytes),
@@ -254,6 +255,7 @@ pub fn search_axis<'c>(
         };
         let mut bounded = run(phases_of(&anticipating), progress)?;
         bounded.summary.evaluations += found.summary.evaluations;
+        bounded.summary.probes += found.summary.probes;
         if bounded.fits || bounded.score.peak_bytes < found.score.peak_bytes {
             found = bounded;
         }

@@ -139,6 +139,7 @@ impl Phase<'_> {
             }
         }
         summary.raw_actions += space.raw;
+        summary.probes += probed;
         summary.reduced_actions += space.actions.len();
         let mut problem = AxisProblem {
             space: &space,
@@ -298,6 +299,20 @@ struct AxisProblem<'s, 'c, 'm, 'p> {
 }
 
 impl AxisProblem<'_, '_, '_, '_> {
+    /// The tactics of the plan `chosen` (none for the empty plan).
+    fn tactics(&self, chosen: &[usize]) -> Vec<Tactic> {
+        if chosen.is_empty() {
+            return Vec::new();
+        }
+        vec![space::tactic(
+            self.space,
+            chosen,
+            self.phase.axis,
+            &self.phase.name,
+            self.phase.reach,
+        )]
+    }
+
     /// A price as this phase judges it.
     fn seen(&self, priced: evaluate::Priced) -> Score {
         match self.anticipate {
@@ -336,18 +351,17 @@ impl mcts::Problem for AxisProblem<'_, '_, '_, '_> {
         }
     }
 
+    fn parallelism(&self) -> usize {
+        self.evaluator.parallelism()
+    }
+
+    fn prefetch(&mut self, plans: &[Vec<usize>]) {
+        let plans: Vec<Vec<Tactic>> = plans.iter().map(|chosen| self.tactics(chosen)).collect();
+        self.evaluator.prefetch(&plans);
+    }
+
     fn evaluate(&mut self, chosen: &[usize]) -> Option<Score> {
-        let tactics: Vec<Tactic> = if chosen.is_empty() {
-            Vec::new()
-        } else {
-            vec![space::tactic(
-                self.space,
-                chosen,
-                self.phase.axis,
-                &self.phase.name,
-                self.phase.reach,
-            )]
-        };
+        let tactics = self.tactics(chosen);
         let score = self
             .evaluator
             .price(&tactics)

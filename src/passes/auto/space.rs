@@ -208,6 +208,8 @@ pub fn analyse(
     let mut seen: BTreeMap<State, usize> = BTreeMap::new();
     // Groups some tile reaches by propagation.
     let mut reached: Vec<usize> = Vec::new();
+    // Every group's tile on every dim the axis divides, each alone.
+    let mut probes: Vec<(usize, Kind, Tactic)> = Vec::new();
     for (group_index, group) in groups.iter().enumerate() {
         let parts = open
             .iter()
@@ -215,15 +217,10 @@ pub fn analyse(
             .map(|candidate| candidate.parts.clone())
             .unwrap_or_default();
         for dim in divisible_dims(&group.shape, &parts, axis_size) {
-            if std::time::Instant::now() >= deadline {
-                // Out of time: the groups not probed yet are not offered to the search.
-                break;
-            }
             let kind = match reach {
                 Reach::All => Kind::Tile(dim),
                 Reach::Elementwise => Kind::Shard(dim),
             };
-            progress(1);
             let probe = Space {
                 groups: groups.clone(),
                 actions: vec![Action {
@@ -236,52 +233,69 @@ pub fn analyse(
                 raw: 0,
             };
             let tactic = tactic(&probe, &[0], evaluator.axis(), "probe", reach);
-            let Some((state, alone)) = evaluator.state_and_price(std::slice::from_ref(&tactic))
-            else {
-                continue; // refused: non-divisible, pinned, already tiled
-            };
-            if state == base || seen.contains_key(&state) {
-                continue; // changes nothing, or the same as an action kept already
-            }
-            if reach == Reach::All && alone.is_some_and(|priced| priced.deferred > 0.0) {
-                // Returns some state split differently from how it takes it (tiling an Adam
-                // moment splits the parameter's update, not its use): a storage decision,
-                // which the memory phase makes with the state split both ways.
-                continue;
-            }
-            let ties: Vec<(String, usize)> = state
-                .tiled
-                .iter()
-                .filter(|(argument, _)| !group.members.contains(argument))
-                .filter(|tied| !base.tiled.contains(tied))
-                .map(|&(argument, dim)| (name_of(argument), dim))
-                .collect();
-            let reaches: Vec<usize> = groups
-                .iter()
-                .enumerate()
-                .filter(|(other, member_group)| {
-                    *other != group_index
-                        && state
-                            .tiled
-                            .iter()
-                            .any(|(argument, _)| member_group.members.contains(argument))
-                })
-                .map(|(other, _)| other)
-                .collect();
-            for &other in &reaches {
-                if !reached.contains(&other) {
-                    reached.push(other);
-                }
-            }
-            seen.insert(state, space.actions.len());
-            space.actions.push(Action {
-                group: group_index,
-                kind,
-                ties,
-                reaches,
-                alone,
-            });
+            probes.push((group_index, kind, tactic));
         }
+    }
+    let batch = evaluator.parallelism();
+    for (index, (group_index, kind, tactic)) in probes.iter().enumerate() {
+        let (group_index, kind) = (*group_index, *kind);
+        let group = &groups[group_index];
+        if std::time::Instant::now() >= deadline {
+            // Out of time: the groups not probed yet are not offered to the search.
+            break;
+        }
+        if index % batch == 0 {
+            let ahead: Vec<Vec<Tactic>> = probes[index..(index + batch).min(probes.len())]
+                .iter()
+                .map(|(_, _, tactic)| vec![tactic.clone()])
+                .collect();
+            evaluator.prefetch(&ahead);
+        }
+        progress(1);
+        let Some((state, alone)) = evaluator.state_and_price(std::slice::from_ref(tactic)) else {
+            continue; // refused: non-divisible, pinned, already tiled
+        };
+        if state == base || seen.contains_key(&state) {
+            continue; // changes nothing, or the same as an action kept already
+        }
+        if reach == Reach::All && alone.is_some_and(|priced| priced.deferred > 0.0) {
+            // Returns some state split differently from how it takes it (tiling an Adam
+            // moment splits the parameter's update, not its use): a storage decision,
+            // which the memory phase makes with the state split both ways.
+            continue;
+        }
+        let ties: Vec<(String, usize)> = state
+            .tiled
+            .iter()
+            .filter(|(argument, _)| !group.members.contains(argument))
+            .filter(|tied| !base.tiled.contains(tied))
+            .map(|&(argument, dim)| (name_of(argument), dim))
+            .collect();
+        let reaches: Vec<usize> = groups
+            .iter()
+            .enumerate()
+            .filter(|(other, member_group)| {
+                *other != group_index
+                    && state
+                        .tiled
+                        .iter()
+                        .any(|(argument, _)| member_group.members.contains(argument))
+            })
+            .map(|(other, _)| other)
+            .collect();
+        for &other in &reaches {
+            if !reached.contains(&other) {
+                reached.push(other);
+            }
+        }
+        seen.insert(state, space.actions.len());
+        space.actions.push(Action {
+            group: group_index,
+            kind,
+            ties,
+            reaches,
+            alone,
+        });
     }
     if reach == Reach::All {
         for group_index in 0..groups.len() {

@@ -461,7 +461,7 @@ fn read_as_is(from: &[i64], from_dim: usize, to: &[i64], to_dim: usize) -> bool 
 /// An op propagation may partition along `axis`: it computes tensors, is not a terminator and
 /// is not partitioned along `axis` yet.
 fn is_candidate(op: OperationRef, axis: &str) -> bool {
-    op.result_count() > 0 && name_of(op) != "func.return" && !view::nested_over(op, axis)
+    op.result_count() > 0 && !ffi::op_is(op, "func.return") && !view::nested_over(op, axis)
 }
 
 /// The dim every consumer of `value` slices it on along `axis`, if they all agree (and there

@@ -33,7 +33,7 @@ pub fn name_of(op: OperationRef) -> String {
 }
 
 fn is(op: OperationRef, name: &str) -> bool {
-    op.name().as_string_ref().as_str() == Ok(name)
+    ffi::op_is(op, name)
 }
 
 /// The ops that compute something (not loops, slices or yields), in program order, looking
@@ -66,25 +66,16 @@ fn collect_payloads<'c, 'a>(
     }
 }
 
-/// The partir.loop ops around `op`, innermost first.
-pub fn nest<'c, 'a>(op: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
-    let mut loops = Vec::new();
-    let mut parent = op.parent_operation();
-    while let Some(candidate) = parent {
-        if !is(candidate, LOOP_OP) {
-            break;
-        }
-        loops.push(candidate);
-        parent = candidate.parent_operation();
-    }
-    loops
-}
-
 /// True when `op` is partitioned along `axis` (it sits in a loop over it).
 pub fn nested_over(op: OperationRef, axis: &str) -> bool {
-    nest(op)
-        .into_iter()
-        .any(|outer| axis_of(outer).as_deref() == Some(axis))
+    let mut parent = op.parent_operation();
+    while let Some(candidate) = parent.filter(|candidate| is(*candidate, LOOP_OP)) {
+        if core::is_loop_over(candidate, axis) {
+            return true;
+        }
+        parent = candidate.parent_operation();
+    }
+    false
 }
 
 /// The action of result `index` of a partir.loop: Some(dim) for `#tile<dim>`, None for sum.
@@ -205,7 +196,7 @@ pub fn tiling(value: Value, axis: &str) -> Option<usize> {
         return None;
     }
     let index = result_number(producer, value)?;
-    if axis_of(producer).as_deref() == Some(axis) {
+    if core::is_loop_over(producer, axis) {
         return tile_action(producer, index);
     }
     if identity_view(producer).is_some() {

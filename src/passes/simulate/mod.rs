@@ -156,21 +156,34 @@ fn entry_function<'c, 'a>(module: OperationRef<'c, 'a>) -> Option<OperationRef<'
 }
 
 pub fn profile_hlo<'c>(module: OperationRef<'c, '_>) -> Result<Profile, PassError<'c>> {
+    profile_entry(module, true)
+}
+
+/// [`profile_hlo`] for pricing alone: the same totals, without source locations.
+pub fn profile_hlo_unlocated<'c>(module: OperationRef<'c, '_>) -> Result<Profile, PassError<'c>> {
+    profile_entry(module, false)
+}
+
+fn profile_entry<'c>(
+    module: OperationRef<'c, '_>,
+    located: bool,
+) -> Result<Profile, PassError<'c>> {
     let location = program_location(module);
     let func = entry_function(module)
         .ok_or_else(|| PassError::new(location, format!("{PASS}: the module has no function")))?;
-    profile_function(module, func)
+    profile_function(module, func, located)
 }
 
 /// The profile of one function of `module` (a PartIR:HLO program): its ops, collectives and
-/// buffers in program order.
+/// buffers in program order; `located`: steps and ops carry their source locations.
 pub fn profile_function<'c>(
     module: OperationRef<'c, '_>,
     func: OperationRef<'c, '_>,
+    located: bool,
 ) -> Result<Profile, PassError<'c>> {
     let location = func.location();
     let mesh = Mesh::find(module).map(|(mesh, _)| mesh);
-    let mut reader = Reader::new(mesh);
+    let mut reader = Reader::new(mesh, located);
     let body = func
         .region(0)
         .ok()

@@ -46,10 +46,13 @@ pub(super) struct Reader {
     arguments: Vec<usize>,
     /// Per value, the last step that uses it (filled per block before reading it).
     last_use: HashMap<usize, usize>,
+    /// Whether steps and ops carry their source locations (for a report); pricing alone
+    /// skips them: describing every op's location was a tenth of a search's pricing.
+    located: bool,
 }
 
 impl Reader {
-    pub(super) fn new(mesh: Option<Mesh>) -> Self {
+    pub(super) fn new(mesh: Option<Mesh>, located: bool) -> Self {
         let profile = Profile {
             mesh: mesh
                 .as_ref()
@@ -64,6 +67,7 @@ impl Reader {
             buffer_of: HashMap::new(),
             arguments: Vec::new(),
             last_use: HashMap::new(),
+            located,
         }
     }
 
@@ -127,7 +131,11 @@ impl Reader {
             .as_str()
             .unwrap_or("?")
             .to_string();
-        let location = describe(op.location(), "");
+        let location = if self.located {
+            describe(op.location(), "")
+        } else {
+            String::new()
+        };
         self.profile.steps.push(if location.is_empty() {
             name.clone()
         } else {
@@ -147,12 +155,13 @@ impl Reader {
             }
             return Ok(());
         }
+        let linalg = ffi::linalg_info(op);
         if let Some(kind) = CollectiveKind::from_op_name(&name) {
             self.collective(op, kind)?;
         } else {
-            self.compute(op, &name, &location);
+            self.compute(op, linalg.as_ref(), &name, &location);
         }
-        self.result_buffers(op, &name, &operands, step);
+        self.result_buffers(op, linalg.as_ref(), &name, &operands, step);
         Ok(())
     }
 
@@ -207,8 +216,14 @@ impl Reader {
         Ok(())
     }
 
-    fn compute(&mut self, op: OperationRef, name: &str, location: &str) {
-        let Some(work) = self.work(op, name) else {
+    fn compute(
+        &mut self,
+        op: OperationRef,
+        linalg: Option<&ffi::LinalgInfo>,
+        name: &str,
+        location: &str,
+    ) {
+        let Some(work) = self.work(op, linalg, name) else {
             return;
         };
         if work.flops > 0.0 || work.transcendentals > 0.0 || work.bytes > 0.0 {
@@ -221,10 +236,13 @@ impl Reader {
     }
 
     /// FLOPs and bytes of a computing op (None for ops that cost nothing).
-    fn work(&mut self, op: OperationRef, name: &str) -> Option<Work> {
-        let linalg = ffi::linalg_info(op);
+    fn work(
+        &mut self,
+        op: OperationRef,
+        linalg: Option<&ffi::LinalgInfo>,
+        name: &str,
+    ) -> Option<Work> {
         let inits = linalg
-            .as_ref()
             .map(|info| info.num_inputs)
             .unwrap_or(op.operand_count());
         let mut bytes: f64 = (0..inits.min(op.operand_count()))
@@ -242,7 +260,7 @@ impl Reader {
                 ..Work::default()
             });
         }
-        let rule = match self.rules.rule_for(op) {
+        let rule = match self.rules.rule_with(op, linalg) {
             Some(Ok(rule)) => rule,
             _ => {
                 if op.result_count() > 0 && !name.starts_with("partir") {
@@ -261,7 +279,7 @@ impl Reader {
             .iter()
             .map(|factor| factor.size.max(1))
             .collect();
-        let iterations = match &linalg {
+        let iterations = match linalg {
             Some(info) => useful_iterations(op, info, &loop_sizes),
             None => loop_sizes.iter().map(|&size| size as f64).product(),
         };
@@ -302,8 +320,14 @@ impl Reader {
     }
 
     /// Gives each tensor result a buffer (or the buffer it is a view of, or writes in place).
-    fn result_buffers(&mut self, op: OperationRef, name: &str, operands: &[Value], step: usize) {
-        let linalg = ffi::linalg_info(op);
+    fn result_buffers(
+        &mut self,
+        op: OperationRef,
+        linalg: Option<&ffi::LinalgInfo>,
+        name: &str,
+        operands: &[Value],
+        step: usize,
+    ) {
         for index in 0..op.result_count() {
             let Ok(result) = op.result(index) else {
                 continue;
@@ -316,7 +340,7 @@ impl Reader {
             }
             let shared = if is_view(name) {
                 operands.first().map(|source| ffi::value_id(*source))
-            } else if let Some(info) = &linalg {
+            } else if let Some(info) = linalg {
                 // Destination passing: result k is written into operand num_inputs + k.
                 operands
                     .get(info.num_inputs + index)
