@@ -554,12 +554,21 @@ pub fn set_operand<'c, 'a>(op: OperationRef<'c, 'a>, index: usize, value: Value<
 /// `op.name().as_string_ref().as_str()` makes (a twentieth of a search's time, in walks that
 /// ask every op its name).
 pub fn op_is(op: OperationRef, name: &str) -> bool {
+    op_name_bytes(op, |text| text == name.as_bytes())
+}
+
+/// True when `op`'s name starts with `prefix` (`partir_hlo.`: an op of that dialect).
+pub fn op_name_starts_with(op: OperationRef, prefix: &str) -> bool {
+    op_name_bytes(op, |text| text.starts_with(prefix.as_bytes()))
+}
+
+fn op_name_bytes(op: OperationRef, test: impl FnOnce(&[u8]) -> bool) -> bool {
     // SAFETY: a live operation's name is an identifier whose string lives in the context.
     let text = unsafe {
         let string = mlir_sys::mlirIdentifierStr(mlir_sys::mlirOperationGetName(op.to_raw()));
         std::slice::from_raw_parts(string.data as *const u8, string.length)
     };
-    text == name.as_bytes()
+    test(text)
 }
 
 /// True when the two handles are the same operation.

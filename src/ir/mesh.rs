@@ -33,7 +33,7 @@ impl Mesh {
         let body = module.region(0).ok()?.first_block()?;
         let mut next = body.first_operation();
         while let Some(op) = next {
-            if op.name().as_string_ref().as_str() == Ok(MESH_OP) {
+            if crate::ffi::op_is(op, MESH_OP) {
                 return Some((Self::from_op(op)?, op.location()));
             }
             next = op.next_in_block();

@@ -106,7 +106,7 @@ pub fn functions<'c, 'a>(module: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, '
     };
     let mut next = body.first_operation();
     while let Some(op) = next {
-        let is_func = op.name().as_string_ref().as_str() == Ok(FUNC_OP);
+        let is_func = crate::ffi::op_is(op, FUNC_OP);
         if is_func
             && op
                 .region(0)
@@ -231,7 +231,7 @@ pub fn derived_from(value: Value, limit: usize) -> Vec<String> {
             let Some(func) = block.parent_operation() else {
                 continue;
             };
-            if func.name().as_string_ref().as_str() != Ok(FUNC_OP) {
+            if !crate::ffi::op_is(func, FUNC_OP) {
                 continue;
             }
             let Ok(argument) = melior::ir::block::BlockArgument::try_from(value) else {

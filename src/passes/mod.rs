@@ -71,9 +71,7 @@ impl Stage {
     pub fn of(module: OperationRef) -> Self {
         let mut hlo = false;
         ffi::walk(module, |op| {
-            let name = op.name();
-            let name = name.as_string_ref().as_str().unwrap_or("");
-            hlo |= name.starts_with("partir_hlo.");
+            hlo = hlo || ffi::op_name_starts_with(op, "partir_hlo.");
         });
         let sharded = |func: OperationRef, list: &str| {
             crate::ir::Sharding::of_function(func, list)
@@ -192,8 +190,7 @@ fn select_values<'c, 'a>(
 fn pinned_along(value: melior::ir::Value, axis: &str) -> bool {
     use crate::ir::core;
     core::users(value).into_iter().any(|user| {
-        user.name().as_string_ref().as_str() == Ok(core::REPLICATE_OP)
-            && core::axis_of(user).as_deref() == Some(axis)
+        crate::ffi::op_is(user, core::REPLICATE_OP) && core::axis_of(user).as_deref() == Some(axis)
     })
 }
 
@@ -201,8 +198,7 @@ fn pinned_along(value: melior::ir::Value, axis: &str) -> bool {
 fn sliced_along(value: melior::ir::Value, axis: &str) -> bool {
     use crate::ir::core;
     core::users(value).into_iter().any(|user| {
-        user.name().as_string_ref().as_str() == Ok(core::SLICE_OP)
-            && core::slice_axis(user).as_deref() == Some(axis)
+        crate::ffi::op_is(user, core::SLICE_OP) && core::slice_axis(user).as_deref() == Some(axis)
     })
 }
 

@@ -45,7 +45,7 @@ pub fn run<'c>(context: &'c Context, module: OperationRef<'c, '_>) -> PassResult
     )?;
     let mut loops = Vec::new();
     ffi::walk(module, |op| {
-        if op.name().as_string_ref().as_str() == Ok(LOOP_OP) {
+        if crate::ffi::op_is(op, LOOP_OP) {
             loops.push(op);
         }
     });
@@ -115,7 +115,7 @@ fn lower_loop<'c>(context: &'c Context, loop_op: OperationRef<'c, '_>) {
         .map(|ty| body.add_argument(*ty, loop_op.location()))
         .collect();
     for (user, _) in ffi::uses(range) {
-        if user.name().as_string_ref().as_str() == Ok(SLICE_OP) {
+        if crate::ffi::op_is(user, SLICE_OP) {
             lower_slice(context, user, range);
         }
     }

@@ -53,7 +53,7 @@ pub fn run<'c>(context: &'c Context, module: OperationRef<'c, '_>) -> PassResult
     }
     let mut meshes = Vec::new();
     ffi::walk(module, |op| {
-        if op.name().as_string_ref().as_str() == Ok(MESH_OP) {
+        if crate::ffi::op_is(op, MESH_OP) {
             meshes.push(op);
         }
     });

@@ -10,7 +10,7 @@ use melior::ir::{operation::OperationLike, OperationRef};
 pub fn run<'c>(module: OperationRef<'c, '_>) -> PassResult<'c> {
     let mut partitioned = None;
     ffi::walk(module, |op| {
-        if partitioned.is_none() && op.name().as_string_ref().as_str() == Ok(LOOP_OP) {
+        if partitioned.is_none() && crate::ffi::op_is(op, LOOP_OP) {
             partitioned = Some(op.location());
         }
     });

@@ -64,7 +64,7 @@ struct Key {
 }
 
 fn key_of(op: OperationRef) -> Option<Key> {
-    if op.name().as_string_ref().as_str() != Ok(ALL_REDUCE) {
+    if !crate::ffi::op_is(op, ALL_REDUCE) {
         return None;
     }
     let element = op
@@ -243,7 +243,7 @@ impl<'c, 'a> Group<'c, 'a> {
 /// one single-operand all_reduce per operand of `op`, in its place. Returns the new ops (just
 /// `op` when it has one operand).
 pub fn split<'c, 'a>(context: &'c Context, op: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
-    if op.name().as_string_ref().as_str() != Ok(ALL_REDUCE) || op.operand_count() < 2 {
+    if !crate::ffi::op_is(op, ALL_REDUCE) || op.operand_count() < 2 {
         return vec![op];
     }
     let builder = Builder::before(context, op);

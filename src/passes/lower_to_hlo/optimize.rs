@@ -31,7 +31,7 @@ const ALL_REDUCE: &str = "partir_hlo.all_reduce";
 const ALL_GATHER: &str = "partir_hlo.all_gather";
 
 fn is(op: OperationRef, name: &str) -> bool {
-    op.name().as_string_ref().as_str() == Ok(name)
+    crate::ffi::op_is(op, name)
 }
 
 fn same_attribute(a: OperationRef, b: OperationRef, name: &str) -> bool {

@@ -83,7 +83,7 @@ pub fn profile_module<'c>(
 fn contains(root: OperationRef, op_name: &str) -> bool {
     let mut found = false;
     ffi::walk(root, |op| {
-        found = found || op.name().as_string_ref().as_str() == Ok(op_name);
+        found = found || crate::ffi::op_is(op, op_name);
     });
     found
 }

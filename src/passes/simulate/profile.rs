@@ -437,7 +437,7 @@ struct ZeroPad {
 fn zero_pad(value: Value) -> Option<ZeroPad> {
     use melior::ir::attribute::DenseI64ArrayAttribute;
     let pad = ffi::result_owner(value)?;
-    if pad.name().as_string_ref().as_str() != Ok("tensor.pad") {
+    if !crate::ffi::op_is(pad, "tensor.pad") {
         return None;
     }
     let yielded = pad
@@ -448,7 +448,7 @@ fn zero_pad(value: Value) -> Option<ZeroPad> {
         .operand(0)
         .ok()?;
     let constant = ffi::result_owner(yielded)?;
-    if constant.name().as_string_ref().as_str() != Ok("arith.constant")
+    if !crate::ffi::op_is(constant, "arith.constant")
         || ffi::scalar_value(constant.attribute("value").ok()?) != Some(0.0)
     {
         return None;
