@@ -9,7 +9,10 @@
 //! probing, or a walk becomes quadratic.
 
 pub mod glue;
+mod names;
 pub mod threads;
+
+pub use names::{op_is, op_name_starts_with, string_attribute_is};
 
 use crate::affine::{AffineExprLite, AffineMapLite, IteratorType};
 use melior::{
@@ -256,22 +259,6 @@ pub fn resplat<'c>(attr: Attribute<'c>, ty: Type<'c>) -> Option<Attribute<'c>> {
 /// The text of a string attribute; None for any other attribute. (melior's
 /// `StringAttribute::value` builds a slice from MLIR's pointer, which is null for "": undefined
 /// behaviour that aborts in debug builds.)
-/// True when `attr` is a string attribute holding `expected` (no copy).
-pub fn string_attribute_is(attr: Attribute, expected: &str) -> bool {
-    // SAFETY: checked cast; the bytes are read only when the pointer is non-null.
-    unsafe {
-        let raw = attr.to_raw();
-        if !mlir_sys::mlirAttributeIsAString(raw) {
-            return false;
-        }
-        let text = mlir_sys::mlirStringAttrGetValue(raw);
-        if text.data.is_null() || text.length == 0 {
-            return expected.is_empty();
-        }
-        std::slice::from_raw_parts(text.data as *const u8, text.length) == expected.as_bytes()
-    }
-}
-
 pub fn string_attribute(attr: Attribute) -> Option<String> {
     // SAFETY: checked cast; the bytes are read only when the pointer is non-null.
     unsafe {
@@ -548,27 +535,6 @@ pub fn set_operand<'c, 'a>(op: OperationRef<'c, 'a>, index: usize, value: Value<
     // SAFETY: `op` is live (a reference); the mutable view only rewires one operand.
     let mut op = unsafe { melior::ir::operation::OperationRefMut::from_raw(op.to_raw()) };
     melior::ir::operation::OperationMutLike::set_operand(&mut op, index, value);
-}
-
-/// True when `op` is named `name`: a byte comparison, without the UTF-8 check and copy that
-/// `op.name().as_string_ref().as_str()` makes (a twentieth of a search's time, in walks that
-/// ask every op its name).
-pub fn op_is(op: OperationRef, name: &str) -> bool {
-    op_name_bytes(op, |text| text == name.as_bytes())
-}
-
-/// True when `op`'s name starts with `prefix` (`partir_hlo.`: an op of that dialect).
-pub fn op_name_starts_with(op: OperationRef, prefix: &str) -> bool {
-    op_name_bytes(op, |text| text.starts_with(prefix.as_bytes()))
-}
-
-fn op_name_bytes(op: OperationRef, test: impl FnOnce(&[u8]) -> bool) -> bool {
-    // SAFETY: a live operation's name is an identifier whose string lives in the context.
-    let text = unsafe {
-        let string = mlir_sys::mlirIdentifierStr(mlir_sys::mlirOperationGetName(op.to_raw()));
-        std::slice::from_raw_parts(string.data as *const u8, string.length)
-    };
-    test(text)
 }
 
 /// True when the two handles are the same operation.
