@@ -8,7 +8,7 @@
 use super::mcts::Score;
 use crate::{
     ffi,
-    ir::names,
+    ir::{core, names},
     passes::{
         program_location, propagate::Propagation, simulate, tactic::apply_tactic, tile, PassError,
     },
@@ -28,6 +28,19 @@ pub struct State {
     pub tiled: Vec<(usize, usize)>,
     pub partitioned: usize,
     pub conflicts: usize,
+    /// Which ops are partitioned along the axis, and how ([`partitioning_digest`]): plans that
+    /// tile the same arguments and partition as many ops can still partition different ones.
+    pub partitioning: u64,
+}
+
+impl State {
+    /// The state as the analysis groups actions: without [`State::partitioning`].
+    pub fn tied(&self) -> State {
+        State {
+            partitioning: 0,
+            ..self.clone()
+        }
+    }
 }
 
 pub struct Evaluator<'c, 'm> {
@@ -53,6 +66,7 @@ impl<'c, 'm> Evaluator<'c, 'm> {
     ) -> Self {
         let base_state = State {
             tiled: tiled_arguments(base, axis),
+            partitioning: partitioning_digest(base, axis),
             ..State::default()
         };
         Self {
@@ -195,6 +209,7 @@ impl Job<'_> {
             state.conflicts += outcome.conflicts;
         }
         state.tiled = tiled_arguments(copy.as_operation(), self.axis);
+        state.partitioning = partitioning_digest(copy.as_operation(), self.axis);
         if self.known.contains_key(&state) {
             return Some(Ran {
                 state,
@@ -336,6 +351,26 @@ pub fn argument_splits(module: OperationRef) -> Vec<ArgumentSplit> {
 }
 
 /// (argument index, dim) of the entry function's arguments split along `axis`.
+/// A digest of every loop over `axis` in `module`: its place in program order and its
+/// actions. Equal for two programs partitioned alike along `axis` (the same program, the same
+/// loops), different otherwise but for hash collisions (one in 2^64).
+pub fn partitioning_digest(module: OperationRef, axis: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    // SipHash with fixed keys: the same digest on every run.
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    let mut position = 0usize;
+    ffi::walk(module, |op| {
+        position += 1;
+        if core::is_loop_over(op, axis) {
+            position.hash(&mut hasher);
+            for action in core::actions(op) {
+                format!("{action:?}").hash(&mut hasher);
+            }
+        }
+    });
+    hasher.finish()
+}
+
 pub fn tiled_arguments(module: OperationRef, axis: &str) -> Vec<(usize, usize)> {
     argument_splits(module)
         .into_iter()
@@ -417,5 +452,69 @@ mod tests {
         .seconds;
         assert!(expected > 0.0);
         assert_eq!(state_resharding(&skewed, &mesh, &device), expected);
+    }
+
+    /// `x @ w` on a mesh of 2, parsed into `context`.
+    fn matmul_program(context: &Context) -> Module<'_> {
+        let text = r#"
+partir.mesh @mesh ["a"=2]
+func.func @main(%x: tensor<8x16xf32> {partir.name = "x"}, %w: tensor<16x16xf32> {partir.name = "w"}) -> tensor<8x16xf32> {
+  %e = tensor.empty() : tensor<8x16xf32>
+  %z = arith.constant 0.0 : f32
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %m = linalg.matmul ins(%x, %w : tensor<8x16xf32>, tensor<16x16xf32>) outs(%f : tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %m : tensor<8x16xf32>
+}"#;
+        Module::parse(context, text).expect("parses")
+    }
+
+    fn context() -> Context {
+        let registry = melior::dialect::DialectRegistry::new();
+        melior::utility::register_all_dialects(&registry);
+        ffi::register_dialects(&registry);
+        Context::new_with_registry(&registry, false)
+    }
+
+    /// The digest after tiling `selector` on `dim` along `a` (on a copy).
+    fn tiled(context: &Context, module: &Module, selector: &str, dim: usize) -> u64 {
+        let tactic = Tactic {
+            name: "t".into(),
+            axis: "a".into(),
+            tile: vec![(selector.into(), dim)],
+            replicate: Vec::new(),
+            reach: crate::schedule::Reach::All,
+            auto: None,
+            comment: Vec::new(),
+            line: 0,
+        };
+        let copy = Module::from_operation(ffi::clone_operation(module.as_operation())).unwrap();
+        let mut propagation = Propagation::new(context);
+        let location = program_location(copy.as_operation());
+        apply_tactic(
+            context,
+            copy.as_operation(),
+            &tactic,
+            location,
+            &mut propagation,
+        )
+        .expect("the tile applies");
+        partitioning_digest(copy.as_operation(), "a")
+    }
+
+    #[test]
+    fn the_partitioning_digest_tells_apart_plans_that_partition_different_ops() {
+        let context = context();
+        let module = matmul_program(&context);
+        let base = partitioning_digest(module.as_operation(), "a");
+        let by_rows = tiled(&context, &module, "x", 0);
+        // The same plan, the same digest; another plan or none, another digest.
+        assert_eq!(by_rows, tiled(&context, &module, "x", 0));
+        assert_ne!(by_rows, base);
+        assert_ne!(by_rows, tiled(&context, &module, "w", 1));
+        // Along another axis nothing is partitioned.
+        assert_eq!(
+            partitioning_digest(module.as_operation(), "b"),
+            partitioning_digest(module.as_operation(), "a")
+        );
     }
 }

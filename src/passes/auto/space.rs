@@ -255,7 +255,10 @@ pub fn analyse(
         let Some((state, alone)) = evaluator.state_and_price(std::slice::from_ref(tactic)) else {
             continue; // refused: non-divisible, pinned, already tiled
         };
-        if state == base || seen.contains_key(&state) {
+        // Actions are told apart by what they tile (and how many ops, how many conflicts), not
+        // by the exact ops: tiles that reach the same arguments are one decision.
+        let state = state.tied();
+        if state == base.tied() || seen.contains_key(&state) {
             continue; // changes nothing, or the same as an action kept already
         }
         if reach == Reach::All && alone.is_some_and(|priced| priced.deferred > 0.0) {
