@@ -12,7 +12,7 @@ pub mod glue;
 mod names;
 pub mod threads;
 
-pub use names::{op_is, op_name_starts_with, string_attribute_is};
+pub use names::{op_is, op_name_starts_with, string_attribute, string_attribute_is};
 
 use crate::affine::{AffineExprLite, AffineMapLite, IteratorType};
 use melior::{
@@ -253,25 +253,6 @@ pub fn resplat<'c>(attr: Attribute<'c>, ty: Type<'c>) -> Option<Attribute<'c>> {
         Some(Attribute::from_raw(
             mlir_sys::mlirDenseElementsAttrSplatGet(ty.to_raw(), element),
         ))
-    }
-}
-
-/// The text of a string attribute; None for any other attribute. (melior's
-/// `StringAttribute::value` builds a slice from MLIR's pointer, which is null for "": undefined
-/// behaviour that aborts in debug builds.)
-pub fn string_attribute(attr: Attribute) -> Option<String> {
-    // SAFETY: checked cast; the bytes are read only when the pointer is non-null.
-    unsafe {
-        let raw = attr.to_raw();
-        if !mlir_sys::mlirAttributeIsAString(raw) {
-            return None;
-        }
-        let text = mlir_sys::mlirStringAttrGetValue(raw);
-        if text.data.is_null() || text.length == 0 {
-            return Some(String::new());
-        }
-        let bytes = std::slice::from_raw_parts(text.data as *const u8, text.length);
-        Some(String::from_utf8_lossy(bytes).into_owned())
     }
 }
 

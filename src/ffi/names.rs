@@ -1,6 +1,6 @@
-//! Names compared where they live: an op's name and a string attribute's text, as bytes in
-//! the context, without the checked UTF-8 copy that melior's `as_str` makes. Walks that ask
-//! every op its name spent a twentieth of a search's time in those checks.
+//! Names read where they live: an op's name and a string attribute's text, as bytes in the
+//! context, compared without the checked UTF-8 copy that melior's `as_str` makes (walks that
+//! ask every op its name spent a twentieth of a search's time in those checks).
 
 use melior::ir::{Attribute, AttributeLike, OperationRef};
 
@@ -29,16 +29,30 @@ fn op_name_bytes(op: OperationRef, test: impl FnOnce(&[u8]) -> bool) -> bool {
 
 /// True when `attr` is a string attribute holding `expected` (no copy).
 pub fn string_attribute_is(attr: Attribute, expected: &str) -> bool {
+    string_attribute_bytes(attr, |text| text == expected.as_bytes()).unwrap_or(false)
+}
+
+/// The text of a string attribute; None for any other attribute. (melior's
+/// `StringAttribute::value` builds a slice from MLIR's pointer, which is null for "": undefined
+/// behaviour that aborts in debug builds.)
+pub fn string_attribute(attr: Attribute) -> Option<String> {
+    string_attribute_bytes(attr, |text| String::from_utf8_lossy(text).into_owned())
+}
+
+fn string_attribute_bytes<T>(attr: Attribute, read: impl FnOnce(&[u8]) -> T) -> Option<T> {
     // SAFETY: checked cast; the bytes are read only when the pointer is non-null.
     unsafe {
         let raw = attr.to_raw();
         if !mlir_sys::mlirAttributeIsAString(raw) {
-            return false;
+            return None;
         }
         let text = mlir_sys::mlirStringAttrGetValue(raw);
         if text.data.is_null() || text.length == 0 {
-            return expected.is_empty();
+            return Some(read(&[]));
         }
-        std::slice::from_raw_parts(text.data as *const u8, text.length) == expected.as_bytes()
+        Some(read(std::slice::from_raw_parts(
+            text.data as *const u8,
+            text.length,
+        )))
     }
 }
