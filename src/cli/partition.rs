@@ -217,6 +217,13 @@ pub fn partition_priced<'s>(
     let context = session.context();
     // An `auto` tactic in an unpriced run still prices its candidates, on the default device.
     let default_device = Device::resolve(crate::sim::DEFAULT_DEVICE).map_err(CliError::new)?;
+    // `auto` tactics price their plans on every core (partir's own passes run in Rust here,
+    // outside any pass manager, so nothing else runs in parallel).
+    let _threads = schedule
+        .tactics
+        .iter()
+        .any(|tactic| tactic.auto.is_some())
+        .then(|| crate::ffi::threads::Multithreaded::new(context));
     let result = schedule::apply(
         context,
         module.as_operation(),
