@@ -111,7 +111,7 @@ impl<'c> From<SumAttr<'c>> for Attribute<'c> {
 }
 
 /// What a `partir.loop` does with the per-iteration values of one result.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Action {
     /// Concatenated along this dim (`#partir.tile<d>`).
     Tile(usize),

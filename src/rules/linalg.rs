@@ -13,12 +13,7 @@ use crate::{
 };
 use melior::ir::OperationRef;
 
-/// The rule of a linalg structured op; None for any other op.
-pub(super) fn rule(op: OperationRef) -> Option<Result<Rule, String>> {
-    Some(rule_of(op, &ffi::linalg_info(op)?))
-}
-
-/// The rule of a linalg `op` whose facts were already read (`info`).
+/// The rule of a linalg structured op, from its facts (`info`).
 pub(super) fn rule_of(op: OperationRef, info: &ffi::LinalgInfo) -> Result<Rule, String> {
     let view = OpView::new(op);
     let combiner = info

@@ -311,10 +311,7 @@ impl Rules {
     /// The rule of `op`: None when partir knows no rule for it, Some(Err) when its entry
     /// rejects this particular op (e.g. a reshape that is not a merge/split).
     pub fn rule_for(&self, op: OperationRef) -> Option<Result<Rule, String>> {
-        if let Some(rule) = linalg::rule(op) {
-            return Some(rule);
-        }
-        self.non_linalg_rule(op)
+        self.rule_with(op, crate::ffi::linalg_info(op).as_ref())
     }
 
     /// [`Self::rule_for`] when `op`'s linalg facts were already read: `info` is None for an op
@@ -324,13 +321,9 @@ impl Rules {
         op: OperationRef,
         info: Option<&crate::ffi::LinalgInfo>,
     ) -> Option<Result<Rule, String>> {
-        match info {
-            Some(info) => Some(linalg::rule_of(op, info)),
-            None => self.non_linalg_rule(op),
+        if let Some(info) = info {
+            return Some(linalg::rule_of(op, info));
         }
-    }
-
-    fn non_linalg_rule(&self, op: OperationRef) -> Option<Result<Rule, String>> {
         let view = OpView::new(op);
         if let Some(einsum) = self.einsums.get(&view.name) {
             return Some(Rule::einsum_shapes(einsum, &view.operands, &view.results));

@@ -128,17 +128,14 @@ impl<'c, 'm> Evaluator<'c, 'm> {
             return;
         }
         let mut keys = Vec::new();
-        let todo: Vec<&Vec<Tactic>> = plans
-            .iter()
-            .filter(|plan| {
-                let key = plan_key(plan);
-                let new = !self.prefetched.contains_key(&key) && !keys.contains(&key);
-                if new {
-                    keys.push(key);
-                }
-                new
-            })
-            .collect();
+        let mut todo: Vec<&Vec<Tactic>> = Vec::new();
+        for plan in plans {
+            let key = plan_key(plan);
+            if !self.prefetched.contains_key(&key) && !keys.contains(&key) {
+                keys.push(key);
+                todo.push(plan);
+            }
+        }
         if todo.len() <= 1 {
             return;
         }
@@ -254,11 +251,10 @@ pub fn price_core<'c>(
     device: &Device,
 ) -> Result<Priced, PassError<'c>> {
     let lowered = simulate::lower_in_place(context, copy)?;
-    let profile = simulate::profile_hlo_unlocated(lowered.as_operation())?;
+    let profile = simulate::profile_hlo(lowered.as_operation(), false)?;
     let report = sim::simulate(&profile, device);
     let shardings = simulate::value_shardings(lowered.as_operation());
     let deferred = state_resharding(&shardings, &profile.mesh, device);
-
     Ok(Priced {
         score: Score {
             seconds: report.totals.step_seconds + deferred,
@@ -350,7 +346,6 @@ pub fn argument_splits(module: OperationRef) -> Vec<ArgumentSplit> {
         .collect()
 }
 
-/// (argument index, dim) of the entry function's arguments split along `axis`.
 /// A digest of every loop over `axis` in `module`: its place in program order and its
 /// actions. Equal for two programs partitioned alike along `axis` (the same program, the same
 /// loops), different otherwise but for hash collisions (one in 2^64).
@@ -363,14 +358,13 @@ pub fn partitioning_digest(module: OperationRef, axis: &str) -> u64 {
         position += 1;
         if core::is_loop_over(op, axis) {
             position.hash(&mut hasher);
-            for action in core::actions(op) {
-                format!("{action:?}").hash(&mut hasher);
-            }
+            core::actions(op).hash(&mut hasher);
         }
     });
     hasher.finish()
 }
 
+/// (argument index, dim) of the entry function's arguments split along `axis`.
 pub fn tiled_arguments(module: OperationRef, axis: &str) -> Vec<(usize, usize)> {
     argument_splits(module)
         .into_iter()

@@ -1,8 +1,9 @@
 //! The search of one axis: UCT Monte Carlo tree search over *sets* of actions (the papers'
 //! goal-oriented MCTS, "Automatic Discovery of Composite SPMD Partitioning Strategies").
 //!
-//! A greedy pass comes first (see [`Search::greedy`]). A state is the set of actions taken so far (ascending action indices, so each set has one
-//! path: the tree is the lattice of combinations, not of orderings). Every state is a complete
+//! A greedy pass comes first (see [`Search::greedy`]). A state is the set of actions taken so
+//! far (ascending action indices, so each set has one path: the tree is the lattice of
+//! combinations, not of orderings). Every state is a complete
 //! plan: "stop here" is always allowed, so each new node is priced as it is, and then a random
 //! rollout from it adds more actions and is priced too. Prices are cached by state, so a
 //! re-visited plan costs nothing; the search is anytime (the best plan that fits is kept) and
@@ -192,23 +193,38 @@ impl<P: Problem> Search<'_, P> {
                 continue;
             }
             let next = with(&chosen, action);
-            if !self.cache.contains_key(&next) {
-                // The next few candidates, priced at once: if this one improves the plan the
-                // others were priced for nothing, but improvements are few.
-                let ahead: Vec<Vec<usize>> = order[position..]
-                    .iter()
-                    .filter(|&&later| self.problem.compatible(&chosen, later))
-                    .map(|&later| with(&chosen, later))
-                    .filter(|plan| !self.cache.contains_key(plan))
-                    .take(self.problem.parallelism())
-                    .collect();
-                self.problem.prefetch(&ahead);
-            }
+            // This candidate and the next ones, priced at once: if this one improves the plan
+            // the others were priced for nothing, but improvements are few.
+            let ahead: Vec<Vec<usize>> = order[position..]
+                .iter()
+                .filter(|&&later| self.problem.compatible(&chosen, later))
+                .map(|&later| with(&chosen, later))
+                .collect();
+            self.prefetch(ahead);
             let next_reward = self.reward(&next);
             if next_reward > reward {
                 (chosen, reward) = (next, next_reward);
             }
         }
+    }
+
+    /// Has the problem price at once the first of `plans` not priced yet, as many as it prices
+    /// at once (the calls of [`Self::price`] that follow find them ready).
+    fn prefetch(&mut self, plans: Vec<Vec<usize>>) {
+        let room = self.problem.parallelism();
+        if room <= 1 {
+            return;
+        }
+        let mut fresh: Vec<Vec<usize>> = Vec::new();
+        for plan in plans {
+            if fresh.len() == room {
+                break;
+            }
+            if !self.cache.contains_key(&plan) && !fresh.contains(&plan) {
+                fresh.push(plan);
+            }
+        }
+        self.problem.prefetch(&fresh);
     }
 
     /// The price of `chosen`, from the cache or the problem; keeps the best plans.
@@ -281,27 +297,20 @@ impl<P: Problem> Search<'_, P> {
                 self.nodes[current].children.push(child);
                 path.push(child);
                 // The rollout's plan does not depend on the child's price: both are priced at
-                // once.
+                // once, and with room left the parent's next children (expanded the next times
+                // it widens, most promising first), so that no thread idles.
                 let rollout = self.rollout(chosen.clone());
-                let mut fresh: Vec<Vec<usize>> = std::iter::once(chosen.clone())
-                    .chain(rollout.clone())
-                    .filter(|plan| !self.cache.contains_key(plan))
-                    .collect();
-                // Room left: the parent's next children (expanded the next times it widens,
-                // most promising first), so that no thread idles.
                 let parent = &self.nodes[current];
-                let siblings: Vec<Vec<usize>> = parent
+                let siblings = parent
                     .untried
                     .iter()
                     .rev()
-                    .map(|&sibling| with(&parent.chosen, sibling))
-                    .filter(|plan| !self.cache.contains_key(plan) && !fresh.contains(plan))
-                    .take(self.problem.parallelism().saturating_sub(fresh.len()))
+                    .map(|&sibling| with(&parent.chosen, sibling));
+                let plans: Vec<Vec<usize>> = std::iter::once(chosen.clone())
+                    .chain(rollout.clone())
+                    .chain(siblings)
                     .collect();
-                if !fresh.is_empty() {
-                    fresh.extend(siblings);
-                }
-                self.problem.prefetch(&fresh);
+                self.prefetch(plans);
                 let own = self.reward(&chosen);
                 match rollout {
                     Some(rollout) if self.outcome.evaluations < self.limits.evaluations => {

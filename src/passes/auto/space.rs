@@ -237,8 +237,7 @@ pub fn analyse(
         }
     }
     let batch = evaluator.parallelism();
-    for (index, (group_index, kind, tactic)) in probes.iter().enumerate() {
-        let (group_index, kind) = (*group_index, *kind);
+    for (index, &(group_index, kind, ref tactic)) in probes.iter().enumerate() {
         let group = &groups[group_index];
         if std::time::Instant::now() >= deadline {
             // Out of time: the groups not probed yet are not offered to the search.

@@ -75,9 +75,9 @@ pub fn profile_module<'c>(
 ) -> Result<Profile, PassError<'c>> {
     if contains(module, LOOP_OP) {
         let copy = lowered_copy(context, module)?;
-        return profile_hlo(copy.as_operation());
+        return profile_hlo(copy.as_operation(), true);
     }
-    profile_hlo(module)
+    profile_hlo(module, true)
 }
 
 fn contains(root: OperationRef, op_name: &str) -> bool {
@@ -155,16 +155,9 @@ fn entry_function<'c, 'a>(module: OperationRef<'c, 'a>) -> Option<OperationRef<'
         .copied()
 }
 
-pub fn profile_hlo<'c>(module: OperationRef<'c, '_>) -> Result<Profile, PassError<'c>> {
-    profile_entry(module, true)
-}
-
-/// [`profile_hlo`] for pricing alone: the same totals, without source locations.
-pub fn profile_hlo_unlocated<'c>(module: OperationRef<'c, '_>) -> Result<Profile, PassError<'c>> {
-    profile_entry(module, false)
-}
-
-fn profile_entry<'c>(
+/// The profile of `module`'s entry function (PartIR:HLO); `located`: steps and ops carry
+/// their source locations (a report shows them; pricing alone skips them).
+pub fn profile_hlo<'c>(
     module: OperationRef<'c, '_>,
     located: bool,
 ) -> Result<Profile, PassError<'c>> {
