@@ -61,6 +61,9 @@ def import_main(argv=None):
     ap.add_argument("--stablehlo", action="store_true",
                     help="write JAX's StableHLO (generic form, nested jits inlined, named arguments) instead of "
                          "linalg: partir reads it in a stock mlir-opt with --allow-unregistered-dialect")
+    ap.add_argument("--locations", action="store_true",
+                    help="keep JAX's name-stack locations on ops (jit(step)/jvp(layers/3)/dot_general): "
+                         "partir auto prices a layered model on a few of its layers when ops say their layer")
     a = ap.parse_args(argv)
     kw = _parse_set(a.set)
     if a.model:
@@ -68,7 +71,7 @@ def import_main(argv=None):
     else:
         spec = load_module_spec(a.module, kw)
     info = importer.import_spec(spec, Path(a.output), Path(a.data) if a.data else None, header=spec.description,
-                                dialect="stablehlo" if a.stablehlo else "linalg")
+                                dialect="stablehlo" if a.stablehlo else "linalg", locations=a.locations)
     print(f"{a.output}: {info['ops']} top-level ops in @main ({info['ops_total']} with bodies), "
           f"{info['args']} arguments, {info['results']} results, {info['bytes']} bytes")
     return 0

@@ -138,13 +138,32 @@ def _inlined_jits():
         jax.clear_caches()
 
 
-def _stablehlo_with_names(spec: ModelSpec, in_names, out_names, generic: bool = False) -> str:
+@contextlib.contextmanager
+def _name_locations():
+    """Locations are JAX's name stacks only (`jit(step)/transpose(jvp(layers/3))/dot_general`),
+    without source positions: what says which layer an op belongs to, at a few bytes per op."""
+    import jax
+
+    saved = jax.config.jax_traceback_in_locations_limit
+    jax.config.update("jax_traceback_in_locations_limit", 0)
+    jax.clear_caches()
+    try:
+        yield
+    finally:
+        jax.config.update("jax_traceback_in_locations_limit", saved)
+        jax.clear_caches()
+
+
+def _stablehlo_with_names(spec: ModelSpec, in_names, out_names, generic: bool = False,
+                          locations: bool = False) -> str:
     """@main in StableHLO with `partir.name` on its arguments and results. `generic`: nested
-    jits inlined, printed in generic form (what a stock MLIR 22 reads as unregistered ops)."""
+    jits inlined, printed in generic form (what a stock MLIR 22 reads as unregistered ops).
+    `locations`: ops keep JAX's name-stack locations (see `_name_locations`)."""
     import jax
     from jax._src.lib.mlir import ir
 
-    with _inlined_jits() if generic else contextlib.nullcontext():
+    with _inlined_jits() if generic else contextlib.nullcontext(), \
+            _name_locations() if locations else contextlib.nullcontext():
         lowered = jax.jit(spec.fn, keep_unused=True).lower(*spec.args)
         module = lowered.compiler_ir("stablehlo")
     with module.context:
@@ -163,7 +182,7 @@ def _stablehlo_with_names(spec: ModelSpec, in_names, out_names, generic: bool = 
             [ir.DictAttr.get({"partir.name": ir.StringAttr.get(n)}) for n in in_names])
         main.attributes["res_attrs"] = ir.ArrayAttr.get(
             [ir.DictAttr.get({"partir.name": ir.StringAttr.get(n)}) for n in out_names])
-        text = module.operation.get_asm(enable_debug_info=False, print_generic_op_form=generic)
+        text = module.operation.get_asm(enable_debug_info=locations, print_generic_op_form=generic)
     return text
 
 
@@ -174,10 +193,10 @@ def run(cmd: list[str], stdin: str | None = None) -> str:
     return p.stdout
 
 
-def stablehlo_to_linalg(stablehlo: str) -> str:
+def stablehlo_to_linalg(stablehlo: str, locations: bool = False) -> str:
     """IREE's StableHLO input pipeline; returns IREE's (LLVM-24-era) textual output."""
-    return run([_iree_opt(), "--iree-stablehlo-input-transformation-pipeline", "--mlir-print-op-generic", "-"],
-               stdin=stablehlo)
+    return run([_iree_opt(), "--iree-stablehlo-input-transformation-pipeline", "--mlir-print-op-generic",
+                f"--mlir-print-debuginfo={str(locations).lower()}", "-"], stdin=stablehlo)
 
 
 _OP_RE = re.compile(r'^\s*(?:%[^=]+=\s*)?"([a-z_][a-z0-9_]*)\.([a-z0-9_.]+)"', re.M)
@@ -218,8 +237,8 @@ def check_no_mixed_contractions(text: str) -> None:
                                f"MLIR 22; cast explicitly in the model): {m.group(0)[:300]}")
 
 
-def reprint_mlir22(text: str, extra_passes: Sequence[str] = ()) -> str:
-    cmd = [MLIR_OPT_22, "--mlir-print-debuginfo=false"]
+def reprint_mlir22(text: str, extra_passes: Sequence[str] = (), locations: bool = False) -> str:
+    cmd = [MLIR_OPT_22, f"--mlir-print-debuginfo={str(locations).lower()}"]
     if extra_passes:
         cmd.append("--pass-pipeline=builtin.module(" + ",".join(extra_passes) + ")")
     cmd.append("-")
@@ -259,10 +278,12 @@ def op_histogram(text: str) -> dict[str, int]:
     return hist
 
 
-def to_mlir(spec: ModelSpec, dialect: str = "linalg") -> tuple[str, list[str], list[str]]:
+def to_mlir(spec: ModelSpec, dialect: str = "linalg",
+            locations: bool = False) -> tuple[str, list[str], list[str]]:
     """Returns (MLIR 22 text, argument names, result names): upstream linalg (through IREE's
     StableHLO input pipeline) or, with dialect="stablehlo", JAX's own StableHLO in generic form,
-    as a stock mlir-opt 22 reads and prints it (`--allow-unregistered-dialect`)."""
+    as a stock mlir-opt 22 reads and prints it (`--allow-unregistered-dialect`). `locations`:
+    ops keep JAX's name-stack locations (the automatic partitioner folds layers by them)."""
     import jax
 
     in_names = named_flat(spec.args, spec.arg_names)
@@ -278,17 +299,18 @@ def to_mlir(spec: ModelSpec, dialect: str = "linalg") -> tuple[str, list[str], l
         if np.dtype(leaf.dtype) not in (np.dtype("float32"), np.dtype("int32"), np.dtype("bool")):
             raise ImportError_(f"unsupported dtype {leaf.dtype}: use f32/i32")
     if dialect == "stablehlo":
-        shlo = _stablehlo_with_names(spec, in_names, out_names, generic=True)
-        text = run([MLIR_OPT_22, "--allow-unregistered-dialect", "--mlir-print-op-generic", "-"], stdin=shlo)
+        shlo = _stablehlo_with_names(spec, in_names, out_names, generic=True, locations=locations)
+        text = run([MLIR_OPT_22, "--allow-unregistered-dialect", "--mlir-print-op-generic",
+                    f"--mlir-print-debuginfo={str(locations).lower()}", "-"], stdin=shlo)
         if '"func.call"' in text:
             raise ImportError_("@main still calls a function after inlining nested jits")
         return text, in_names, out_names
-    shlo = _stablehlo_with_names(spec, in_names, out_names)
-    generic = stablehlo_to_linalg(shlo)
+    shlo = _stablehlo_with_names(spec, in_names, out_names, locations=locations)
+    generic = stablehlo_to_linalg(shlo, locations)
     check_upstream(generic)
     # MLIR 22 re-prints the module; CSE merges the many identical `tensor.empty` ops that IREE's
     # pipeline creates (one per op), roughly halving the op count without changing the computation.
-    text = reprint_mlir22(generic, ["func.func(cse)"])
+    text = reprint_mlir22(generic, ["func.func(cse)"], locations)
     check_no_mixed_contractions(text)
     if "f64" in text or "bf16" in text or "f16" in text:
         raise ImportError_("module has a non-f32 floating-point type")
@@ -350,8 +372,8 @@ def write_data(spec: ModelSpec, in_names, out_names, data_dir: Path, mlir_file: 
 
 
 def import_spec(spec: ModelSpec, out: Path, data_dir: Path | None = None, header: str | None = None,
-                dialect: str = "linalg") -> dict:
-    text, in_names, out_names = to_mlir(spec, dialect)
+                dialect: str = "linalg", locations: bool = False) -> dict:
+    text, in_names, out_names = to_mlir(spec, dialect, locations)
     out.parent.mkdir(parents=True, exist_ok=True)
     lines = []
     if header:

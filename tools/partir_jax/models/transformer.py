@@ -78,11 +78,14 @@ def attention(h, p, heads, kv_heads):
 def forward(params, tokens, heads, vocab, kv_heads=None):
     kv_heads = heads if kv_heads is None else kv_heads
     h = one_hot(tokens, vocab) @ params["embed"] + params["pos"][None]
-    for p in params["layers"]:
-        a = layer_norm(h, p["ln1"]["scale"], p["ln1"]["bias"])
-        h = h + attention(a, p, heads, kv_heads)
-        m = layer_norm(h, p["ln2"]["scale"], p["ln2"]["bias"])
-        h = h + gelu(m @ p["w1"] + p["b1"]) @ p["w2"] + p["b2"]
+    for i, p in enumerate(params["layers"]):
+        # The scope names the layer in each op's location (import-jax --locations), backward
+        # ops included: `transpose(jvp(layers/3))`.
+        with jax.named_scope(f"layers/{i}"):
+            a = layer_norm(h, p["ln1"]["scale"], p["ln1"]["bias"])
+            h = h + attention(a, p, heads, kv_heads)
+            m = layer_norm(h, p["ln2"]["scale"], p["ln2"]["bias"])
+            h = h + gelu(m @ p["w1"] + p["b1"]) @ p["w2"] + p["b2"]
     h = layer_norm(h, params["ln_f"]["scale"], params["ln_f"]["bias"])
     return h @ params["unembed"]
 
