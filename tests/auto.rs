@@ -342,3 +342,97 @@ fn the_analysis_shrinks_every_zoo_model_s_action_space() {
         assert!(stderr.contains(&expected), "{model}: {expected}\n{stderr}");
     }
 }
+
+/// The zoo Transformer at 4 layers (width 64), imported on demand: with JAX's name-stack
+/// locations (`located`) or without.
+fn four_layers(dir: &std::path::Path, located: bool) -> PathBuf {
+    let file = dir.join(if located {
+        "located.mlir"
+    } else {
+        "plain.mlir"
+    });
+    let mut import = std::process::Command::new(root().join("tools/import-jax"));
+    import.args([
+        "--model",
+        "transformer",
+        "--preset",
+        "4layers",
+        "-o",
+        path(&file),
+    ]);
+    if located {
+        import.arg("--locations");
+    }
+    let out = import
+        .output()
+        .expect("tools/import-jax runs (tools/setup-venv)");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    file
+}
+
+#[test]
+fn a_layered_model_is_priced_on_two_cuts_and_the_plan_is_the_one_whole_pricing_finds() {
+    let dir = scratch("fold");
+    let search = |model: &PathBuf, tag: &str| {
+        let (plan, report) = (
+            dir.join(format!("{tag}.toml")),
+            dir.join(format!("{tag}.json")),
+        );
+        let out = partir(&[
+            "auto",
+            path(model),
+            "--mesh",
+            "batch=4,model=2",
+            "--axes",
+            "batch,model",
+            "--evaluations",
+            "30",
+            "-o",
+            path(&plan),
+            "--report",
+            path(&report),
+        ]);
+        let stderr = text(&out.stderr);
+        assert!(out.status.success(), "{stderr}");
+        let tactics: Vec<String> = std::fs::read_to_string(&plan)
+            .unwrap()
+            .lines()
+            .filter(|line| !line.starts_with('#'))
+            .map(str::to_string)
+            .collect();
+        (stderr, tactics, json(&report))
+    };
+    let (folded_log, folded_plan, folded) = search(&four_layers(&dir, true), "folded");
+    let (whole_log, whole_plan, _) = search(&four_layers(&dir, false), "whole");
+    assert!(
+        folded_log.contains("axis 'batch': 406 raw actions, 33 after analysis")
+            && folded_log.contains("4 layers folded into cuts of 1 and 2 (step 0.00% and peak"),
+        "{folded_log}"
+    );
+    // Without locations nothing says which layer an op is in: priced whole, and said why.
+    assert!(
+        whole_log.contains("whole program (not folded: no op is located in layer 2 or after)"),
+        "{whole_log}"
+    );
+    // Folding changes what a plan costs to price, not the plan found.
+    assert_eq!(folded_plan, whole_plan);
+    // The folded estimate of each phase's best plan agrees with partir-simulate on the whole
+    // program (the replay in the report): exactly on the unpartitioned program, within the
+    // fold's 1% tolerance after (collectives combine across layers).
+    let mut first = true;
+    for tactic in folded["tactics"].as_array().unwrap() {
+        let Some(curve) = tactic["search"]["curve"].as_array() else {
+            continue;
+        };
+        let estimated = curve.last().unwrap()[1].as_f64().unwrap();
+        let simulated = tactic["report"]["totals"]["step_seconds"].as_f64().unwrap();
+        let tolerance = if first { 1e-9 } else { 0.01 };
+        assert!(
+            (estimated - simulated).abs() <= tolerance * simulated,
+            "{}: folded {estimated} vs partir-simulate {simulated}",
+            tactic["tactic"]
+        );
+        first = false;
+    }
+    assert!(!first, "no tactic found");
+}

@@ -266,6 +266,8 @@ fn search_in_order(
     .map_err(|error| session.pass_error(error))?;
     session.take();
     let mut last: Option<Found> = None;
+    // The program's whole price, from the search before (see Found::whole).
+    let mut known = None;
     for phase in [Phases::Compute, Phases::Memory] {
         for axis in order {
             let name = format!("auto-{axis}");
@@ -273,7 +275,8 @@ fn search_in_order(
                 Phases::Compute => compute,
                 _ => settings,
             };
-            let found = search(&session, &module, axis, phase_settings, phase, &name)?;
+            let found = search(&session, &module, axis, phase_settings, phase, &name, known)?;
+            known = found.whole;
             let mut propagation = Propagation::new(context);
             let location = program_location(module.as_operation());
             for tactic in &found.tactics {
@@ -317,13 +320,17 @@ fn search(
     settings: &Settings,
     phase: Phases,
     name: &str,
+    known: Option<auto::evaluate::Priced>,
 ) -> Result<Found, CliError> {
     let bar = Progress::bar(settings.evaluations, "plans priced");
     // Plans are priced on every core (see passes::auto::evaluate::Evaluator::prefetch).
     let _threads = crate::ffi::threads::Multithreaded::new(session.context());
     let found = auto::search_axis(
         session.context(),
-        module.as_operation(),
+        auto::Base {
+            module: module.as_operation(),
+            known,
+        },
         axis,
         settings,
         phase,

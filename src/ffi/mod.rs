@@ -10,9 +10,11 @@
 
 pub mod glue;
 mod names;
+mod signature;
 pub mod threads;
 
 pub use names::{op_is, op_name_starts_with, string_attribute, string_attribute_is};
+pub use signature::{erase_unused_argument, set_operands};
 
 use crate::affine::{AffineExprLite, AffineMapLite, IteratorType};
 use melior::{

@@ -61,34 +61,37 @@ impl Drop for Multithreaded<'_> {
     }
 }
 
-/// The context and the read-only operation, handed to other threads.
+/// The context and the read-only operations, handed to other threads.
 #[derive(Clone, Copy)]
-struct Shared<'c, 'a> {
+struct Shared<'c, 'a, 's> {
     context: &'c Context,
-    operation: OperationRef<'c, 'a>,
+    operations: &'s [OperationRef<'c, 'a>],
 }
 
 // SAFETY: see the module docs: the context is multithreaded (`parallelism` checks it) and the
-// jobs only read `operation` while `map_shared` runs; each writes only IR it creates.
-unsafe impl Send for Shared<'_, '_> {}
-unsafe impl Sync for Shared<'_, '_> {}
+// jobs only read `operations` while `map_shared` runs; each writes only IR it creates.
+unsafe impl Send for Shared<'_, '_, '_> {}
+unsafe impl Sync for Shared<'_, '_, '_> {}
 
-/// `work(context, operation, item)` for every item, on up to [`parallelism`] threads; the
+/// `work(context, operations, item)` for every item, on up to [`parallelism`] threads; the
 /// results in the order of `items`.
 pub fn map_shared<'c, 'a, I: Sync, T: Send>(
     context: &'c Context,
-    operation: OperationRef<'c, 'a>,
+    operations: &[OperationRef<'c, 'a>],
     items: &[I],
-    work: impl Fn(&'c Context, OperationRef<'c, 'a>, &I) -> T + Sync,
+    work: impl Fn(&'c Context, &[OperationRef<'c, 'a>], &I) -> T + Sync,
 ) -> Vec<T> {
     let threads = parallelism(context).min(items.len());
     if threads <= 1 {
         return items
             .iter()
-            .map(|item| work(context, operation, item))
+            .map(|item| work(context, operations, item))
             .collect();
     }
-    let shared = Shared { context, operation };
+    let shared = Shared {
+        context,
+        operations,
+    };
     let next = AtomicUsize::new(0);
     let mut results: Vec<Option<T>> = items.iter().map(|_| None).collect();
     std::thread::scope(|scope| {
@@ -102,7 +105,7 @@ pub fn map_shared<'c, 'a, I: Sync, T: Send>(
                         let Some(item) = items.get(index) else {
                             return done;
                         };
-                        done.push((index, work(shared.context, shared.operation, item)));
+                        done.push((index, work(shared.context, shared.operations, item)));
                     }
                 })
             })
@@ -156,10 +159,15 @@ mod tests {
         )
         .expect("parses");
         let items: Vec<usize> = (0..16).collect();
-        let names = map_shared(&context, module.as_operation(), &items, |_, op, item| {
-            let text = crate::ffi::clone_operation(op).to_string();
-            (text.contains("func.func @f"), *item)
-        });
+        let names = map_shared(
+            &context,
+            &[module.as_operation()],
+            &items,
+            |_, ops, item| {
+                let text = crate::ffi::clone_operation(ops[0]).to_string();
+                (text.contains("func.func @f"), *item)
+            },
+        );
         assert_eq!(names.len(), 16);
         assert!(names.iter().all(|(found, _)| *found));
         assert_eq!(

@@ -134,7 +134,7 @@ pub fn apply<'c>(
                     .map_err(|error| here(format!("{PASS}: tactic '{}': {error}", tactic.name)))?;
                 let found = auto::search_axis(
                     context,
-                    module,
+                    auto::Base::new(module),
                     &tactic.axis,
                     &settings,
                     auto::Phases::Both,

@@ -5,7 +5,10 @@
 //! partitions, how many conflicts it met): plans that propagate to the same program are
 //! priced once.
 
-use super::mcts::Score;
+use super::{
+    fold::{self, Folded},
+    mcts::Score,
+};
 use crate::{
     ffi,
     ir::{core, names},
@@ -46,6 +49,10 @@ impl State {
 pub struct Evaluator<'c, 'm> {
     context: &'c Context,
     base: OperationRef<'c, 'm>,
+    /// The cuts plans are priced on when the base folds (see [`fold`]).
+    folded: Option<Folded<'c>>,
+    /// How plans are priced, for the search summary.
+    pub pricing: String,
     device: Device,
     axis: String,
     by_state: HashMap<State, Option<Priced>>,
@@ -58,20 +65,37 @@ pub struct Evaluator<'c, 'm> {
 }
 
 impl<'c, 'm> Evaluator<'c, 'm> {
+    /// `known`: `base`'s price on the whole program, when known already.
     pub fn new(
         context: &'c Context,
         base: OperationRef<'c, 'm>,
         device: &Device,
         axis: &str,
+        known: Option<Priced>,
     ) -> Self {
-        let base_state = State {
-            tiled: tiled_arguments(base, axis),
-            partitioning: partitioning_digest(base, axis),
-            ..State::default()
+        let (folded, pricing) = fold::checked(context, base, device, known);
+        // States are the priced program's: the larger cut's when folded, its arguments
+        // told as the whole program's.
+        let base_state = match &folded {
+            Some(folded) => {
+                let cut = folded.cuts[1].as_operation();
+                State {
+                    tiled: folded.fold.tiled(&tiled_arguments(cut, axis)),
+                    partitioning: partitioning_digest(cut, axis),
+                    ..State::default()
+                }
+            }
+            None => State {
+                tiled: tiled_arguments(base, axis),
+                partitioning: partitioning_digest(base, axis),
+                ..State::default()
+            },
         };
         Self {
             context,
             base,
+            folded,
+            pricing,
             device: device.clone(),
             axis: axis.to_string(),
             by_state: HashMap::new(),
@@ -96,7 +120,7 @@ impl<'c, 'm> Evaluator<'c, 'm> {
             Some(outcome) => outcome,
             None => {
                 let _quiet = Quiet::new(self.context);
-                self.job().run(self.context, self.base, tactics)
+                self.job().run(self.context, &self.targets(), tactics)
             }
         };
         let Ran { state, new_price } = outcome?;
@@ -112,6 +136,35 @@ impl<'c, 'm> Evaluator<'c, 'm> {
     /// The price after `tactics`, or `None` when they do not apply or cannot be lowered.
     pub fn price(&mut self, tactics: &[Tactic]) -> Option<Priced> {
         self.state_and_price(tactics).and_then(|(_, priced)| priced)
+    }
+
+    /// Whether plans are priced on cuts of the program ([`fold`]), not on all of it.
+    pub fn is_folded(&self) -> bool {
+        self.folded.is_some()
+    }
+
+    /// The price after `tactics` on the whole program, folded or not: what `partir-simulate`
+    /// says of the plan.
+    pub fn price_whole(&mut self, tactics: &[Tactic]) -> Option<Priced> {
+        if !self.is_folded() {
+            return self.price(tactics);
+        }
+        let _quiet = Quiet::new(self.context);
+        let known = HashMap::new();
+        let job = Job {
+            fold: None,
+            known: &known,
+            ..self.job()
+        };
+        job.run(self.context, &[self.base], tactics)?.new_price?
+    }
+
+    /// What plans are priced on: the two cuts when folded, else the base.
+    fn targets(&self) -> Vec<OperationRef<'c, '_>> {
+        match &self.folded {
+            Some(folded) => folded.cuts.iter().map(|cut| cut.as_operation()).collect(),
+            None => vec![self.base],
+        }
     }
 
     /// How many plans [`Self::prefetch`] prices at once.
@@ -141,9 +194,10 @@ impl<'c, 'm> Evaluator<'c, 'm> {
         }
         let job = self.job();
         let _quiet = Quiet::new(self.context);
+        let targets = self.targets();
         let outcomes =
-            ffi::threads::map_shared(self.context, self.base, &todo, |context, base, plan| {
-                job.run(context, base, plan)
+            ffi::threads::map_shared(self.context, &targets, &todo, |context, bases, plan| {
+                job.run(context, bases, plan)
             });
         self.prefetched.extend(keys.into_iter().zip(outcomes));
     }
@@ -154,6 +208,7 @@ impl<'c, 'm> Evaluator<'c, 'm> {
             axis: &self.axis,
             base_state: &self.base_state,
             known: &self.by_state,
+            fold: self.folded.as_ref().map(|folded| &folded.fold),
         }
     }
 }
@@ -177,17 +232,53 @@ struct Job<'e> {
     base_state: &'e State,
     /// States already priced: not priced again.
     known: &'e HashMap<State, Option<Priced>>,
+    /// What the two bases are cuts of, when folded.
+    fold: Option<&'e fold::Fold>,
 }
 
 impl Job<'_> {
     /// The state after `tactics` (None when they do not apply), and its price unless its
-    /// state is known already.
+    /// state is known already. `bases`: the program, or its two cuts when folded (the
+    /// state is the larger cut's).
     fn run<'c>(
+        &self,
+        context: &'c Context,
+        bases: &[OperationRef<'c, '_>],
+        tactics: &[Tactic],
+    ) -> Option<Ran> {
+        let (last, others) = bases.split_last().expect("a program to price");
+        let (mut state, copy) = self.apply(context, *last, tactics)?;
+        if let Some(fold) = self.fold {
+            state.tiled = fold.tiled(&state.tiled);
+        }
+        if self.known.contains_key(&state) {
+            return Some(Ran {
+                state,
+                new_price: None,
+            });
+        }
+        let priced = match (self.fold, others) {
+            (Some(fold), [first]) => {
+                let (_, first) = self.apply(context, *first, tactics)?;
+                let one = price_core(context, first, self.device).ok();
+                let two = price_core(context, copy, self.device).ok();
+                one.zip(two).map(|(one, two)| fold.extrapolate(one, two))
+            }
+            _ => price_core(context, copy, self.device).ok(),
+        };
+        Some(Ran {
+            state,
+            new_price: Some(priced),
+        })
+    }
+
+    /// A copy of `base` with `tactics` applied, and its state.
+    fn apply<'c>(
         &self,
         context: &'c Context,
         base: OperationRef<'c, '_>,
         tactics: &[Tactic],
-    ) -> Option<Ran> {
+    ) -> Option<(State, Module<'c>)> {
         let copy = Module::from_operation(ffi::clone_operation(base))
             .expect("a module's clone is a module");
         let mut propagation = Propagation::new(context);
@@ -207,17 +298,7 @@ impl Job<'_> {
         }
         state.tiled = tiled_arguments(copy.as_operation(), self.axis);
         state.partitioning = partitioning_digest(copy.as_operation(), self.axis);
-        if self.known.contains_key(&state) {
-            return Some(Ran {
-                state,
-                new_price: None,
-            });
-        }
-        let priced = price_core(context, copy, self.device).ok();
-        Some(Ran {
-            state,
-            new_price: Some(priced),
-        })
+        Some((state, copy))
     }
 }
 

@@ -15,7 +15,9 @@
 //! A phase's result is an ordinary tactic (`tile = {...}`, `replicate = [...]`, `propagate =
 //! "elementwise"` for phase 2), so a found plan is a schedule `partir partition` replays.
 
+mod cut;
 pub mod evaluate;
+pub mod fold;
 pub mod mcts;
 mod phase;
 pub mod space;
@@ -100,6 +102,9 @@ pub struct Found {
     /// The price after them.
     pub score: Score,
     pub fits: bool,
+    /// The program's price after them on the whole program, when the last phase priced
+    /// plans folded (its check of the fold): the next search on that program starts from it.
+    pub whole: Option<evaluate::Priced>,
 }
 
 /// Progress of a long search: (phase, plans priced, best step time so far).
@@ -129,7 +134,7 @@ pub fn run<'c>(
     let settings = Settings::resolve(&auto, &default_device).map_err(fail)?;
     let found = search_axis(
         context,
-        module,
+        Base::new(module),
         &options.axis,
         &settings,
         Phases::Both,
@@ -160,7 +165,7 @@ pub fn run<'c>(
 pub fn summary_line(found: &Found) -> String {
     let summary = &found.summary;
     format!(
-        "axis '{}': {} raw actions, {} after analysis, {} plans priced (+{} probes) in {:.2} s ({:.0}/s){}; step {}, peak {}",
+        "axis '{}': {} raw actions, {} after analysis, {} plans priced (+{} probes) in {:.2} s ({:.0}/s){}{}; step {}, peak {}",
         summary.axis,
         summary.raw_actions,
         summary.reduced_actions,
@@ -169,6 +174,7 @@ pub fn summary_line(found: &Found) -> String {
         summary.seconds,
         (summary.evaluations + summary.probes) as f64 / summary.seconds.max(1e-9),
         if summary.exhausted { " (all of them)" } else if summary.timed_out { " (time limit)" } else { "" },
+        if summary.pricing == "whole program" { String::new() } else { format!(", {}", summary.pricing) },
         crate::report::text::seconds(found.score.seconds),
         crate::report::text::bytes(found.score.peak_bytes),
     )
@@ -196,19 +202,38 @@ pub fn tactic_line(tactic: &Tactic) -> String {
     line
 }
 
-/// Searches `axis` of `module` (left unchanged) and returns the tactics found, named after
-/// `name`. With [`Phases::Both`], a search that finds no plan within the budget is an error
+/// The program a search starts from, and its price on the whole program when a search
+/// before priced it (see [`Found::whole`]).
+#[derive(Clone, Copy)]
+pub struct Base<'c, 'a> {
+    pub module: OperationRef<'c, 'a>,
+    pub known: Option<evaluate::Priced>,
+}
+
+impl<'c, 'a> Base<'c, 'a> {
+    /// A program whose price nothing knows yet.
+    pub fn new(module: OperationRef<'c, 'a>) -> Self {
+        Base {
+            module,
+            known: None,
+        }
+    }
+}
+
+/// Searches `axis` of the base program (left unchanged) and returns the tactics found, named
+/// after `name`. With [`Phases::Both`], a search that finds no plan within the budget is an error
 /// naming the smallest peak it found (the other phases leave that to their caller, which may
 /// search other axes first).
 pub fn search_axis<'c>(
     context: &'c Context,
-    module: OperationRef<'c, '_>,
+    base: Base<'c, '_>,
     axis: &str,
     settings: &Settings,
     phases: Phases,
     name: &str,
     progress: &mut ProgressFn,
 ) -> Result<Found, PassError<'c>> {
+    let Base { module, known } = base;
     let start = Instant::now();
     let location = program_location(module);
     let fail = |message: String| PassError::new(location, format!("{PASS}: {message}"));
@@ -233,7 +258,7 @@ pub fn search_axis<'c>(
             mesh: &mesh,
             name,
         };
-        phases.run(context, module, &list, progress)
+        phases.run(context, module, &list, known, progress)
     };
     // Speed first: the compute phase looks for the fastest plan whatever its memory, and the
     // memory phase then makes it fit (ZeRO shards what BP and Megatron leave whole). When that

@@ -32,6 +32,7 @@ impl AxisRun<'_> {
         context: &'c Context,
         module: OperationRef<'c, '_>,
         list: &[(Reach, &str, Settings)],
+        known: Option<evaluate::Priced>,
         progress: &mut ProgressFn,
     ) -> Result<Found, PassError<'c>> {
         let location = program_location(module);
@@ -44,12 +45,15 @@ impl AxisRun<'_> {
         let mut tactics = Vec::new();
         let mut result: Option<(Score, bool)> = None;
         let mut propagation = Propagation::new(context);
+        // The whole program's price of the plan a phase found is the next phase's base price.
+        let mut known = known;
         for (reach, suffix, settings) in list {
             let phase = Phase {
                 axis: self.axis,
                 axis_size: self.axis_size,
                 reach: *reach,
                 name: format!("{}{suffix}", self.name),
+                known,
             };
             let found = phase.search(
                 context,
@@ -59,6 +63,7 @@ impl AxisRun<'_> {
                 &mut summary,
                 progress,
             )?;
+            known = found.whole;
             result = Some((found.score, found.fits));
             if let Some(tactic) = found.tactic {
                 let _quiet = evaluate::Quiet::new(context);
@@ -78,6 +83,7 @@ impl AxisRun<'_> {
             summary,
             score,
             fits,
+            whole: known,
         })
     }
 }
@@ -87,12 +93,16 @@ struct Phase<'a> {
     axis_size: i64,
     reach: Reach,
     name: String,
+    /// The base program's price on the whole program, when the phase before priced it.
+    known: Option<evaluate::Priced>,
 }
 
 struct PhaseResult {
     tactic: Option<Tactic>,
     score: Score,
     fits: bool,
+    /// The plan's price on the whole program, when plans were priced folded.
+    whole: Option<evaluate::Priced>,
 }
 
 impl Phase<'_> {
@@ -110,7 +120,7 @@ impl Phase<'_> {
             Reach::All => "compute",
             Reach::Elementwise => "memory",
         };
-        let mut evaluator = Evaluator::new(context, base, &settings.device, self.axis);
+        let mut evaluator = Evaluator::new(context, base, &settings.device, self.axis, self.known);
         let (candidates, all_names) = candidates(base, mesh, self.axis);
         let mut probed = 0;
         let started = Instant::now();
@@ -138,6 +148,7 @@ impl Phase<'_> {
                 );
             }
         }
+        summary.pricing = evaluator.pricing.clone();
         summary.raw_actions += space.raw;
         summary.probes += probed;
         summary.reduced_actions += space.actions.len();
@@ -171,7 +182,7 @@ impl Phase<'_> {
                 .iter()
                 .map(|&(count, seconds)| (offset + count, seconds)),
         );
-        let (plan, fits) = match (&outcome.best, &outcome.smallest) {
+        let (mut plan, mut fits) = match (&outcome.best, &outcome.smallest) {
             (Some(best), _) => (best.clone(), true),
             (None, Some(smallest)) => (smallest.clone(), false),
             (None, None) => {
@@ -181,6 +192,24 @@ impl Phase<'_> {
                 ))
             }
         };
+        let mut whole_price = None;
+        if problem.evaluator.is_folded() {
+            // The plan found on the cuts, priced on the whole program: what is reported, and
+            // what must fit.
+            let tactics = problem.tactics(&plan.actions);
+            let whole = problem.evaluator.price_whole(&tactics).ok_or_else(|| {
+                PassError::new(
+                    location,
+                    format!(
+                        "{PASS}: the plan found on axis '{}' cannot be priced on the whole program",
+                        self.axis
+                    ),
+                )
+            })?;
+            plan.score = problem.seen(whole);
+            fits = plan.score.peak_bytes <= settings.budget_bytes;
+            whole_price = Some(whole);
+        }
         let decisions: Vec<Decision> = plan
             .actions
             .iter()
@@ -200,7 +229,7 @@ impl Phase<'_> {
         let tactic = (!plan.actions.is_empty()).then(|| {
             let mut tactic =
                 space::tactic(&space, &plan.actions, self.axis, &self.name, self.reach);
-            tactic.comment = comment(&decisions, &outcome, self.reach);
+            tactic.comment = comment(&decisions, &outcome, fits.then_some(plan.score), self.reach);
             tactic
         });
         summary.decisions.extend(decisions);
@@ -208,12 +237,19 @@ impl Phase<'_> {
             tactic,
             score: plan.score,
             fits,
+            whole: whole_price,
         })
     }
 }
 
-/// The comment above a found tactic: what the search compared and what each decision ties.
-fn comment(decisions: &[Decision], outcome: &mcts::Outcome, reach: Reach) -> Vec<String> {
+/// The comment above a found tactic: what the search compared, the best plan's price (`best`,
+/// when it fits: on the whole program) and what each decision ties.
+fn comment(
+    decisions: &[Decision],
+    outcome: &mcts::Outcome,
+    best: Option<Score>,
+    reach: Reach,
+) -> Vec<String> {
     let mut lines = vec![format!(
         "Found by partir auto ({} search): {} plans priced{}, best step {} with peak {}.",
         match reach {
@@ -226,15 +262,9 @@ fn comment(decisions: &[Decision], outcome: &mcts::Outcome, reach: Reach) -> Vec
         } else {
             ""
         },
-        outcome
-            .best
-            .as_ref()
-            .map(|best| crate::report::text::seconds(best.score.seconds))
+        best.map(|best| crate::report::text::seconds(best.seconds))
             .unwrap_or_else(|| "-".into()),
-        outcome
-            .best
-            .as_ref()
-            .map(|best| crate::report::text::bytes(best.score.peak_bytes))
+        best.map(|best| crate::report::text::bytes(best.peak_bytes))
             .unwrap_or_else(|| "-".into()),
     )];
     for decision in decisions {

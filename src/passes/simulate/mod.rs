@@ -133,7 +133,7 @@ pub fn lower_in_place<'c>(
 }
 
 /// The entry function: `main`, else the first public function, else the first.
-fn entry_function<'c, 'a>(module: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+pub(crate) fn entry_function<'c, 'a>(module: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
     let functions = names::functions(module);
     let named = |func: &OperationRef| {
         func.attribute("sym_name")

@@ -1,0 +1,340 @@
+//! Folded pricing: a program of L repeated layers is priced on two cuts of itself, one that
+//! keeps its first layer and one that keeps its first two, and the price is extrapolated:
+//! `price(L) = p1 + (L - 1) * (p2 - p1)`. That is exact for whatever each layer adds alike
+//! (its ops, its collectives, its state bytes), and a plan then costs three layers to price
+//! instead of L. The analysis decides repeated layers together (`params/layers/*/wq`), so
+//! every layer of a plan is partitioned alike and the two cuts see what the whole would.
+//!
+//! Layers are found by name: arguments `params/layers/<i>/...` say how many there are, and
+//! each op's location says which layer it belongs to (JAX's name stack, kept by
+//! `import-jax --locations`: `jit(step)/transpose(jvp(layers/3))/dot_general`).
+//!
+//! A cut keeping layers `0..k` drops the others, forward and backward. With 4 layers, k = 1:
+//! ```text
+//! forward   x0 -> L0 -> x1 -> L1 -> x2 -> L2 -> x3 -> L3 -> y -> head
+//! backward  head -> dy -> L3' -> .. -> L1' -> d1 -> L0' -> d0
+//! cut       x0 -> L0 -> x1 -> head -> dy -> L0' -> d0
+//! ```
+//! The head reads `x1` where it read `y`, and `L0'` reads `dy` where it read `d1`. The
+//! dropped layers' results go (their optimizer updates with them), then their arguments:
+//! a cut's signature has only its own layers, so everything priced per argument is too.
+//!
+//! Anything the cut cannot match to this shape (a dropped layer whose values feed more than
+//! the next layer and the head) is not folded: the search then prices the whole program.
+
+use super::evaluate::{price_core, Priced, Quiet};
+use crate::{
+    ffi,
+    ir::{func_attrs, names},
+    passes::simulate,
+    sim::Device,
+};
+use melior::{
+    ir::{block::BlockLike, Attribute, Identifier, Location, Module, OperationRef},
+    Context,
+};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+pub use super::cut::cut;
+use super::cut::entry_block;
+
+/// Fewer layers than this are priced whole: the two cuts together hold three layers.
+pub const MIN_LAYERS: usize = 4;
+
+/// The repeated layers of a program: arguments `.../<segment>/<i>/...` for `i` in
+/// `0..count`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Layers {
+    pub segment: String,
+    pub count: usize,
+}
+
+impl Layers {
+    /// The layers the entry function's argument names show: the path segment followed by
+    /// the most indices, when they are `0..count` with `count >= MIN_LAYERS`.
+    pub fn of(module: OperationRef) -> Option<Layers> {
+        let mut indices: BTreeMap<String, BTreeSet<usize>> = BTreeMap::new();
+        for (name, named) in names::named_values(module) {
+            if !matches!(named.site, names::Site::Argument { .. }) {
+                continue;
+            }
+            for (segment, index) in indexed_segments(&name) {
+                indices.entry(segment).or_default().insert(index);
+            }
+        }
+        indices
+            .into_iter()
+            .filter(|(_, found)| found.iter().copied().eq(0..found.len()))
+            .map(|(segment, found)| Layers {
+                segment,
+                count: found.len(),
+            })
+            .filter(|layers| layers.count >= MIN_LAYERS)
+            .max_by_key(|layers| layers.count)
+    }
+
+    /// The layer a name (`opt/m/layers/3/wq`) belongs to.
+    pub(super) fn of_name(&self, name: &str) -> Option<usize> {
+        indexed_segments(name)
+            .into_iter()
+            .find(|(segment, _)| *segment == self.segment)
+            .map(|(_, index)| index)
+    }
+
+    /// `name` with its layer index set to `layer`: `params/layers/1/wq` -> `params/layers/5/wq`.
+    fn rename(&self, name: &str, layer: usize) -> String {
+        let mut segments: Vec<String> = name.split('/').map(str::to_string).collect();
+        for index in 1..segments.len() {
+            if segments[index - 1] == self.segment
+                && !segments[index].is_empty()
+                && segments[index].bytes().all(|byte| byte.is_ascii_digit())
+            {
+                segments[index] = layer.to_string();
+                break;
+            }
+        }
+        segments.join("/")
+    }
+
+    /// The layer a location's name stack places an op in: `layers/3` in
+    /// `jit(step)/transpose(jvp(layers/3))/dot_general`.
+    fn of_text(&self, text: &str) -> Option<usize> {
+        let pattern = format!("{}/", self.segment);
+        let bytes = text.as_bytes();
+        let mut from = 0;
+        while let Some(found) = text[from..].find(&pattern) {
+            let at = from + found;
+            let digits_from = at + pattern.len();
+            let digits = text[digits_from..]
+                .bytes()
+                .take_while(u8::is_ascii_digit)
+                .count();
+            let starts = at == 0 || matches!(bytes[at - 1], b'/' | b'(');
+            let ends = matches!(bytes.get(digits_from + digits), None | Some(b'/' | b')'));
+            if starts && ends && digits > 0 {
+                return text[digits_from..digits_from + digits].parse().ok();
+            }
+            from = at + 1;
+        }
+        None
+    }
+
+    /// Where a location places an op: in a layer, outside any (it has a name), or nowhere
+    /// (no name: an op partir made, which belongs where its operands do).
+    pub(super) fn of_location(&self, location: Location) -> Placed {
+        if location.is_name() {
+            let name = location.name_value();
+            let text = name.as_string_ref().as_str().unwrap_or_default();
+            if let Some(layer) = self.of_text(text) {
+                return Placed::Layer(layer);
+            }
+            return match self.of_location(location.name_child_location()) {
+                Placed::Nowhere => Placed::Outside,
+                placed => placed,
+            };
+        }
+        let mut parts = Vec::new();
+        if location.is_call_site() {
+            parts = vec![location.call_site_callee(), location.call_site_caller()];
+        } else if location.is_fused() {
+            parts = (0..location.fused_num_locations())
+                .map(|index| location.fused_location(index))
+                .collect();
+        }
+        let mut placed = Placed::Nowhere;
+        for part in parts {
+            match self.of_location(part) {
+                Placed::Layer(layer) => return Placed::Layer(layer),
+                Placed::Outside => placed = Placed::Outside,
+                Placed::Nowhere => {}
+            }
+        }
+        placed
+    }
+}
+
+/// `params/layers/3/wq` -> [("layers", 3)]: each all-digit segment with the one before it.
+fn indexed_segments(name: &str) -> Vec<(String, usize)> {
+    let segments: Vec<&str> = name.split('/').collect();
+    segments
+        .windows(2)
+        .filter(|pair| {
+            !pair[0].is_empty()
+                && !pair[0].bytes().all(|byte| byte.is_ascii_digit())
+                && !pair[1].is_empty()
+                && pair[1].bytes().all(|byte| byte.is_ascii_digit())
+        })
+        .filter_map(|pair| Some((pair[0].to_string(), pair[1].parse().ok()?)))
+        .collect()
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Placed {
+    Layer(usize),
+    Outside,
+    Nowhere,
+}
+
+/// A program priced on two cuts of its layers.
+pub struct Folded<'c> {
+    pub fold: Fold,
+    /// Keeping the first layer, and the first two.
+    pub cuts: [Module<'c>; 2],
+}
+
+/// What the cuts stand for (plain data: the threads that price plans share it).
+#[derive(Clone, Debug)]
+pub struct Fold {
+    pub layers: Layers,
+    /// Per argument of the larger cut: the whole program's arguments it stands for (itself,
+    /// and for an argument of its last layer, the same argument of every layer cut away).
+    pub stands_for: Vec<Vec<usize>>,
+}
+
+impl<'c> Folded<'c> {
+    /// The two cuts of `module`, or why it cannot be folded.
+    pub fn new(context: &'c Context, module: OperationRef<'c, '_>) -> Result<Self, String> {
+        let layers = Layers::of(module).ok_or_else(|| {
+            format!("fewer than {MIN_LAYERS} layers named in the arguments (params/layers/<i>/...)")
+        })?;
+        let two = cut(context, module, &layers, 2)?;
+        // The smaller cut from the larger: one layer less to cut, not forty-seven.
+        let one = cut(context, two.as_operation(), &layers, 1)?;
+        let whole = argument_names(module);
+        let index_of: HashMap<&str, usize> = whole
+            .iter()
+            .enumerate()
+            .filter_map(|(index, name)| Some((name.as_deref()?, index)))
+            .collect();
+        let stands_for = argument_names(two.as_operation())
+            .iter()
+            .map(|name| {
+                let name = name.as_deref().ok_or("a cut's argument has no name")?;
+                let mut found = vec![*index_of
+                    .get(name)
+                    .ok_or("a cut's argument is not the program's")?];
+                if layers.of_name(name) == Some(1) {
+                    found.extend(
+                        (2..layers.count)
+                            .filter_map(|layer| index_of.get(layers.rename(name, layer).as_str())),
+                    );
+                }
+                Ok(found)
+            })
+            .collect::<Result<_, &str>>()?;
+        Ok(Folded {
+            fold: Fold { layers, stands_for },
+            cuts: [one, two],
+        })
+    }
+}
+
+impl Fold {
+    /// The whole program's price from its cuts' (keeping one layer, and two).
+    pub fn extrapolate(&self, one: Priced, two: Priced) -> Priced {
+        let times = (self.layers.count - 1) as f64;
+        let line = |a: f64, b: f64| (a + times * (b - a)).max(0.0);
+        Priced {
+            score: super::mcts::Score {
+                seconds: line(one.score.seconds, two.score.seconds),
+                peak_bytes: line(one.score.peak_bytes, two.score.peak_bytes),
+            },
+            deferred: line(one.deferred, two.deferred),
+            state_bytes: line(one.state_bytes, two.state_bytes),
+        }
+    }
+
+    /// (argument, dim) pairs of the larger cut as the whole program's.
+    pub fn tiled(&self, cut: &[(usize, usize)]) -> Vec<(usize, usize)> {
+        let mut whole: Vec<(usize, usize)> = cut
+            .iter()
+            .flat_map(|&(argument, dim)| {
+                self.stands_for[argument]
+                    .iter()
+                    .map(move |&index| (index, dim))
+            })
+            .collect();
+        whole.sort_unstable();
+        whole
+    }
+}
+
+/// The entry function's argument names, by index.
+fn argument_names(module: OperationRef) -> Vec<Option<String>> {
+    let Some(func) = simulate::entry_function(module) else {
+        return Vec::new();
+    };
+    let count = entry_block(func).argument_count();
+    func_attrs::entries(func, "arg_attrs", count)
+        .iter()
+        .map(name_of)
+        .collect()
+}
+
+/// The `partir.name` among an argument's or result's attributes.
+pub(super) fn name_of(fields: &Vec<(Identifier, Attribute)>) -> Option<String> {
+    fields
+        .iter()
+        .find(|field| func_attrs::is_named(field, names::NAME_ATTR))
+        .and_then(|field| ffi::string_attribute(field.1))
+}
+
+/// How far off the extrapolation may price the base program (step time, peak) for plans to
+/// be priced folded. Step times add up layer by layer, and the extrapolation meets them to
+/// the last bits; a peak does not quite (which buffers are live at once shifts with the
+/// layer count: 2 to 5% on the 4-layer Transformer), and the plan found is priced whole.
+const FOLD_TOLERANCE: (f64, f64) = (0.01, 0.10);
+
+/// The cuts of `base` when it folds and their extrapolation prices `base` itself within
+/// [`FOLD_TOLERANCE`], and how plans are priced, said for the summary. `known`: `base`'s
+/// whole price when the phase before priced it (its plan, applied).
+pub fn checked<'c>(
+    context: &'c Context,
+    base: OperationRef<'c, '_>,
+    device: &Device,
+    known: Option<Priced>,
+) -> (Option<Folded<'c>>, String) {
+    let whole = "whole program".to_string();
+    if Layers::of(base).is_none() {
+        return (None, whole);
+    }
+    let folded = match Folded::new(context, base) {
+        Ok(folded) => folded,
+        Err(why) => return (None, format!("{whole} (not folded: {why})")),
+    };
+    let _quiet = Quiet::new(context);
+    let price = |op: OperationRef<'c, '_>| {
+        let copy = Module::from_operation(ffi::clone_operation(op)).expect("a module's clone");
+        price_core(context, copy, device).ok()
+    };
+    let (Some(exact), Some(one), Some(two)) = (
+        known.or_else(|| price(base)),
+        price(folded.cuts[0].as_operation()),
+        price(folded.cuts[1].as_operation()),
+    ) else {
+        return (
+            None,
+            format!("{whole} (not folded: a cut cannot be priced)"),
+        );
+    };
+    let estimate = folded.fold.extrapolate(one, two);
+    let off = |a: f64, b: f64| (a - b).abs() / b.abs().max(1e-30);
+    let time = off(estimate.score.seconds, exact.score.seconds);
+    let peak = off(estimate.score.peak_bytes, exact.score.peak_bytes);
+    let layers = folded.fold.layers.count;
+    let errors = format!(
+        "step {:.2}% and peak {:.1}% off on the base",
+        100.0 * time,
+        100.0 * peak
+    );
+    if time > FOLD_TOLERANCE.0 || peak > FOLD_TOLERANCE.1 {
+        return (None, format!("{whole} (folding {layers} layers: {errors})"));
+    }
+    (
+        Some(folded),
+        format!("{layers} layers folded into cuts of 1 and 2 ({errors})"),
+    )
+}
+
+#[cfg(test)]
+mod tests;
