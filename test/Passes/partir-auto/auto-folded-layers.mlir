@@ -5,7 +5,7 @@
 // what it finds priced whole: the same program without locations (re-printed by a plain
 // mlir-opt, which drops them) is priced whole, and says why.
 // RUN: mlir-opt %plugin -p 'builtin.module(partir-mesh{axes=batch=4,model=2}, partir-auto{axis=batch})' %s 2>&1 | FileCheck %s --check-prefix=FOLDED
-// FOLDED: remark: partir-auto: axis 'batch': 18 raw actions, 4 after analysis, 10 plans priced (+6 probes) in {{.*}} (all of them), 4 layers folded into cuts of 1 and 2 (step 0.00% and peak 0.0% off on the base); step 122.9 ns, peak 26.00 KiB
+// FOLDED: remark: partir-auto: axis 'batch': 18 raw actions, 4 after analysis, 10 plans priced (+6 probes) in {{.*}} (all of them), 4 layers folded into cuts of 1 and 2 (step 0.00% and peak 0.0% off on the base, calibrated to it); step 122.9 ns, peak 26.00 KiB
 // FOLDED: remark: partir-auto: tactic 'auto' on 'batch': tile { x = 0 }
 // FOLDED: partir.loop "batch"
 // RUN: mlir-opt %s | mlir-opt %plugin -p 'builtin.module(partir-mesh{axes=batch=4,model=2}, partir-auto{axis=batch})' 2>&1 | FileCheck %s --check-prefix=WHOLE

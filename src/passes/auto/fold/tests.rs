@@ -157,6 +157,7 @@ fn the_extrapolation_is_a_line_through_the_cuts() {
             count: 48,
         },
         stands_for: Vec::new(),
+        calibration: (1.0, 1.0),
     };
     let priced = |seconds: f64, bytes: f64| Priced {
         score: crate::passes::auto::mcts::Score {
@@ -170,6 +171,15 @@ fn the_extrapolation_is_a_line_through_the_cuts() {
     let whole = fold.extrapolate(priced(5.0, 50.0), priced(7.0, 60.0));
     assert_eq!(whole.score.seconds, 5.0 + 47.0 * 2.0);
     assert_eq!(whole.score.peak_bytes, 50.0 + 47.0 * 10.0);
+    // Calibrated on the base program: scaled by what the line missed there.
+    let calibrated = Fold {
+        calibration: (1.5, 0.5),
+        ..fold
+    }
+    .extrapolate(priced(5.0, 50.0), priced(7.0, 60.0));
+    assert_eq!(calibrated.score.seconds, 1.5 * whole.score.seconds);
+    assert_eq!(calibrated.score.peak_bytes, 0.5 * whole.score.peak_bytes);
+    assert_eq!(calibrated.state_bytes, whole.state_bytes);
 }
 
 fn layers() -> Layers {
