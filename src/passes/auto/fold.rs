@@ -38,6 +38,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 pub use super::cut::cut;
 use super::cut::entry_block;
 
+/// How a search prices plans when nothing folds.
+pub const WHOLE: &str = "whole program";
+
 /// Fewer layers than this are priced whole: the two cuts together hold three layers.
 pub const MIN_LAYERS: usize = 4;
 
@@ -304,7 +307,7 @@ pub fn checked<'c>(
     device: &Device,
     known: Option<Priced>,
 ) -> (Option<Folded<'c>>, String) {
-    let whole = "whole program".to_string();
+    let whole = WHOLE.to_string();
     if Layers::of(base).is_none() {
         return (None, whole);
     }

@@ -14,6 +14,9 @@
 //!
 //! A phase's result is an ordinary tactic (`tile = {...}`, `replicate = [...]`, `propagate =
 //! "elementwise"` for phase 2), so a found plan is a schedule `partir partition` replays.
+//!
+//! Plans are priced by [`evaluate`] on the whole program, or, for a program of repeated layers
+//! whose ops say their layer, on two cuts of it ([`fold`]).
 
 mod cut;
 pub mod evaluate;
@@ -174,7 +177,7 @@ pub fn summary_line(found: &Found) -> String {
         summary.seconds,
         (summary.evaluations + summary.probes) as f64 / summary.seconds.max(1e-9),
         if summary.exhausted { " (all of them)" } else if summary.timed_out { " (time limit)" } else { "" },
-        if summary.pricing == "whole program" { String::new() } else { format!(", {}", summary.pricing) },
+        if summary.pricing == fold::WHOLE { String::new() } else { format!(", {}", summary.pricing) },
         crate::report::text::seconds(found.score.seconds),
         crate::report::text::bytes(found.score.peak_bytes),
     )
