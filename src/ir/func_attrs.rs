@@ -59,3 +59,11 @@ pub fn set_entries<'c>(
 pub fn is_named(field: &(Identifier, Attribute), key: &str) -> bool {
     field.0.as_string_ref().as_str() == Ok(key)
 }
+
+/// The `partir.name` among one entry's fields (an argument's or a result's), if any.
+pub fn name(fields: &[(Identifier, Attribute)]) -> Option<String> {
+    fields
+        .iter()
+        .find(|field| is_named(field, crate::ir::names::NAME_ATTR))
+        .and_then(|field| ffi::string_attribute(field.1))
+}

@@ -2,7 +2,7 @@
 //! cut keeps): the dropped layers' results and their arguments go, the program is reconnected
 //! around them, and whatever only they used is erased.
 
-use super::fold::{name_of, Layers, Placed};
+use super::fold::{Layers, Placed};
 use crate::{ffi, ir::func_attrs, passes::simulate};
 use melior::{
     ir::{
@@ -28,7 +28,7 @@ pub fn cut<'c>(
         .terminator()
         .ok_or("the entry function has no return")?;
     let in_cut = |fields: &Vec<(Identifier, Attribute)>| {
-        name_of(fields)
+        func_attrs::name(fields)
             .and_then(|name| layers.of_name(&name))
             .is_none_or(|layer| layer < keep)
     };
@@ -66,7 +66,7 @@ pub fn cut<'c>(
         } else if !ffi::erase_unused_argument(body, index) {
             return Err(format!(
                 "argument '{}' is still used once the layers are cut",
-                name_of(&arguments[index]).unwrap_or_default()
+                func_attrs::name(&arguments[index]).unwrap_or_default()
             ));
         }
     }

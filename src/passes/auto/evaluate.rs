@@ -76,20 +76,18 @@ impl<'c, 'm> Evaluator<'c, 'm> {
         let (folded, pricing) = fold::checked(context, base, device, known);
         // States are the priced program's: the larger cut's when folded, its arguments
         // told as the whole program's.
-        let base_state = match &folded {
-            Some(folded) => {
-                let cut = folded.cuts[1].as_operation();
-                State {
-                    tiled: folded.fold.tiled(&tiled_arguments(cut, axis)),
-                    partitioning: partitioning_digest(cut, axis),
-                    ..State::default()
-                }
-            }
-            None => State {
-                tiled: tiled_arguments(base, axis),
-                partitioning: partitioning_digest(base, axis),
-                ..State::default()
+        let (priced, fold) = match &folded {
+            Some(folded) => (folded.cuts[1].as_operation(), Some(&folded.fold)),
+            None => (base, None),
+        };
+        let tiled = tiled_arguments(priced, axis);
+        let base_state = State {
+            tiled: match fold {
+                Some(fold) => fold.tiled(&tiled),
+                None => tiled,
             },
+            partitioning: partitioning_digest(priced, axis),
+            ..State::default()
         };
         Self {
             context,

@@ -23,14 +23,9 @@
 //! the next layer and the head) is not folded: the search then prices the whole program.
 
 use super::evaluate::{price_core, Priced, Quiet};
-use crate::{
-    ffi,
-    ir::{func_attrs, names},
-    passes::simulate,
-    sim::Device,
-};
+use crate::{ffi, ir::func_attrs, passes::simulate, sim::Device};
 use melior::{
-    ir::{block::BlockLike, Attribute, Identifier, Location, Module, OperationRef},
+    ir::{block::BlockLike, Location, Module, OperationRef},
     Context,
 };
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -57,10 +52,7 @@ impl Layers {
     /// the most indices, when they are `0..count` with `count >= MIN_LAYERS`.
     pub fn of(module: OperationRef) -> Option<Layers> {
         let mut indices: BTreeMap<String, BTreeSet<usize>> = BTreeMap::new();
-        for (name, named) in names::named_values(module) {
-            if !matches!(named.site, names::Site::Argument { .. }) {
-                continue;
-            }
+        for name in argument_names(module).into_iter().flatten() {
             for (segment, index) in indexed_segments(&name) {
                 indices.entry(segment).or_default().insert(index);
             }
@@ -278,16 +270,8 @@ fn argument_names(module: OperationRef) -> Vec<Option<String>> {
     let count = entry_block(func).argument_count();
     func_attrs::entries(func, "arg_attrs", count)
         .iter()
-        .map(name_of)
+        .map(|fields| func_attrs::name(fields))
         .collect()
-}
-
-/// The `partir.name` among an argument's or result's attributes.
-pub(super) fn name_of(fields: &Vec<(Identifier, Attribute)>) -> Option<String> {
-    fields
-        .iter()
-        .find(|field| func_attrs::is_named(field, names::NAME_ATTR))
-        .and_then(|field| ffi::string_attribute(field.1))
 }
 
 /// How far off the extrapolation may price the base program (step time, peak) for plans to

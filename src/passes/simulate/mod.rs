@@ -213,19 +213,13 @@ pub fn value_shardings(module: OperationRef) -> Vec<crate::sim::report::ValueSha
                 } else {
                     ty.input(index)
                 };
-                let name = fields
-                    .iter()
-                    .find(|field| {
-                        crate::ir::func_attrs::is_named(field, crate::ir::names::NAME_ATTR)
-                    })
-                    .and_then(|(_, value)| crate::ffi::string_attribute(*value))
-                    .unwrap_or_else(|| {
-                        if is_result {
-                            format!("result#{index}")
-                        } else {
-                            format!("arg{index}")
-                        }
-                    });
+                let name = crate::ir::func_attrs::name(fields).unwrap_or_else(|| {
+                    if is_result {
+                        format!("result#{index}")
+                    } else {
+                        format!("arg{index}")
+                    }
+                });
                 let local_shape = value_type
                     .ok()
                     .and_then(crate::ffi::shaped_dims)
