@@ -3,1243 +3,1246 @@
 // Deterministic inputs and JAX's outputs: data/manifest.json. Do not edit by hand.
 "builtin.module"() <{sym_name = "jit_step"}> ({
   "func.func"() <{arg_attrs = [{partir.name = "params/decoder/b1"}, {partir.name = "params/decoder/b2"}, {partir.name = "params/decoder/w1"}, {partir.name = "params/decoder/w2"}, {partir.name = "params/encoder/edge/b1"}, {partir.name = "params/encoder/edge/b2"}, {partir.name = "params/encoder/edge/w1"}, {partir.name = "params/encoder/edge/w2"}, {partir.name = "params/encoder/node/b1"}, {partir.name = "params/encoder/node/b2"}, {partir.name = "params/encoder/node/w1"}, {partir.name = "params/encoder/node/w2"}, {partir.name = "params/processor/0/edge/b1"}, {partir.name = "params/processor/0/edge/b2"}, {partir.name = "params/processor/0/edge/w1"}, {partir.name = "params/processor/0/edge/w2"}, {partir.name = "params/processor/0/node/b1"}, {partir.name = "params/processor/0/node/b2"}, {partir.name = "params/processor/0/node/w1"}, {partir.name = "params/processor/0/node/w2"}, {partir.name = "params/processor/1/edge/b1"}, {partir.name = "params/processor/1/edge/b2"}, {partir.name = "params/processor/1/edge/w1"}, {partir.name = "params/processor/1/edge/w2"}, {partir.name = "params/processor/1/node/b1"}, {partir.name = "params/processor/1/node/b2"}, {partir.name = "params/processor/1/node/w1"}, {partir.name = "params/processor/1/node/w2"}, {partir.name = "opt/count"}, {partir.name = "opt/m/decoder/b1"}, {partir.name = "opt/m/decoder/b2"}, {partir.name = "opt/m/decoder/w1"}, {partir.name = "opt/m/decoder/w2"}, {partir.name = "opt/m/encoder/edge/b1"}, {partir.name = "opt/m/encoder/edge/b2"}, {partir.name = "opt/m/encoder/edge/w1"}, {partir.name = "opt/m/encoder/edge/w2"}, {partir.name = "opt/m/encoder/node/b1"}, {partir.name = "opt/m/encoder/node/b2"}, {partir.name = "opt/m/encoder/node/w1"}, {partir.name = "opt/m/encoder/node/w2"}, {partir.name = "opt/m/processor/0/edge/b1"}, {partir.name = "opt/m/processor/0/edge/b2"}, {partir.name = "opt/m/processor/0/edge/w1"}, {partir.name = "opt/m/processor/0/edge/w2"}, {partir.name = "opt/m/processor/0/node/b1"}, {partir.name = "opt/m/processor/0/node/b2"}, {partir.name = "opt/m/processor/0/node/w1"}, {partir.name = "opt/m/processor/0/node/w2"}, {partir.name = "opt/m/processor/1/edge/b1"}, {partir.name = "opt/m/processor/1/edge/b2"}, {partir.name = "opt/m/processor/1/edge/w1"}, {partir.name = "opt/m/processor/1/edge/w2"}, {partir.name = "opt/m/processor/1/node/b1"}, {partir.name = "opt/m/processor/1/node/b2"}, {partir.name = "opt/m/processor/1/node/w1"}, {partir.name = "opt/m/processor/1/node/w2"}, {partir.name = "opt/v/decoder/b1"}, {partir.name = "opt/v/decoder/b2"}, {partir.name = "opt/v/decoder/w1"}, {partir.name = "opt/v/decoder/w2"}, {partir.name = "opt/v/encoder/edge/b1"}, {partir.name = "opt/v/encoder/edge/b2"}, {partir.name = "opt/v/encoder/edge/w1"}, {partir.name = "opt/v/encoder/edge/w2"}, {partir.name = "opt/v/encoder/node/b1"}, {partir.name = "opt/v/encoder/node/b2"}, {partir.name = "opt/v/encoder/node/w1"}, {partir.name = "opt/v/encoder/node/w2"}, {partir.name = "opt/v/processor/0/edge/b1"}, {partir.name = "opt/v/processor/0/edge/b2"}, {partir.name = "opt/v/processor/0/edge/w1"}, {partir.name = "opt/v/processor/0/edge/w2"}, {partir.name = "opt/v/processor/0/node/b1"}, {partir.name = "opt/v/processor/0/node/b2"}, {partir.name = "opt/v/processor/0/node/w1"}, {partir.name = "opt/v/processor/0/node/w2"}, {partir.name = "opt/v/processor/1/edge/b1"}, {partir.name = "opt/v/processor/1/edge/b2"}, {partir.name = "opt/v/processor/1/edge/w1"}, {partir.name = "opt/v/processor/1/edge/w2"}, {partir.name = "opt/v/processor/1/node/b1"}, {partir.name = "opt/v/processor/1/node/b2"}, {partir.name = "opt/v/processor/1/node/w1"}, {partir.name = "opt/v/processor/1/node/w2"}, {partir.name = "graph/edges"}, {partir.name = "graph/nodes"}, {partir.name = "graph/receivers"}, {partir.name = "graph/senders"}, {partir.name = "targets"}], function_type = (tensor<32xf32>, tensor<4xf32>, tensor<32x32xf32>, tensor<32x4xf32>, tensor<32xf32>, tensor<32xf32>, tensor<4x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<8x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<96x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<96x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32xf32>, tensor<32x32xf32>, tensor<i32>, tensor<32xf32>, tensor<4xf32>, tensor<32x32xf32>, tensor<32x4xf32>, tensor<32xf32>, tensor<32xf32>, tensor<4x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<8x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<96x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<96x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<4xf32>, tensor<32x32xf32>, tensor<32x4xf32>, tensor<32xf32>, tensor<32xf32>, tensor<4x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<8x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<96x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<96x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32xf32>, tensor<32x32xf32>, tensor<8x32x4xf32>, tensor<8x16x8xf32>, tensor<8x32xi32>, tensor<8x32xi32>, tensor<8x16x4xf32>) -> (tensor<32xf32>, tensor<4xf32>, tensor<32x32xf32>, tensor<32x4xf32>, tensor<32xf32>, tensor<32xf32>, tensor<4x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<8x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<96x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<96x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32xf32>, tensor<32x32xf32>, tensor<i32>, tensor<32xf32>, tensor<4xf32>, tensor<32x32xf32>, tensor<32x4xf32>, tensor<32xf32>, tensor<32xf32>, tensor<4x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<8x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<96x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<96x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<4xf32>, tensor<32x32xf32>, tensor<32x4xf32>, tensor<32xf32>, tensor<32xf32>, tensor<4x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<8x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<96x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<96x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32xf32>, tensor<32x32xf32>, tensor<f32>), res_attrs = [{partir.name = "params/decoder/b1"}, {partir.name = "params/decoder/b2"}, {partir.name = "params/decoder/w1"}, {partir.name = "params/decoder/w2"}, {partir.name = "params/encoder/edge/b1"}, {partir.name = "params/encoder/edge/b2"}, {partir.name = "params/encoder/edge/w1"}, {partir.name = "params/encoder/edge/w2"}, {partir.name = "params/encoder/node/b1"}, {partir.name = "params/encoder/node/b2"}, {partir.name = "params/encoder/node/w1"}, {partir.name = "params/encoder/node/w2"}, {partir.name = "params/processor/0/edge/b1"}, {partir.name = "params/processor/0/edge/b2"}, {partir.name = "params/processor/0/edge/w1"}, {partir.name = "params/processor/0/edge/w2"}, {partir.name = "params/processor/0/node/b1"}, {partir.name = "params/processor/0/node/b2"}, {partir.name = "params/processor/0/node/w1"}, {partir.name = "params/processor/0/node/w2"}, {partir.name = "params/processor/1/edge/b1"}, {partir.name = "params/processor/1/edge/b2"}, {partir.name = "params/processor/1/edge/w1"}, {partir.name = "params/processor/1/edge/w2"}, {partir.name = "params/processor/1/node/b1"}, {partir.name = "params/processor/1/node/b2"}, {partir.name = "params/processor/1/node/w1"}, {partir.name = "params/processor/1/node/w2"}, {partir.name = "opt/count"}, {partir.name = "opt/m/decoder/b1"}, {partir.name = "opt/m/decoder/b2"}, {partir.name = "opt/m/decoder/w1"}, {partir.name = "opt/m/decoder/w2"}, {partir.name = "opt/m/encoder/edge/b1"}, {partir.name = "opt/m/encoder/edge/b2"}, {partir.name = "opt/m/encoder/edge/w1"}, {partir.name = "opt/m/encoder/edge/w2"}, {partir.name = "opt/m/encoder/node/b1"}, {partir.name = "opt/m/encoder/node/b2"}, {partir.name = "opt/m/encoder/node/w1"}, {partir.name = "opt/m/encoder/node/w2"}, {partir.name = "opt/m/processor/0/edge/b1"}, {partir.name = "opt/m/processor/0/edge/b2"}, {partir.name = "opt/m/processor/0/edge/w1"}, {partir.name = "opt/m/processor/0/edge/w2"}, {partir.name = "opt/m/processor/0/node/b1"}, {partir.name = "opt/m/processor/0/node/b2"}, {partir.name = "opt/m/processor/0/node/w1"}, {partir.name = "opt/m/processor/0/node/w2"}, {partir.name = "opt/m/processor/1/edge/b1"}, {partir.name = "opt/m/processor/1/edge/b2"}, {partir.name = "opt/m/processor/1/edge/w1"}, {partir.name = "opt/m/processor/1/edge/w2"}, {partir.name = "opt/m/processor/1/node/b1"}, {partir.name = "opt/m/processor/1/node/b2"}, {partir.name = "opt/m/processor/1/node/w1"}, {partir.name = "opt/m/processor/1/node/w2"}, {partir.name = "opt/v/decoder/b1"}, {partir.name = "opt/v/decoder/b2"}, {partir.name = "opt/v/decoder/w1"}, {partir.name = "opt/v/decoder/w2"}, {partir.name = "opt/v/encoder/edge/b1"}, {partir.name = "opt/v/encoder/edge/b2"}, {partir.name = "opt/v/encoder/edge/w1"}, {partir.name = "opt/v/encoder/edge/w2"}, {partir.name = "opt/v/encoder/node/b1"}, {partir.name = "opt/v/encoder/node/b2"}, {partir.name = "opt/v/encoder/node/w1"}, {partir.name = "opt/v/encoder/node/w2"}, {partir.name = "opt/v/processor/0/edge/b1"}, {partir.name = "opt/v/processor/0/edge/b2"}, {partir.name = "opt/v/processor/0/edge/w1"}, {partir.name = "opt/v/processor/0/edge/w2"}, {partir.name = "opt/v/processor/0/node/b1"}, {partir.name = "opt/v/processor/0/node/b2"}, {partir.name = "opt/v/processor/0/node/w1"}, {partir.name = "opt/v/processor/0/node/w2"}, {partir.name = "opt/v/processor/1/edge/b1"}, {partir.name = "opt/v/processor/1/edge/b2"}, {partir.name = "opt/v/processor/1/edge/w1"}, {partir.name = "opt/v/processor/1/edge/w2"}, {partir.name = "opt/v/processor/1/node/b1"}, {partir.name = "opt/v/processor/1/node/b2"}, {partir.name = "opt/v/processor/1/node/w1"}, {partir.name = "opt/v/processor/1/node/w2"}, {partir.name = "loss"}], sym_name = "main", sym_visibility = "public"}> ({
-  ^bb0(%arg0: tensor<32xf32>, %arg1: tensor<4xf32>, %arg2: tensor<32x32xf32>, %arg3: tensor<32x4xf32>, %arg4: tensor<32xf32>, %arg5: tensor<32xf32>, %arg6: tensor<4x32xf32>, %arg7: tensor<32x32xf32>, %arg8: tensor<32xf32>, %arg9: tensor<32xf32>, %arg10: tensor<8x32xf32>, %arg11: tensor<32x32xf32>, %arg12: tensor<32xf32>, %arg13: tensor<32xf32>, %arg14: tensor<96x32xf32>, %arg15: tensor<32x32xf32>, %arg16: tensor<32xf32>, %arg17: tensor<32xf32>, %arg18: tensor<64x32xf32>, %arg19: tensor<32x32xf32>, %arg20: tensor<32xf32>, %arg21: tensor<32xf32>, %arg22: tensor<96x32xf32>, %arg23: tensor<32x32xf32>, %arg24: tensor<32xf32>, %arg25: tensor<32xf32>, %arg26: tensor<64x32xf32>, %arg27: tensor<32x32xf32>, %arg28: tensor<i32>, %arg29: tensor<32xf32>, %arg30: tensor<4xf32>, %arg31: tensor<32x32xf32>, %arg32: tensor<32x4xf32>, %arg33: tensor<32xf32>, %arg34: tensor<32xf32>, %arg35: tensor<4x32xf32>, %arg36: tensor<32x32xf32>, %arg37: tensor<32xf32>, %arg38: tensor<32xf32>, %arg39: tensor<8x32xf32>, %arg40: tensor<32x32xf32>, %arg41: tensor<32xf32>, %arg42: tensor<32xf32>, %arg43: tensor<96x32xf32>, %arg44: tensor<32x32xf32>, %arg45: tensor<32xf32>, %arg46: tensor<32xf32>, %arg47: tensor<64x32xf32>, %arg48: tensor<32x32xf32>, %arg49: tensor<32xf32>, %arg50: tensor<32xf32>, %arg51: tensor<96x32xf32>, %arg52: tensor<32x32xf32>, %arg53: tensor<32xf32>, %arg54: tensor<32xf32>, %arg55: tensor<64x32xf32>, %arg56: tensor<32x32xf32>, %arg57: tensor<32xf32>, %arg58: tensor<4xf32>, %arg59: tensor<32x32xf32>, %arg60: tensor<32x4xf32>, %arg61: tensor<32xf32>, %arg62: tensor<32xf32>, %arg63: tensor<4x32xf32>, %arg64: tensor<32x32xf32>, %arg65: tensor<32xf32>, %arg66: tensor<32xf32>, %arg67: tensor<8x32xf32>, %arg68: tensor<32x32xf32>, %arg69: tensor<32xf32>, %arg70: tensor<32xf32>, %arg71: tensor<96x32xf32>, %arg72: tensor<32x32xf32>, %arg73: tensor<32xf32>, %arg74: tensor<32xf32>, %arg75: tensor<64x32xf32>, %arg76: tensor<32x32xf32>, %arg77: tensor<32xf32>, %arg78: tensor<32xf32>, %arg79: tensor<96x32xf32>, %arg80: tensor<32x32xf32>, %arg81: tensor<32xf32>, %arg82: tensor<32xf32>, %arg83: tensor<64x32xf32>, %arg84: tensor<32x32xf32>, %arg85: tensor<8x32x4xf32>, %arg86: tensor<8x16x8xf32>, %arg87: tensor<8x32xi32>, %arg88: tensor<8x32xi32>, %arg89: tensor<8x16x4xf32>):
-    %0 = "stablehlo.broadcast_in_dim"(%arg88) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x32xi32>) -> tensor<8x32x1xi32>
-    %1 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<16xi32>
-    %2 = "stablehlo.broadcast_in_dim"(%1) <{broadcast_dimensions = array<i64: 2>}> : (tensor<16xi32>) -> tensor<1x1x16xi32>
-    %3 = "stablehlo.broadcast_in_dim"(%0) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x32x1xi32>) -> tensor<8x32x16xi32>
-    %4 = "stablehlo.broadcast_in_dim"(%2) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x16xi32>) -> tensor<8x32x16xi32>
-    %5 = "stablehlo.compare"(%3, %4) <{compare_type = #stablehlo<comparison_type SIGNED>, comparison_direction = #stablehlo<comparison_direction EQ>}> : (tensor<8x32x16xi32>, tensor<8x32x16xi32>) -> tensor<8x32x16xi1>
-    %6 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %7 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %8 = "stablehlo.broadcast_in_dim"(%6) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x32x16xf32>
-    %9 = "stablehlo.broadcast_in_dim"(%7) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x32x16xf32>
-    %10 = "stablehlo.select"(%5, %8, %9) : (tensor<8x32x16xi1>, tensor<8x32x16xf32>, tensor<8x32x16xf32>) -> tensor<8x32x16xf32>
-    %11 = "stablehlo.broadcast_in_dim"(%arg87) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x32xi32>) -> tensor<8x32x1xi32>
-    %12 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<16xi32>
-    %13 = "stablehlo.broadcast_in_dim"(%12) <{broadcast_dimensions = array<i64: 2>}> : (tensor<16xi32>) -> tensor<1x1x16xi32>
-    %14 = "stablehlo.broadcast_in_dim"(%11) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x32x1xi32>) -> tensor<8x32x16xi32>
-    %15 = "stablehlo.broadcast_in_dim"(%13) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x16xi32>) -> tensor<8x32x16xi32>
-    %16 = "stablehlo.compare"(%14, %15) <{compare_type = #stablehlo<comparison_type SIGNED>, comparison_direction = #stablehlo<comparison_direction EQ>}> : (tensor<8x32x16xi32>, tensor<8x32x16xi32>) -> tensor<8x32x16xi1>
-    %17 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %18 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %19 = "stablehlo.broadcast_in_dim"(%17) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x32x16xf32>
-    %20 = "stablehlo.broadcast_in_dim"(%18) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x32x16xf32>
-    %21 = "stablehlo.select"(%16, %19, %20) : (tensor<8x32x16xi1>, tensor<8x32x16xf32>, tensor<8x32x16xf32>) -> tensor<8x32x16xf32>
-    %22 = "stablehlo.dot_general"(%arg86, %arg10) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x8xf32>, tensor<8x32xf32>) -> tensor<8x16x32xf32>
-    %23 = "stablehlo.broadcast_in_dim"(%arg8) <{broadcast_dimensions = array<i64: 2>}> : (tensor<32xf32>) -> tensor<1x1x32xf32>
-    %24 = "stablehlo.broadcast_in_dim"(%23) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x32xf32>) -> tensor<8x16x32xf32>
-    %25 = "stablehlo.add"(%22, %24) : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
-    %26 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %27 = "stablehlo.broadcast_in_dim"(%26) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x32xf32>
-    %28 = "stablehlo.maximum"(%25, %27) : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
-    %29 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %30 = "stablehlo.broadcast_in_dim"(%29) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x32xf32>
-    %31 = "stablehlo.compare"(%25, %30) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction GT>}> : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xi1>
+  ^bb0(%arg5: tensor<32xf32>, %arg6: tensor<4xf32>, %arg7: tensor<32x32xf32>, %arg8: tensor<32x4xf32>, %arg9: tensor<32xf32>, %arg10: tensor<32xf32>, %arg11: tensor<4x32xf32>, %arg12: tensor<32x32xf32>, %arg13: tensor<32xf32>, %arg14: tensor<32xf32>, %arg15: tensor<8x32xf32>, %arg16: tensor<32x32xf32>, %arg17: tensor<32xf32>, %arg18: tensor<32xf32>, %arg19: tensor<96x32xf32>, %arg20: tensor<32x32xf32>, %arg21: tensor<32xf32>, %arg22: tensor<32xf32>, %arg23: tensor<64x32xf32>, %arg24: tensor<32x32xf32>, %arg25: tensor<32xf32>, %arg26: tensor<32xf32>, %arg27: tensor<96x32xf32>, %arg28: tensor<32x32xf32>, %arg29: tensor<32xf32>, %arg30: tensor<32xf32>, %arg31: tensor<64x32xf32>, %arg32: tensor<32x32xf32>, %arg33: tensor<i32>, %arg34: tensor<32xf32>, %arg35: tensor<4xf32>, %arg36: tensor<32x32xf32>, %arg37: tensor<32x4xf32>, %arg38: tensor<32xf32>, %arg39: tensor<32xf32>, %arg40: tensor<4x32xf32>, %arg41: tensor<32x32xf32>, %arg42: tensor<32xf32>, %arg43: tensor<32xf32>, %arg44: tensor<8x32xf32>, %arg45: tensor<32x32xf32>, %arg46: tensor<32xf32>, %arg47: tensor<32xf32>, %arg48: tensor<96x32xf32>, %arg49: tensor<32x32xf32>, %arg50: tensor<32xf32>, %arg51: tensor<32xf32>, %arg52: tensor<64x32xf32>, %arg53: tensor<32x32xf32>, %arg54: tensor<32xf32>, %arg55: tensor<32xf32>, %arg56: tensor<96x32xf32>, %arg57: tensor<32x32xf32>, %arg58: tensor<32xf32>, %arg59: tensor<32xf32>, %arg60: tensor<64x32xf32>, %arg61: tensor<32x32xf32>, %arg62: tensor<32xf32>, %arg63: tensor<4xf32>, %arg64: tensor<32x32xf32>, %arg65: tensor<32x4xf32>, %arg66: tensor<32xf32>, %arg67: tensor<32xf32>, %arg68: tensor<4x32xf32>, %arg69: tensor<32x32xf32>, %arg70: tensor<32xf32>, %arg71: tensor<32xf32>, %arg72: tensor<8x32xf32>, %arg73: tensor<32x32xf32>, %arg74: tensor<32xf32>, %arg75: tensor<32xf32>, %arg76: tensor<96x32xf32>, %arg77: tensor<32x32xf32>, %arg78: tensor<32xf32>, %arg79: tensor<32xf32>, %arg80: tensor<64x32xf32>, %arg81: tensor<32x32xf32>, %arg82: tensor<32xf32>, %arg83: tensor<32xf32>, %arg84: tensor<96x32xf32>, %arg85: tensor<32x32xf32>, %arg86: tensor<32xf32>, %arg87: tensor<32xf32>, %arg88: tensor<64x32xf32>, %arg89: tensor<32x32xf32>, %arg90: tensor<8x32x4xf32>, %arg91: tensor<8x16x8xf32>, %arg92: tensor<8x32xi32>, %arg93: tensor<8x32xi32>, %arg94: tensor<8x16x4xf32>):
+    %9 = "stablehlo.broadcast_in_dim"(%arg93) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x32xi32>) -> tensor<8x32x1xi32>
+    %10 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<16xi32>
+    %11 = "stablehlo.broadcast_in_dim"(%10) <{broadcast_dimensions = array<i64: 2>}> : (tensor<16xi32>) -> tensor<1x1x16xi32>
+    %12 = "stablehlo.broadcast_in_dim"(%9) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x32x1xi32>) -> tensor<8x32x16xi32>
+    %13 = "stablehlo.broadcast_in_dim"(%11) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x16xi32>) -> tensor<8x32x16xi32>
+    %14 = "stablehlo.compare"(%12, %13) <{compare_type = #stablehlo<comparison_type SIGNED>, comparison_direction = #stablehlo<comparison_direction EQ>}> : (tensor<8x32x16xi32>, tensor<8x32x16xi32>) -> tensor<8x32x16xi1>
+    %15 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %16 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %17 = "func.call"(%14, %15, %16) <{callee = @_where}> : (tensor<8x32x16xi1>, tensor<f32>, tensor<f32>) -> tensor<8x32x16xf32>
+    %18 = "stablehlo.broadcast_in_dim"(%arg92) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x32xi32>) -> tensor<8x32x1xi32>
+    %19 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<16xi32>
+    %20 = "stablehlo.broadcast_in_dim"(%19) <{broadcast_dimensions = array<i64: 2>}> : (tensor<16xi32>) -> tensor<1x1x16xi32>
+    %21 = "stablehlo.broadcast_in_dim"(%18) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x32x1xi32>) -> tensor<8x32x16xi32>
+    %22 = "stablehlo.broadcast_in_dim"(%20) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x16xi32>) -> tensor<8x32x16xi32>
+    %23 = "stablehlo.compare"(%21, %22) <{compare_type = #stablehlo<comparison_type SIGNED>, comparison_direction = #stablehlo<comparison_direction EQ>}> : (tensor<8x32x16xi32>, tensor<8x32x16xi32>) -> tensor<8x32x16xi1>
+    %24 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %25 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %26 = "func.call"(%23, %24, %25) <{callee = @_where}> : (tensor<8x32x16xi1>, tensor<f32>, tensor<f32>) -> tensor<8x32x16xf32>
+    %27 = "stablehlo.dot_general"(%arg91, %arg15) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x8xf32>, tensor<8x32xf32>) -> tensor<8x16x32xf32>
+    %28 = "stablehlo.broadcast_in_dim"(%arg13) <{broadcast_dimensions = array<i64: 2>}> : (tensor<32xf32>) -> tensor<1x1x32xf32>
+    %29 = "stablehlo.broadcast_in_dim"(%28) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x32xf32>) -> tensor<8x16x32xf32>
+    %30 = "stablehlo.add"(%27, %29) : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+    %31 = "func.call"(%30) <{callee = @relu}> : (tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
     %32 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
     %33 = "stablehlo.broadcast_in_dim"(%32) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x32xf32>
-    %34 = "stablehlo.dot_general"(%28, %arg11) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<32x32xf32>) -> tensor<8x16x32xf32>
-    %35 = "stablehlo.broadcast_in_dim"(%arg9) <{broadcast_dimensions = array<i64: 2>}> : (tensor<32xf32>) -> tensor<1x1x32xf32>
-    %36 = "stablehlo.broadcast_in_dim"(%35) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x32xf32>) -> tensor<8x16x32xf32>
-    %37 = "stablehlo.add"(%34, %36) : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
-    %38 = "stablehlo.dot_general"(%arg85, %arg6) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x4xf32>, tensor<4x32xf32>) -> tensor<8x32x32xf32>
-    %39 = "stablehlo.broadcast_in_dim"(%arg4) <{broadcast_dimensions = array<i64: 2>}> : (tensor<32xf32>) -> tensor<1x1x32xf32>
-    %40 = "stablehlo.broadcast_in_dim"(%39) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x32xf32>) -> tensor<8x32x32xf32>
-    %41 = "stablehlo.add"(%38, %40) : (tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
-    %42 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %43 = "stablehlo.broadcast_in_dim"(%42) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x32x32xf32>
-    %44 = "stablehlo.maximum"(%41, %43) : (tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
-    %45 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %46 = "stablehlo.broadcast_in_dim"(%45) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x32x32xf32>
-    %47 = "stablehlo.compare"(%41, %46) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction GT>}> : (tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<8x32x32xi1>
-    %48 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %49 = "stablehlo.broadcast_in_dim"(%48) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x32x32xf32>
-    %50 = "stablehlo.dot_general"(%44, %arg7) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x32xf32>, tensor<32x32xf32>) -> tensor<8x32x32xf32>
-    %51 = "stablehlo.broadcast_in_dim"(%arg5) <{broadcast_dimensions = array<i64: 2>}> : (tensor<32xf32>) -> tensor<1x1x32xf32>
-    %52 = "stablehlo.broadcast_in_dim"(%51) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x32xf32>) -> tensor<8x32x32xf32>
-    %53 = "stablehlo.add"(%50, %52) : (tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
-    %54 = "stablehlo.dot_general"(%10, %37) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x16xf32>, tensor<8x16x32xf32>) -> tensor<8x32x32xf32>
-    %55 = "stablehlo.dot_general"(%21, %37) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x16xf32>, tensor<8x16x32xf32>) -> tensor<8x32x32xf32>
-    %56 = "stablehlo.concatenate"(%53, %54, %55) <{dimension = 2 : i64}> : (tensor<8x32x32xf32>, tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<8x32x96xf32>
-    %57 = "stablehlo.dot_general"(%56, %arg14) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x96xf32>, tensor<96x32xf32>) -> tensor<8x32x32xf32>
-    %58 = "stablehlo.broadcast_in_dim"(%arg12) <{broadcast_dimensions = array<i64: 2>}> : (tensor<32xf32>) -> tensor<1x1x32xf32>
-    %59 = "stablehlo.broadcast_in_dim"(%58) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x32xf32>) -> tensor<8x32x32xf32>
-    %60 = "stablehlo.add"(%57, %59) : (tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
-    %61 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %62 = "stablehlo.broadcast_in_dim"(%61) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x32x32xf32>
-    %63 = "stablehlo.maximum"(%60, %62) : (tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
-    %64 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %65 = "stablehlo.broadcast_in_dim"(%64) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x32x32xf32>
-    %66 = "stablehlo.compare"(%60, %65) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction GT>}> : (tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<8x32x32xi1>
-    %67 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %68 = "stablehlo.broadcast_in_dim"(%67) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x32x32xf32>
-    %69 = "stablehlo.dot_general"(%63, %arg15) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x32xf32>, tensor<32x32xf32>) -> tensor<8x32x32xf32>
-    %70 = "stablehlo.broadcast_in_dim"(%arg13) <{broadcast_dimensions = array<i64: 2>}> : (tensor<32xf32>) -> tensor<1x1x32xf32>
-    %71 = "stablehlo.broadcast_in_dim"(%70) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x32xf32>) -> tensor<8x32x32xf32>
-    %72 = "stablehlo.add"(%69, %71) : (tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
-    %73 = "stablehlo.add"(%53, %72) : (tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
-    %74 = "stablehlo.dot_general"(%21, %73) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x16xf32>, tensor<8x32x32xf32>) -> tensor<8x16x32xf32>
-    %75 = "stablehlo.concatenate"(%37, %74) <{dimension = 2 : i64}> : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x64xf32>
-    %76 = "stablehlo.dot_general"(%75, %arg18) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x32xf32>) -> tensor<8x16x32xf32>
-    %77 = "stablehlo.broadcast_in_dim"(%arg16) <{broadcast_dimensions = array<i64: 2>}> : (tensor<32xf32>) -> tensor<1x1x32xf32>
-    %78 = "stablehlo.broadcast_in_dim"(%77) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x32xf32>) -> tensor<8x16x32xf32>
-    %79 = "stablehlo.add"(%76, %78) : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+    %34 = "stablehlo.compare"(%30, %33) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction GT>}> : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xi1>
+    %35 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %36 = "stablehlo.broadcast_in_dim"(%35) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x32xf32>
+    %37 = "stablehlo.dot_general"(%31, %arg16) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<32x32xf32>) -> tensor<8x16x32xf32>
+    %38 = "stablehlo.broadcast_in_dim"(%arg14) <{broadcast_dimensions = array<i64: 2>}> : (tensor<32xf32>) -> tensor<1x1x32xf32>
+    %39 = "stablehlo.broadcast_in_dim"(%38) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x32xf32>) -> tensor<8x16x32xf32>
+    %40 = "stablehlo.add"(%37, %39) : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+    %41 = "stablehlo.dot_general"(%arg90, %arg11) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x4xf32>, tensor<4x32xf32>) -> tensor<8x32x32xf32>
+    %42 = "stablehlo.broadcast_in_dim"(%arg9) <{broadcast_dimensions = array<i64: 2>}> : (tensor<32xf32>) -> tensor<1x1x32xf32>
+    %43 = "stablehlo.broadcast_in_dim"(%42) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x32xf32>) -> tensor<8x32x32xf32>
+    %44 = "stablehlo.add"(%41, %43) : (tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
+    %45 = "func.call"(%44) <{callee = @relu_0}> : (tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
+    %46 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %47 = "stablehlo.broadcast_in_dim"(%46) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x32x32xf32>
+    %48 = "stablehlo.compare"(%44, %47) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction GT>}> : (tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<8x32x32xi1>
+    %49 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %50 = "stablehlo.broadcast_in_dim"(%49) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x32x32xf32>
+    %51 = "stablehlo.dot_general"(%45, %arg12) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x32xf32>, tensor<32x32xf32>) -> tensor<8x32x32xf32>
+    %52 = "stablehlo.broadcast_in_dim"(%arg10) <{broadcast_dimensions = array<i64: 2>}> : (tensor<32xf32>) -> tensor<1x1x32xf32>
+    %53 = "stablehlo.broadcast_in_dim"(%52) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x32xf32>) -> tensor<8x32x32xf32>
+    %54 = "stablehlo.add"(%51, %53) : (tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
+    %55 = "stablehlo.dot_general"(%17, %40) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x16xf32>, tensor<8x16x32xf32>) -> tensor<8x32x32xf32>
+    %56 = "stablehlo.dot_general"(%26, %40) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x16xf32>, tensor<8x16x32xf32>) -> tensor<8x32x32xf32>
+    %57 = "stablehlo.concatenate"(%54, %55, %56) <{dimension = 2 : i64}> : (tensor<8x32x32xf32>, tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<8x32x96xf32>
+    %58 = "stablehlo.dot_general"(%57, %arg19) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x96xf32>, tensor<96x32xf32>) -> tensor<8x32x32xf32>
+    %59 = "stablehlo.broadcast_in_dim"(%arg17) <{broadcast_dimensions = array<i64: 2>}> : (tensor<32xf32>) -> tensor<1x1x32xf32>
+    %60 = "stablehlo.broadcast_in_dim"(%59) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x32xf32>) -> tensor<8x32x32xf32>
+    %61 = "stablehlo.add"(%58, %60) : (tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
+    %62 = "func.call"(%61) <{callee = @relu_0}> : (tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
+    %63 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %64 = "stablehlo.broadcast_in_dim"(%63) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x32x32xf32>
+    %65 = "stablehlo.compare"(%61, %64) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction GT>}> : (tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<8x32x32xi1>
+    %66 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %67 = "stablehlo.broadcast_in_dim"(%66) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x32x32xf32>
+    %68 = "stablehlo.dot_general"(%62, %arg20) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x32xf32>, tensor<32x32xf32>) -> tensor<8x32x32xf32>
+    %69 = "stablehlo.broadcast_in_dim"(%arg18) <{broadcast_dimensions = array<i64: 2>}> : (tensor<32xf32>) -> tensor<1x1x32xf32>
+    %70 = "stablehlo.broadcast_in_dim"(%69) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x32xf32>) -> tensor<8x32x32xf32>
+    %71 = "stablehlo.add"(%68, %70) : (tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
+    %72 = "stablehlo.add"(%54, %71) : (tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
+    %73 = "stablehlo.dot_general"(%26, %72) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x16xf32>, tensor<8x32x32xf32>) -> tensor<8x16x32xf32>
+    %74 = "stablehlo.concatenate"(%40, %73) <{dimension = 2 : i64}> : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x64xf32>
+    %75 = "stablehlo.dot_general"(%74, %arg23) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x32xf32>) -> tensor<8x16x32xf32>
+    %76 = "stablehlo.broadcast_in_dim"(%arg21) <{broadcast_dimensions = array<i64: 2>}> : (tensor<32xf32>) -> tensor<1x1x32xf32>
+    %77 = "stablehlo.broadcast_in_dim"(%76) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x32xf32>) -> tensor<8x16x32xf32>
+    %78 = "stablehlo.add"(%75, %77) : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+    %79 = "func.call"(%78) <{callee = @relu}> : (tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
     %80 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
     %81 = "stablehlo.broadcast_in_dim"(%80) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x32xf32>
-    %82 = "stablehlo.maximum"(%79, %81) : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+    %82 = "stablehlo.compare"(%78, %81) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction GT>}> : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xi1>
     %83 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
     %84 = "stablehlo.broadcast_in_dim"(%83) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x32xf32>
-    %85 = "stablehlo.compare"(%79, %84) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction GT>}> : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xi1>
-    %86 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %87 = "stablehlo.broadcast_in_dim"(%86) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x32xf32>
-    %88 = "stablehlo.dot_general"(%82, %arg19) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<32x32xf32>) -> tensor<8x16x32xf32>
-    %89 = "stablehlo.broadcast_in_dim"(%arg17) <{broadcast_dimensions = array<i64: 2>}> : (tensor<32xf32>) -> tensor<1x1x32xf32>
-    %90 = "stablehlo.broadcast_in_dim"(%89) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x32xf32>) -> tensor<8x16x32xf32>
-    %91 = "stablehlo.add"(%88, %90) : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
-    %92 = "stablehlo.add"(%37, %91) : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
-    %93 = "stablehlo.dot_general"(%10, %92) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x16xf32>, tensor<8x16x32xf32>) -> tensor<8x32x32xf32>
-    %94 = "stablehlo.dot_general"(%21, %92) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x16xf32>, tensor<8x16x32xf32>) -> tensor<8x32x32xf32>
-    %95 = "stablehlo.concatenate"(%73, %93, %94) <{dimension = 2 : i64}> : (tensor<8x32x32xf32>, tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<8x32x96xf32>
-    %96 = "stablehlo.dot_general"(%95, %arg22) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x96xf32>, tensor<96x32xf32>) -> tensor<8x32x32xf32>
-    %97 = "stablehlo.broadcast_in_dim"(%arg20) <{broadcast_dimensions = array<i64: 2>}> : (tensor<32xf32>) -> tensor<1x1x32xf32>
-    %98 = "stablehlo.broadcast_in_dim"(%97) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x32xf32>) -> tensor<8x32x32xf32>
-    %99 = "stablehlo.add"(%96, %98) : (tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
-    %100 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %101 = "stablehlo.broadcast_in_dim"(%100) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x32x32xf32>
-    %102 = "stablehlo.maximum"(%99, %101) : (tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
-    %103 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %104 = "stablehlo.broadcast_in_dim"(%103) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x32x32xf32>
-    %105 = "stablehlo.compare"(%99, %104) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction GT>}> : (tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<8x32x32xi1>
-    %106 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %107 = "stablehlo.broadcast_in_dim"(%106) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x32x32xf32>
-    %108 = "stablehlo.dot_general"(%102, %arg23) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x32xf32>, tensor<32x32xf32>) -> tensor<8x32x32xf32>
-    %109 = "stablehlo.broadcast_in_dim"(%arg21) <{broadcast_dimensions = array<i64: 2>}> : (tensor<32xf32>) -> tensor<1x1x32xf32>
-    %110 = "stablehlo.broadcast_in_dim"(%109) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x32xf32>) -> tensor<8x32x32xf32>
-    %111 = "stablehlo.add"(%108, %110) : (tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
-    %112 = "stablehlo.add"(%73, %111) : (tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
-    %113 = "stablehlo.dot_general"(%21, %112) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x16xf32>, tensor<8x32x32xf32>) -> tensor<8x16x32xf32>
-    %114 = "stablehlo.concatenate"(%92, %113) <{dimension = 2 : i64}> : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x64xf32>
-    %115 = "stablehlo.dot_general"(%114, %arg26) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x32xf32>) -> tensor<8x16x32xf32>
-    %116 = "stablehlo.broadcast_in_dim"(%arg24) <{broadcast_dimensions = array<i64: 2>}> : (tensor<32xf32>) -> tensor<1x1x32xf32>
-    %117 = "stablehlo.broadcast_in_dim"(%116) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x32xf32>) -> tensor<8x16x32xf32>
-    %118 = "stablehlo.add"(%115, %117) : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
-    %119 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %120 = "stablehlo.broadcast_in_dim"(%119) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x32xf32>
-    %121 = "stablehlo.maximum"(%118, %120) : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
-    %122 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %123 = "stablehlo.broadcast_in_dim"(%122) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x32xf32>
-    %124 = "stablehlo.compare"(%118, %123) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction GT>}> : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xi1>
-    %125 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %126 = "stablehlo.broadcast_in_dim"(%125) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x32xf32>
-    %127 = "stablehlo.dot_general"(%121, %arg27) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<32x32xf32>) -> tensor<8x16x32xf32>
-    %128 = "stablehlo.broadcast_in_dim"(%arg25) <{broadcast_dimensions = array<i64: 2>}> : (tensor<32xf32>) -> tensor<1x1x32xf32>
-    %129 = "stablehlo.broadcast_in_dim"(%128) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x32xf32>) -> tensor<8x16x32xf32>
-    %130 = "stablehlo.add"(%127, %129) : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
-    %131 = "stablehlo.add"(%92, %130) : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
-    %132 = "stablehlo.dot_general"(%131, %arg2) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<32x32xf32>) -> tensor<8x16x32xf32>
-    %133 = "stablehlo.broadcast_in_dim"(%arg0) <{broadcast_dimensions = array<i64: 2>}> : (tensor<32xf32>) -> tensor<1x1x32xf32>
-    %134 = "stablehlo.broadcast_in_dim"(%133) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x32xf32>) -> tensor<8x16x32xf32>
-    %135 = "stablehlo.add"(%132, %134) : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
-    %136 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %137 = "stablehlo.broadcast_in_dim"(%136) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x32xf32>
-    %138 = "stablehlo.maximum"(%135, %137) : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
-    %139 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %140 = "stablehlo.broadcast_in_dim"(%139) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x32xf32>
-    %141 = "stablehlo.compare"(%135, %140) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction GT>}> : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xi1>
-    %142 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %143 = "stablehlo.broadcast_in_dim"(%142) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x32xf32>
-    %144 = "stablehlo.dot_general"(%138, %arg3) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<32x4xf32>) -> tensor<8x16x4xf32>
-    %145 = "stablehlo.broadcast_in_dim"(%arg1) <{broadcast_dimensions = array<i64: 2>}> : (tensor<4xf32>) -> tensor<1x1x4xf32>
-    %146 = "stablehlo.broadcast_in_dim"(%145) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x4xf32>) -> tensor<8x16x4xf32>
-    %147 = "stablehlo.add"(%144, %146) : (tensor<8x16x4xf32>, tensor<8x16x4xf32>) -> tensor<8x16x4xf32>
-    %148 = "stablehlo.subtract"(%147, %arg89) : (tensor<8x16x4xf32>, tensor<8x16x4xf32>) -> tensor<8x16x4xf32>
-    %149 = "chlo.square"(%148) : (tensor<8x16x4xf32>) -> tensor<8x16x4xf32>
-    %150 = "stablehlo.constant"() <{value = dense<2.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %151 = "stablehlo.broadcast_in_dim"(%150) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x4xf32>
-    %152 = "stablehlo.multiply"(%151, %148) : (tensor<8x16x4xf32>, tensor<8x16x4xf32>) -> tensor<8x16x4xf32>
-    %153 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %154 = "stablehlo.reduce"(%149, %153) <{dimensions = array<i64: 0, 1, 2>}> ({
-    ^bb0(%arg146: tensor<f32>, %arg147: tensor<f32>):
-      %1147 = "stablehlo.add"(%arg146, %arg147) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1147) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x4xf32>, tensor<f32>) -> tensor<f32>
-    %155 = "stablehlo.constant"() <{value = dense<5.120000e+02> : tensor<f32>}> : () -> tensor<f32>
-    %156 = "stablehlo.divide"(%154, %155) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-    %157 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %158 = "stablehlo.constant"() <{value = dense<5.120000e+02> : tensor<f32>}> : () -> tensor<f32>
-    %159 = "stablehlo.divide"(%157, %158) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-    %160 = "stablehlo.broadcast_in_dim"(%159) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x4xf32>
-    %161 = "stablehlo.multiply"(%160, %152) : (tensor<8x16x4xf32>, tensor<8x16x4xf32>) -> tensor<8x16x4xf32>
-    %162 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %163 = "stablehlo.reduce"(%161, %162) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg144: tensor<f32>, %arg145: tensor<f32>):
-      %1146 = "stablehlo.add"(%arg144, %arg145) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1146) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x4xf32>, tensor<f32>) -> tensor<4xf32>
-    %164 = "stablehlo.reshape"(%163) : (tensor<4xf32>) -> tensor<1x1x4xf32>
-    %165 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %166 = "stablehlo.reduce"(%164, %165) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg142: tensor<f32>, %arg143: tensor<f32>):
-      %1145 = "stablehlo.add"(%arg142, %arg143) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1145) : (tensor<f32>) -> ()
-    }) : (tensor<1x1x4xf32>, tensor<f32>) -> tensor<4xf32>
-    %167 = "stablehlo.dot_general"(%161, %138) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x4xf32>, tensor<8x16x32xf32>) -> tensor<4x32xf32>
-    %168 = "stablehlo.transpose"(%167) <{permutation = array<i64: 1, 0>}> : (tensor<4x32xf32>) -> tensor<32x4xf32>
-    %169 = "stablehlo.dot_general"(%161, %arg3) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x4xf32>, tensor<32x4xf32>) -> tensor<8x16x32xf32>
-    %170 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %171 = "stablehlo.broadcast_in_dim"(%170) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x32xf32>
-    %172 = "stablehlo.select"(%141, %169, %171) : (tensor<8x16x32xi1>, tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
-    %173 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %174 = "stablehlo.reduce"(%172, %173) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg140: tensor<f32>, %arg141: tensor<f32>):
-      %1144 = "stablehlo.add"(%arg140, %arg141) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1144) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x32xf32>, tensor<f32>) -> tensor<32xf32>
-    %175 = "stablehlo.reshape"(%174) : (tensor<32xf32>) -> tensor<1x1x32xf32>
-    %176 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %177 = "stablehlo.reduce"(%175, %176) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg138: tensor<f32>, %arg139: tensor<f32>):
-      %1143 = "stablehlo.add"(%arg138, %arg139) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1143) : (tensor<f32>) -> ()
-    }) : (tensor<1x1x32xf32>, tensor<f32>) -> tensor<32xf32>
-    %178 = "stablehlo.dot_general"(%172, %131) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<32x32xf32>
-    %179 = "stablehlo.transpose"(%178) <{permutation = array<i64: 1, 0>}> : (tensor<32x32xf32>) -> tensor<32x32xf32>
-    %180 = "stablehlo.dot_general"(%172, %arg2) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<32x32xf32>) -> tensor<8x16x32xf32>
-    %181 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %182 = "stablehlo.reduce"(%180, %181) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg136: tensor<f32>, %arg137: tensor<f32>):
-      %1142 = "stablehlo.add"(%arg136, %arg137) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1142) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x32xf32>, tensor<f32>) -> tensor<32xf32>
-    %183 = "stablehlo.reshape"(%182) : (tensor<32xf32>) -> tensor<1x1x32xf32>
-    %184 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %185 = "stablehlo.reduce"(%183, %184) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg134: tensor<f32>, %arg135: tensor<f32>):
-      %1141 = "stablehlo.add"(%arg134, %arg135) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1141) : (tensor<f32>) -> ()
-    }) : (tensor<1x1x32xf32>, tensor<f32>) -> tensor<32xf32>
-    %186 = "stablehlo.dot_general"(%180, %121) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<32x32xf32>
-    %187 = "stablehlo.transpose"(%186) <{permutation = array<i64: 1, 0>}> : (tensor<32x32xf32>) -> tensor<32x32xf32>
-    %188 = "stablehlo.dot_general"(%180, %arg27) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<32x32xf32>) -> tensor<8x16x32xf32>
-    %189 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %190 = "stablehlo.broadcast_in_dim"(%189) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x32xf32>
-    %191 = "stablehlo.select"(%124, %188, %190) : (tensor<8x16x32xi1>, tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
-    %192 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %193 = "stablehlo.reduce"(%191, %192) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg132: tensor<f32>, %arg133: tensor<f32>):
-      %1140 = "stablehlo.add"(%arg132, %arg133) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1140) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x32xf32>, tensor<f32>) -> tensor<32xf32>
-    %194 = "stablehlo.reshape"(%193) : (tensor<32xf32>) -> tensor<1x1x32xf32>
-    %195 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %196 = "stablehlo.reduce"(%194, %195) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg130: tensor<f32>, %arg131: tensor<f32>):
-      %1139 = "stablehlo.add"(%arg130, %arg131) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1139) : (tensor<f32>) -> ()
-    }) : (tensor<1x1x32xf32>, tensor<f32>) -> tensor<32xf32>
-    %197 = "stablehlo.dot_general"(%191, %114) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<8x16x64xf32>) -> tensor<32x64xf32>
-    %198 = "stablehlo.transpose"(%197) <{permutation = array<i64: 1, 0>}> : (tensor<32x64xf32>) -> tensor<64x32xf32>
-    %199 = "stablehlo.dot_general"(%191, %arg26) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<64x32xf32>) -> tensor<8x16x64xf32>
-    %200 = "stablehlo.slice"(%199) <{limit_indices = array<i64: 8, 16, 32>, start_indices = array<i64: 0, 0, 0>, strides = array<i64: 1, 1, 1>}> : (tensor<8x16x64xf32>) -> tensor<8x16x32xf32>
-    %201 = "stablehlo.slice"(%199) <{limit_indices = array<i64: 8, 16, 64>, start_indices = array<i64: 0, 0, 32>, strides = array<i64: 1, 1, 1>}> : (tensor<8x16x64xf32>) -> tensor<8x16x32xf32>
-    %202 = "stablehlo.add"(%180, %200) : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
-    %203 = "stablehlo.dot_general"(%201, %21) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [2]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<8x32x16xf32>) -> tensor<8x32x32xf32>
-    %204 = "stablehlo.transpose"(%203) <{permutation = array<i64: 0, 2, 1>}> : (tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
-    %205 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %206 = "stablehlo.reduce"(%204, %205) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg128: tensor<f32>, %arg129: tensor<f32>):
-      %1138 = "stablehlo.add"(%arg128, %arg129) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %85 = "stablehlo.dot_general"(%79, %arg24) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<32x32xf32>) -> tensor<8x16x32xf32>
+    %86 = "stablehlo.broadcast_in_dim"(%arg22) <{broadcast_dimensions = array<i64: 2>}> : (tensor<32xf32>) -> tensor<1x1x32xf32>
+    %87 = "stablehlo.broadcast_in_dim"(%86) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x32xf32>) -> tensor<8x16x32xf32>
+    %88 = "stablehlo.add"(%85, %87) : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+    %89 = "stablehlo.add"(%40, %88) : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+    %90 = "stablehlo.dot_general"(%17, %89) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x16xf32>, tensor<8x16x32xf32>) -> tensor<8x32x32xf32>
+    %91 = "stablehlo.dot_general"(%26, %89) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x16xf32>, tensor<8x16x32xf32>) -> tensor<8x32x32xf32>
+    %92 = "stablehlo.concatenate"(%72, %90, %91) <{dimension = 2 : i64}> : (tensor<8x32x32xf32>, tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<8x32x96xf32>
+    %93 = "stablehlo.dot_general"(%92, %arg27) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x96xf32>, tensor<96x32xf32>) -> tensor<8x32x32xf32>
+    %94 = "stablehlo.broadcast_in_dim"(%arg25) <{broadcast_dimensions = array<i64: 2>}> : (tensor<32xf32>) -> tensor<1x1x32xf32>
+    %95 = "stablehlo.broadcast_in_dim"(%94) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x32xf32>) -> tensor<8x32x32xf32>
+    %96 = "stablehlo.add"(%93, %95) : (tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
+    %97 = "func.call"(%96) <{callee = @relu_0}> : (tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
+    %98 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %99 = "stablehlo.broadcast_in_dim"(%98) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x32x32xf32>
+    %100 = "stablehlo.compare"(%96, %99) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction GT>}> : (tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<8x32x32xi1>
+    %101 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %102 = "stablehlo.broadcast_in_dim"(%101) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x32x32xf32>
+    %103 = "stablehlo.dot_general"(%97, %arg28) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x32xf32>, tensor<32x32xf32>) -> tensor<8x32x32xf32>
+    %104 = "stablehlo.broadcast_in_dim"(%arg26) <{broadcast_dimensions = array<i64: 2>}> : (tensor<32xf32>) -> tensor<1x1x32xf32>
+    %105 = "stablehlo.broadcast_in_dim"(%104) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x32xf32>) -> tensor<8x32x32xf32>
+    %106 = "stablehlo.add"(%103, %105) : (tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
+    %107 = "stablehlo.add"(%72, %106) : (tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
+    %108 = "stablehlo.dot_general"(%26, %107) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x16xf32>, tensor<8x32x32xf32>) -> tensor<8x16x32xf32>
+    %109 = "stablehlo.concatenate"(%89, %108) <{dimension = 2 : i64}> : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x64xf32>
+    %110 = "stablehlo.dot_general"(%109, %arg31) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x32xf32>) -> tensor<8x16x32xf32>
+    %111 = "stablehlo.broadcast_in_dim"(%arg29) <{broadcast_dimensions = array<i64: 2>}> : (tensor<32xf32>) -> tensor<1x1x32xf32>
+    %112 = "stablehlo.broadcast_in_dim"(%111) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x32xf32>) -> tensor<8x16x32xf32>
+    %113 = "stablehlo.add"(%110, %112) : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+    %114 = "func.call"(%113) <{callee = @relu}> : (tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+    %115 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %116 = "stablehlo.broadcast_in_dim"(%115) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x32xf32>
+    %117 = "stablehlo.compare"(%113, %116) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction GT>}> : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xi1>
+    %118 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %119 = "stablehlo.broadcast_in_dim"(%118) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x32xf32>
+    %120 = "stablehlo.dot_general"(%114, %arg32) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<32x32xf32>) -> tensor<8x16x32xf32>
+    %121 = "stablehlo.broadcast_in_dim"(%arg30) <{broadcast_dimensions = array<i64: 2>}> : (tensor<32xf32>) -> tensor<1x1x32xf32>
+    %122 = "stablehlo.broadcast_in_dim"(%121) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x32xf32>) -> tensor<8x16x32xf32>
+    %123 = "stablehlo.add"(%120, %122) : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+    %124 = "stablehlo.add"(%89, %123) : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+    %125 = "stablehlo.dot_general"(%124, %arg7) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<32x32xf32>) -> tensor<8x16x32xf32>
+    %126 = "stablehlo.broadcast_in_dim"(%arg5) <{broadcast_dimensions = array<i64: 2>}> : (tensor<32xf32>) -> tensor<1x1x32xf32>
+    %127 = "stablehlo.broadcast_in_dim"(%126) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x32xf32>) -> tensor<8x16x32xf32>
+    %128 = "stablehlo.add"(%125, %127) : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+    %129 = "func.call"(%128) <{callee = @relu}> : (tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+    %130 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %131 = "stablehlo.broadcast_in_dim"(%130) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x32xf32>
+    %132 = "stablehlo.compare"(%128, %131) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction GT>}> : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xi1>
+    %133 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %134 = "stablehlo.broadcast_in_dim"(%133) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x32xf32>
+    %135 = "stablehlo.dot_general"(%129, %arg8) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<32x4xf32>) -> tensor<8x16x4xf32>
+    %136 = "stablehlo.broadcast_in_dim"(%arg6) <{broadcast_dimensions = array<i64: 2>}> : (tensor<4xf32>) -> tensor<1x1x4xf32>
+    %137 = "stablehlo.broadcast_in_dim"(%136) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x4xf32>) -> tensor<8x16x4xf32>
+    %138 = "stablehlo.add"(%135, %137) : (tensor<8x16x4xf32>, tensor<8x16x4xf32>) -> tensor<8x16x4xf32>
+    %139 = "stablehlo.subtract"(%138, %arg94) : (tensor<8x16x4xf32>, tensor<8x16x4xf32>) -> tensor<8x16x4xf32>
+    %140 = "chlo.square"(%139) : (tensor<8x16x4xf32>) -> tensor<8x16x4xf32>
+    %141 = "stablehlo.constant"() <{value = dense<2.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %142 = "stablehlo.broadcast_in_dim"(%141) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x4xf32>
+    %143 = "stablehlo.multiply"(%142, %139) : (tensor<8x16x4xf32>, tensor<8x16x4xf32>) -> tensor<8x16x4xf32>
+    %144 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %145 = "stablehlo.reduce"(%140, %144) <{dimensions = array<i64: 0, 1, 2>}> ({
+    ^bb0(%arg151: tensor<f32>, %arg152: tensor<f32>):
+      %1138 = "stablehlo.add"(%arg151, %arg152) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1138) : (tensor<f32>) -> ()
-    }) : (tensor<8x32x32xf32>, tensor<f32>) -> tensor<32xf32>
-    %207 = "stablehlo.reshape"(%206) : (tensor<32xf32>) -> tensor<1x1x32xf32>
-    %208 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %209 = "stablehlo.reduce"(%207, %208) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg126: tensor<f32>, %arg127: tensor<f32>):
-      %1137 = "stablehlo.add"(%arg126, %arg127) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x16x4xf32>, tensor<f32>) -> tensor<f32>
+    %146 = "stablehlo.constant"() <{value = dense<5.120000e+02> : tensor<f32>}> : () -> tensor<f32>
+    %147 = "stablehlo.divide"(%145, %146) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %148 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %149 = "stablehlo.constant"() <{value = dense<5.120000e+02> : tensor<f32>}> : () -> tensor<f32>
+    %150 = "stablehlo.divide"(%148, %149) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %151 = "stablehlo.broadcast_in_dim"(%150) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x4xf32>
+    %152 = "stablehlo.multiply"(%151, %143) : (tensor<8x16x4xf32>, tensor<8x16x4xf32>) -> tensor<8x16x4xf32>
+    %153 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %154 = "stablehlo.reduce"(%152, %153) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg149: tensor<f32>, %arg150: tensor<f32>):
+      %1137 = "stablehlo.add"(%arg149, %arg150) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1137) : (tensor<f32>) -> ()
-    }) : (tensor<1x1x32xf32>, tensor<f32>) -> tensor<32xf32>
-    %210 = "stablehlo.dot_general"(%204, %102) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<32x32xf32>
-    %211 = "stablehlo.transpose"(%210) <{permutation = array<i64: 1, 0>}> : (tensor<32x32xf32>) -> tensor<32x32xf32>
-    %212 = "stablehlo.dot_general"(%204, %arg23) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x32xf32>, tensor<32x32xf32>) -> tensor<8x32x32xf32>
-    %213 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %214 = "stablehlo.broadcast_in_dim"(%213) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x32x32xf32>
-    %215 = "stablehlo.select"(%105, %212, %214) : (tensor<8x32x32xi1>, tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
-    %216 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %217 = "stablehlo.reduce"(%215, %216) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg124: tensor<f32>, %arg125: tensor<f32>):
-      %1136 = "stablehlo.add"(%arg124, %arg125) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x16x4xf32>, tensor<f32>) -> tensor<4xf32>
+    %155 = "stablehlo.reshape"(%154) : (tensor<4xf32>) -> tensor<1x1x4xf32>
+    %156 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %157 = "stablehlo.reduce"(%155, %156) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg147: tensor<f32>, %arg148: tensor<f32>):
+      %1136 = "stablehlo.add"(%arg147, %arg148) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1136) : (tensor<f32>) -> ()
-    }) : (tensor<8x32x32xf32>, tensor<f32>) -> tensor<32xf32>
-    %218 = "stablehlo.reshape"(%217) : (tensor<32xf32>) -> tensor<1x1x32xf32>
-    %219 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %220 = "stablehlo.reduce"(%218, %219) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg122: tensor<f32>, %arg123: tensor<f32>):
-      %1135 = "stablehlo.add"(%arg122, %arg123) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<1x1x4xf32>, tensor<f32>) -> tensor<4xf32>
+    %158 = "stablehlo.dot_general"(%152, %129) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x4xf32>, tensor<8x16x32xf32>) -> tensor<4x32xf32>
+    %159 = "stablehlo.transpose"(%158) <{permutation = array<i64: 1, 0>}> : (tensor<4x32xf32>) -> tensor<32x4xf32>
+    %160 = "stablehlo.dot_general"(%152, %arg8) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x4xf32>, tensor<32x4xf32>) -> tensor<8x16x32xf32>
+    %161 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %162 = "stablehlo.broadcast_in_dim"(%161) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x32xf32>
+    %163 = "stablehlo.select"(%132, %160, %162) : (tensor<8x16x32xi1>, tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+    %164 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %165 = "stablehlo.reduce"(%163, %164) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg145: tensor<f32>, %arg146: tensor<f32>):
+      %1135 = "stablehlo.add"(%arg145, %arg146) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1135) : (tensor<f32>) -> ()
-    }) : (tensor<1x1x32xf32>, tensor<f32>) -> tensor<32xf32>
-    %221 = "stablehlo.dot_general"(%215, %95) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x32xf32>, tensor<8x32x96xf32>) -> tensor<32x96xf32>
-    %222 = "stablehlo.transpose"(%221) <{permutation = array<i64: 1, 0>}> : (tensor<32x96xf32>) -> tensor<96x32xf32>
-    %223 = "stablehlo.dot_general"(%215, %arg22) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x32xf32>, tensor<96x32xf32>) -> tensor<8x32x96xf32>
-    %224 = "stablehlo.slice"(%223) <{limit_indices = array<i64: 8, 32, 32>, start_indices = array<i64: 0, 0, 0>, strides = array<i64: 1, 1, 1>}> : (tensor<8x32x96xf32>) -> tensor<8x32x32xf32>
-    %225 = "stablehlo.slice"(%223) <{limit_indices = array<i64: 8, 32, 64>, start_indices = array<i64: 0, 0, 32>, strides = array<i64: 1, 1, 1>}> : (tensor<8x32x96xf32>) -> tensor<8x32x32xf32>
-    %226 = "stablehlo.slice"(%223) <{limit_indices = array<i64: 8, 32, 96>, start_indices = array<i64: 0, 0, 64>, strides = array<i64: 1, 1, 1>}> : (tensor<8x32x96xf32>) -> tensor<8x32x32xf32>
-    %227 = "stablehlo.add"(%204, %224) : (tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
-    %228 = "stablehlo.dot_general"(%226, %21) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x32xf32>, tensor<8x32x16xf32>) -> tensor<8x32x16xf32>
-    %229 = "stablehlo.transpose"(%228) <{permutation = array<i64: 0, 2, 1>}> : (tensor<8x32x16xf32>) -> tensor<8x16x32xf32>
-    %230 = "stablehlo.add"(%202, %229) : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
-    %231 = "stablehlo.dot_general"(%225, %10) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x32xf32>, tensor<8x32x16xf32>) -> tensor<8x32x16xf32>
-    %232 = "stablehlo.transpose"(%231) <{permutation = array<i64: 0, 2, 1>}> : (tensor<8x32x16xf32>) -> tensor<8x16x32xf32>
-    %233 = "stablehlo.add"(%230, %232) : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
-    %234 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %235 = "stablehlo.reduce"(%233, %234) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg120: tensor<f32>, %arg121: tensor<f32>):
-      %1134 = "stablehlo.add"(%arg120, %arg121) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x16x32xf32>, tensor<f32>) -> tensor<32xf32>
+    %166 = "stablehlo.reshape"(%165) : (tensor<32xf32>) -> tensor<1x1x32xf32>
+    %167 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %168 = "stablehlo.reduce"(%166, %167) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg143: tensor<f32>, %arg144: tensor<f32>):
+      %1134 = "stablehlo.add"(%arg143, %arg144) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1134) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x32xf32>, tensor<f32>) -> tensor<32xf32>
-    %236 = "stablehlo.reshape"(%235) : (tensor<32xf32>) -> tensor<1x1x32xf32>
-    %237 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %238 = "stablehlo.reduce"(%236, %237) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg118: tensor<f32>, %arg119: tensor<f32>):
-      %1133 = "stablehlo.add"(%arg118, %arg119) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<1x1x32xf32>, tensor<f32>) -> tensor<32xf32>
+    %169 = "stablehlo.dot_general"(%163, %124) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<32x32xf32>
+    %170 = "stablehlo.transpose"(%169) <{permutation = array<i64: 1, 0>}> : (tensor<32x32xf32>) -> tensor<32x32xf32>
+    %171 = "stablehlo.dot_general"(%163, %arg7) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<32x32xf32>) -> tensor<8x16x32xf32>
+    %172 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %173 = "stablehlo.reduce"(%171, %172) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg141: tensor<f32>, %arg142: tensor<f32>):
+      %1133 = "stablehlo.add"(%arg141, %arg142) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1133) : (tensor<f32>) -> ()
-    }) : (tensor<1x1x32xf32>, tensor<f32>) -> tensor<32xf32>
-    %239 = "stablehlo.dot_general"(%233, %82) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<32x32xf32>
-    %240 = "stablehlo.transpose"(%239) <{permutation = array<i64: 1, 0>}> : (tensor<32x32xf32>) -> tensor<32x32xf32>
-    %241 = "stablehlo.dot_general"(%233, %arg19) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<32x32xf32>) -> tensor<8x16x32xf32>
-    %242 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %243 = "stablehlo.broadcast_in_dim"(%242) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x32xf32>
-    %244 = "stablehlo.select"(%85, %241, %243) : (tensor<8x16x32xi1>, tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
-    %245 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %246 = "stablehlo.reduce"(%244, %245) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg116: tensor<f32>, %arg117: tensor<f32>):
-      %1132 = "stablehlo.add"(%arg116, %arg117) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x16x32xf32>, tensor<f32>) -> tensor<32xf32>
+    %174 = "stablehlo.reshape"(%173) : (tensor<32xf32>) -> tensor<1x1x32xf32>
+    %175 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %176 = "stablehlo.reduce"(%174, %175) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg139: tensor<f32>, %arg140: tensor<f32>):
+      %1132 = "stablehlo.add"(%arg139, %arg140) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1132) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x32xf32>, tensor<f32>) -> tensor<32xf32>
-    %247 = "stablehlo.reshape"(%246) : (tensor<32xf32>) -> tensor<1x1x32xf32>
-    %248 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %249 = "stablehlo.reduce"(%247, %248) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg114: tensor<f32>, %arg115: tensor<f32>):
-      %1131 = "stablehlo.add"(%arg114, %arg115) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<1x1x32xf32>, tensor<f32>) -> tensor<32xf32>
+    %177 = "stablehlo.dot_general"(%171, %114) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<32x32xf32>
+    %178 = "stablehlo.transpose"(%177) <{permutation = array<i64: 1, 0>}> : (tensor<32x32xf32>) -> tensor<32x32xf32>
+    %179 = "stablehlo.dot_general"(%171, %arg32) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<32x32xf32>) -> tensor<8x16x32xf32>
+    %180 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %181 = "stablehlo.broadcast_in_dim"(%180) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x32xf32>
+    %182 = "stablehlo.select"(%117, %179, %181) : (tensor<8x16x32xi1>, tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+    %183 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %184 = "stablehlo.reduce"(%182, %183) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg137: tensor<f32>, %arg138: tensor<f32>):
+      %1131 = "stablehlo.add"(%arg137, %arg138) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1131) : (tensor<f32>) -> ()
-    }) : (tensor<1x1x32xf32>, tensor<f32>) -> tensor<32xf32>
-    %250 = "stablehlo.dot_general"(%244, %75) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<8x16x64xf32>) -> tensor<32x64xf32>
-    %251 = "stablehlo.transpose"(%250) <{permutation = array<i64: 1, 0>}> : (tensor<32x64xf32>) -> tensor<64x32xf32>
-    %252 = "stablehlo.dot_general"(%244, %arg18) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<64x32xf32>) -> tensor<8x16x64xf32>
-    %253 = "stablehlo.slice"(%252) <{limit_indices = array<i64: 8, 16, 32>, start_indices = array<i64: 0, 0, 0>, strides = array<i64: 1, 1, 1>}> : (tensor<8x16x64xf32>) -> tensor<8x16x32xf32>
-    %254 = "stablehlo.slice"(%252) <{limit_indices = array<i64: 8, 16, 64>, start_indices = array<i64: 0, 0, 32>, strides = array<i64: 1, 1, 1>}> : (tensor<8x16x64xf32>) -> tensor<8x16x32xf32>
-    %255 = "stablehlo.add"(%233, %253) : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
-    %256 = "stablehlo.dot_general"(%254, %21) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [2]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<8x32x16xf32>) -> tensor<8x32x32xf32>
-    %257 = "stablehlo.transpose"(%256) <{permutation = array<i64: 0, 2, 1>}> : (tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
-    %258 = "stablehlo.add"(%227, %257) : (tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
-    %259 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %260 = "stablehlo.reduce"(%258, %259) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg112: tensor<f32>, %arg113: tensor<f32>):
-      %1130 = "stablehlo.add"(%arg112, %arg113) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x16x32xf32>, tensor<f32>) -> tensor<32xf32>
+    %185 = "stablehlo.reshape"(%184) : (tensor<32xf32>) -> tensor<1x1x32xf32>
+    %186 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %187 = "stablehlo.reduce"(%185, %186) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg135: tensor<f32>, %arg136: tensor<f32>):
+      %1130 = "stablehlo.add"(%arg135, %arg136) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1130) : (tensor<f32>) -> ()
-    }) : (tensor<8x32x32xf32>, tensor<f32>) -> tensor<32xf32>
-    %261 = "stablehlo.reshape"(%260) : (tensor<32xf32>) -> tensor<1x1x32xf32>
-    %262 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %263 = "stablehlo.reduce"(%261, %262) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg110: tensor<f32>, %arg111: tensor<f32>):
-      %1129 = "stablehlo.add"(%arg110, %arg111) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<1x1x32xf32>, tensor<f32>) -> tensor<32xf32>
+    %188 = "stablehlo.dot_general"(%182, %109) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<8x16x64xf32>) -> tensor<32x64xf32>
+    %189 = "stablehlo.transpose"(%188) <{permutation = array<i64: 1, 0>}> : (tensor<32x64xf32>) -> tensor<64x32xf32>
+    %190 = "stablehlo.dot_general"(%182, %arg31) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<64x32xf32>) -> tensor<8x16x64xf32>
+    %191 = "stablehlo.slice"(%190) <{limit_indices = array<i64: 8, 16, 32>, start_indices = array<i64: 0, 0, 0>, strides = array<i64: 1, 1, 1>}> : (tensor<8x16x64xf32>) -> tensor<8x16x32xf32>
+    %192 = "stablehlo.slice"(%190) <{limit_indices = array<i64: 8, 16, 64>, start_indices = array<i64: 0, 0, 32>, strides = array<i64: 1, 1, 1>}> : (tensor<8x16x64xf32>) -> tensor<8x16x32xf32>
+    %193 = "stablehlo.add"(%171, %191) : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+    %194 = "stablehlo.dot_general"(%192, %26) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [2]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<8x32x16xf32>) -> tensor<8x32x32xf32>
+    %195 = "stablehlo.transpose"(%194) <{permutation = array<i64: 0, 2, 1>}> : (tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
+    %196 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %197 = "stablehlo.reduce"(%195, %196) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg133: tensor<f32>, %arg134: tensor<f32>):
+      %1129 = "stablehlo.add"(%arg133, %arg134) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1129) : (tensor<f32>) -> ()
-    }) : (tensor<1x1x32xf32>, tensor<f32>) -> tensor<32xf32>
-    %264 = "stablehlo.dot_general"(%258, %63) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<32x32xf32>
-    %265 = "stablehlo.transpose"(%264) <{permutation = array<i64: 1, 0>}> : (tensor<32x32xf32>) -> tensor<32x32xf32>
-    %266 = "stablehlo.dot_general"(%258, %arg15) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x32xf32>, tensor<32x32xf32>) -> tensor<8x32x32xf32>
-    %267 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %268 = "stablehlo.broadcast_in_dim"(%267) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x32x32xf32>
-    %269 = "stablehlo.select"(%66, %266, %268) : (tensor<8x32x32xi1>, tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
-    %270 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %271 = "stablehlo.reduce"(%269, %270) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg108: tensor<f32>, %arg109: tensor<f32>):
-      %1128 = "stablehlo.add"(%arg108, %arg109) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x32x32xf32>, tensor<f32>) -> tensor<32xf32>
+    %198 = "stablehlo.reshape"(%197) : (tensor<32xf32>) -> tensor<1x1x32xf32>
+    %199 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %200 = "stablehlo.reduce"(%198, %199) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg131: tensor<f32>, %arg132: tensor<f32>):
+      %1128 = "stablehlo.add"(%arg131, %arg132) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1128) : (tensor<f32>) -> ()
-    }) : (tensor<8x32x32xf32>, tensor<f32>) -> tensor<32xf32>
-    %272 = "stablehlo.reshape"(%271) : (tensor<32xf32>) -> tensor<1x1x32xf32>
-    %273 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %274 = "stablehlo.reduce"(%272, %273) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg106: tensor<f32>, %arg107: tensor<f32>):
-      %1127 = "stablehlo.add"(%arg106, %arg107) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<1x1x32xf32>, tensor<f32>) -> tensor<32xf32>
+    %201 = "stablehlo.dot_general"(%195, %97) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<32x32xf32>
+    %202 = "stablehlo.transpose"(%201) <{permutation = array<i64: 1, 0>}> : (tensor<32x32xf32>) -> tensor<32x32xf32>
+    %203 = "stablehlo.dot_general"(%195, %arg28) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x32xf32>, tensor<32x32xf32>) -> tensor<8x32x32xf32>
+    %204 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %205 = "stablehlo.broadcast_in_dim"(%204) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x32x32xf32>
+    %206 = "stablehlo.select"(%100, %203, %205) : (tensor<8x32x32xi1>, tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
+    %207 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %208 = "stablehlo.reduce"(%206, %207) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg129: tensor<f32>, %arg130: tensor<f32>):
+      %1127 = "stablehlo.add"(%arg129, %arg130) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1127) : (tensor<f32>) -> ()
-    }) : (tensor<1x1x32xf32>, tensor<f32>) -> tensor<32xf32>
-    %275 = "stablehlo.dot_general"(%269, %56) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x32xf32>, tensor<8x32x96xf32>) -> tensor<32x96xf32>
-    %276 = "stablehlo.transpose"(%275) <{permutation = array<i64: 1, 0>}> : (tensor<32x96xf32>) -> tensor<96x32xf32>
-    %277 = "stablehlo.dot_general"(%269, %arg14) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x32xf32>, tensor<96x32xf32>) -> tensor<8x32x96xf32>
-    %278 = "stablehlo.slice"(%277) <{limit_indices = array<i64: 8, 32, 32>, start_indices = array<i64: 0, 0, 0>, strides = array<i64: 1, 1, 1>}> : (tensor<8x32x96xf32>) -> tensor<8x32x32xf32>
-    %279 = "stablehlo.slice"(%277) <{limit_indices = array<i64: 8, 32, 64>, start_indices = array<i64: 0, 0, 32>, strides = array<i64: 1, 1, 1>}> : (tensor<8x32x96xf32>) -> tensor<8x32x32xf32>
-    %280 = "stablehlo.slice"(%277) <{limit_indices = array<i64: 8, 32, 96>, start_indices = array<i64: 0, 0, 64>, strides = array<i64: 1, 1, 1>}> : (tensor<8x32x96xf32>) -> tensor<8x32x32xf32>
-    %281 = "stablehlo.add"(%258, %278) : (tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
-    %282 = "stablehlo.dot_general"(%280, %21) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x32xf32>, tensor<8x32x16xf32>) -> tensor<8x32x16xf32>
-    %283 = "stablehlo.transpose"(%282) <{permutation = array<i64: 0, 2, 1>}> : (tensor<8x32x16xf32>) -> tensor<8x16x32xf32>
-    %284 = "stablehlo.add"(%255, %283) : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
-    %285 = "stablehlo.dot_general"(%279, %10) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x32xf32>, tensor<8x32x16xf32>) -> tensor<8x32x16xf32>
-    %286 = "stablehlo.transpose"(%285) <{permutation = array<i64: 0, 2, 1>}> : (tensor<8x32x16xf32>) -> tensor<8x16x32xf32>
-    %287 = "stablehlo.add"(%284, %286) : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
-    %288 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %289 = "stablehlo.reduce"(%281, %288) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg104: tensor<f32>, %arg105: tensor<f32>):
-      %1126 = "stablehlo.add"(%arg104, %arg105) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x32x32xf32>, tensor<f32>) -> tensor<32xf32>
+    %209 = "stablehlo.reshape"(%208) : (tensor<32xf32>) -> tensor<1x1x32xf32>
+    %210 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %211 = "stablehlo.reduce"(%209, %210) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg127: tensor<f32>, %arg128: tensor<f32>):
+      %1126 = "stablehlo.add"(%arg127, %arg128) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1126) : (tensor<f32>) -> ()
-    }) : (tensor<8x32x32xf32>, tensor<f32>) -> tensor<32xf32>
-    %290 = "stablehlo.reshape"(%289) : (tensor<32xf32>) -> tensor<1x1x32xf32>
-    %291 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %292 = "stablehlo.reduce"(%290, %291) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg102: tensor<f32>, %arg103: tensor<f32>):
-      %1125 = "stablehlo.add"(%arg102, %arg103) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<1x1x32xf32>, tensor<f32>) -> tensor<32xf32>
+    %212 = "stablehlo.dot_general"(%206, %92) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x32xf32>, tensor<8x32x96xf32>) -> tensor<32x96xf32>
+    %213 = "stablehlo.transpose"(%212) <{permutation = array<i64: 1, 0>}> : (tensor<32x96xf32>) -> tensor<96x32xf32>
+    %214 = "stablehlo.dot_general"(%206, %arg27) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x32xf32>, tensor<96x32xf32>) -> tensor<8x32x96xf32>
+    %215 = "stablehlo.slice"(%214) <{limit_indices = array<i64: 8, 32, 32>, start_indices = array<i64: 0, 0, 0>, strides = array<i64: 1, 1, 1>}> : (tensor<8x32x96xf32>) -> tensor<8x32x32xf32>
+    %216 = "stablehlo.slice"(%214) <{limit_indices = array<i64: 8, 32, 64>, start_indices = array<i64: 0, 0, 32>, strides = array<i64: 1, 1, 1>}> : (tensor<8x32x96xf32>) -> tensor<8x32x32xf32>
+    %217 = "stablehlo.slice"(%214) <{limit_indices = array<i64: 8, 32, 96>, start_indices = array<i64: 0, 0, 64>, strides = array<i64: 1, 1, 1>}> : (tensor<8x32x96xf32>) -> tensor<8x32x32xf32>
+    %218 = "stablehlo.add"(%195, %215) : (tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
+    %219 = "stablehlo.dot_general"(%217, %26) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x32xf32>, tensor<8x32x16xf32>) -> tensor<8x32x16xf32>
+    %220 = "stablehlo.transpose"(%219) <{permutation = array<i64: 0, 2, 1>}> : (tensor<8x32x16xf32>) -> tensor<8x16x32xf32>
+    %221 = "stablehlo.add"(%193, %220) : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+    %222 = "stablehlo.dot_general"(%216, %17) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x32xf32>, tensor<8x32x16xf32>) -> tensor<8x32x16xf32>
+    %223 = "stablehlo.transpose"(%222) <{permutation = array<i64: 0, 2, 1>}> : (tensor<8x32x16xf32>) -> tensor<8x16x32xf32>
+    %224 = "stablehlo.add"(%221, %223) : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+    %225 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %226 = "stablehlo.reduce"(%224, %225) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg125: tensor<f32>, %arg126: tensor<f32>):
+      %1125 = "stablehlo.add"(%arg125, %arg126) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1125) : (tensor<f32>) -> ()
-    }) : (tensor<1x1x32xf32>, tensor<f32>) -> tensor<32xf32>
-    %293 = "stablehlo.dot_general"(%281, %44) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<32x32xf32>
-    %294 = "stablehlo.transpose"(%293) <{permutation = array<i64: 1, 0>}> : (tensor<32x32xf32>) -> tensor<32x32xf32>
-    %295 = "stablehlo.dot_general"(%281, %arg7) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x32xf32>, tensor<32x32xf32>) -> tensor<8x32x32xf32>
-    %296 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %297 = "stablehlo.broadcast_in_dim"(%296) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x32x32xf32>
-    %298 = "stablehlo.select"(%47, %295, %297) : (tensor<8x32x32xi1>, tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
-    %299 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %300 = "stablehlo.reduce"(%298, %299) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg100: tensor<f32>, %arg101: tensor<f32>):
-      %1124 = "stablehlo.add"(%arg100, %arg101) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x16x32xf32>, tensor<f32>) -> tensor<32xf32>
+    %227 = "stablehlo.reshape"(%226) : (tensor<32xf32>) -> tensor<1x1x32xf32>
+    %228 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %229 = "stablehlo.reduce"(%227, %228) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg123: tensor<f32>, %arg124: tensor<f32>):
+      %1124 = "stablehlo.add"(%arg123, %arg124) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1124) : (tensor<f32>) -> ()
-    }) : (tensor<8x32x32xf32>, tensor<f32>) -> tensor<32xf32>
-    %301 = "stablehlo.reshape"(%300) : (tensor<32xf32>) -> tensor<1x1x32xf32>
-    %302 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %303 = "stablehlo.reduce"(%301, %302) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg98: tensor<f32>, %arg99: tensor<f32>):
-      %1123 = "stablehlo.add"(%arg98, %arg99) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<1x1x32xf32>, tensor<f32>) -> tensor<32xf32>
+    %230 = "stablehlo.dot_general"(%224, %79) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<32x32xf32>
+    %231 = "stablehlo.transpose"(%230) <{permutation = array<i64: 1, 0>}> : (tensor<32x32xf32>) -> tensor<32x32xf32>
+    %232 = "stablehlo.dot_general"(%224, %arg24) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<32x32xf32>) -> tensor<8x16x32xf32>
+    %233 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %234 = "stablehlo.broadcast_in_dim"(%233) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x32xf32>
+    %235 = "stablehlo.select"(%82, %232, %234) : (tensor<8x16x32xi1>, tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+    %236 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %237 = "stablehlo.reduce"(%235, %236) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg121: tensor<f32>, %arg122: tensor<f32>):
+      %1123 = "stablehlo.add"(%arg121, %arg122) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1123) : (tensor<f32>) -> ()
-    }) : (tensor<1x1x32xf32>, tensor<f32>) -> tensor<32xf32>
-    %304 = "stablehlo.dot_general"(%298, %arg85) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x32xf32>, tensor<8x32x4xf32>) -> tensor<32x4xf32>
-    %305 = "stablehlo.transpose"(%304) <{permutation = array<i64: 1, 0>}> : (tensor<32x4xf32>) -> tensor<4x32xf32>
-    %306 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %307 = "stablehlo.reduce"(%287, %306) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg96: tensor<f32>, %arg97: tensor<f32>):
-      %1122 = "stablehlo.add"(%arg96, %arg97) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x16x32xf32>, tensor<f32>) -> tensor<32xf32>
+    %238 = "stablehlo.reshape"(%237) : (tensor<32xf32>) -> tensor<1x1x32xf32>
+    %239 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %240 = "stablehlo.reduce"(%238, %239) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg119: tensor<f32>, %arg120: tensor<f32>):
+      %1122 = "stablehlo.add"(%arg119, %arg120) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1122) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x32xf32>, tensor<f32>) -> tensor<32xf32>
-    %308 = "stablehlo.reshape"(%307) : (tensor<32xf32>) -> tensor<1x1x32xf32>
-    %309 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %310 = "stablehlo.reduce"(%308, %309) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg94: tensor<f32>, %arg95: tensor<f32>):
-      %1121 = "stablehlo.add"(%arg94, %arg95) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<1x1x32xf32>, tensor<f32>) -> tensor<32xf32>
+    %241 = "stablehlo.dot_general"(%235, %74) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<8x16x64xf32>) -> tensor<32x64xf32>
+    %242 = "stablehlo.transpose"(%241) <{permutation = array<i64: 1, 0>}> : (tensor<32x64xf32>) -> tensor<64x32xf32>
+    %243 = "stablehlo.dot_general"(%235, %arg23) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<64x32xf32>) -> tensor<8x16x64xf32>
+    %244 = "stablehlo.slice"(%243) <{limit_indices = array<i64: 8, 16, 32>, start_indices = array<i64: 0, 0, 0>, strides = array<i64: 1, 1, 1>}> : (tensor<8x16x64xf32>) -> tensor<8x16x32xf32>
+    %245 = "stablehlo.slice"(%243) <{limit_indices = array<i64: 8, 16, 64>, start_indices = array<i64: 0, 0, 32>, strides = array<i64: 1, 1, 1>}> : (tensor<8x16x64xf32>) -> tensor<8x16x32xf32>
+    %246 = "stablehlo.add"(%224, %244) : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+    %247 = "stablehlo.dot_general"(%245, %26) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [2]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<8x32x16xf32>) -> tensor<8x32x32xf32>
+    %248 = "stablehlo.transpose"(%247) <{permutation = array<i64: 0, 2, 1>}> : (tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
+    %249 = "stablehlo.add"(%218, %248) : (tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
+    %250 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %251 = "stablehlo.reduce"(%249, %250) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg117: tensor<f32>, %arg118: tensor<f32>):
+      %1121 = "stablehlo.add"(%arg117, %arg118) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1121) : (tensor<f32>) -> ()
-    }) : (tensor<1x1x32xf32>, tensor<f32>) -> tensor<32xf32>
-    %311 = "stablehlo.dot_general"(%287, %28) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<32x32xf32>
-    %312 = "stablehlo.transpose"(%311) <{permutation = array<i64: 1, 0>}> : (tensor<32x32xf32>) -> tensor<32x32xf32>
-    %313 = "stablehlo.dot_general"(%287, %arg11) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<32x32xf32>) -> tensor<8x16x32xf32>
-    %314 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %315 = "stablehlo.broadcast_in_dim"(%314) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x32xf32>
-    %316 = "stablehlo.select"(%31, %313, %315) : (tensor<8x16x32xi1>, tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
-    %317 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %318 = "stablehlo.reduce"(%316, %317) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg92: tensor<f32>, %arg93: tensor<f32>):
-      %1120 = "stablehlo.add"(%arg92, %arg93) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x32x32xf32>, tensor<f32>) -> tensor<32xf32>
+    %252 = "stablehlo.reshape"(%251) : (tensor<32xf32>) -> tensor<1x1x32xf32>
+    %253 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %254 = "stablehlo.reduce"(%252, %253) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg115: tensor<f32>, %arg116: tensor<f32>):
+      %1120 = "stablehlo.add"(%arg115, %arg116) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1120) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x32xf32>, tensor<f32>) -> tensor<32xf32>
-    %319 = "stablehlo.reshape"(%318) : (tensor<32xf32>) -> tensor<1x1x32xf32>
-    %320 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %321 = "stablehlo.reduce"(%319, %320) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg90: tensor<f32>, %arg91: tensor<f32>):
-      %1119 = "stablehlo.add"(%arg90, %arg91) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1119) : (tensor<f32>) -> ()
     }) : (tensor<1x1x32xf32>, tensor<f32>) -> tensor<32xf32>
-    %322 = "stablehlo.dot_general"(%316, %arg86) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<8x16x8xf32>) -> tensor<32x8xf32>
-    %323 = "stablehlo.transpose"(%322) <{permutation = array<i64: 1, 0>}> : (tensor<32x8xf32>) -> tensor<8x32xf32>
-    %324 = "stablehlo.constant"() <{value = dense<1> : tensor<i32>}> : () -> tensor<i32>
-    %325 = "stablehlo.add"(%arg28, %324) : (tensor<i32>, tensor<i32>) -> tensor<i32>
-    %326 = "stablehlo.convert"(%325) : (tensor<i32>) -> tensor<f32>
-    %327 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %328 = "stablehlo.broadcast_in_dim"(%327) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %329 = "stablehlo.multiply"(%328, %arg29) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %330 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %331 = "stablehlo.broadcast_in_dim"(%330) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %332 = "stablehlo.multiply"(%331, %177) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %333 = "stablehlo.add"(%329, %332) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %334 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %335 = "stablehlo.broadcast_in_dim"(%334) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4xf32>
-    %336 = "stablehlo.multiply"(%335, %arg30) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %337 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %338 = "stablehlo.broadcast_in_dim"(%337) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4xf32>
-    %339 = "stablehlo.multiply"(%338, %166) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %340 = "stablehlo.add"(%336, %339) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %341 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %342 = "stablehlo.broadcast_in_dim"(%341) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %343 = "stablehlo.multiply"(%342, %arg31) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %344 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %345 = "stablehlo.broadcast_in_dim"(%344) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %346 = "stablehlo.multiply"(%345, %179) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %347 = "stablehlo.add"(%343, %346) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %348 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %349 = "stablehlo.broadcast_in_dim"(%348) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x4xf32>
-    %350 = "stablehlo.multiply"(%349, %arg32) : (tensor<32x4xf32>, tensor<32x4xf32>) -> tensor<32x4xf32>
-    %351 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %352 = "stablehlo.broadcast_in_dim"(%351) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x4xf32>
-    %353 = "stablehlo.multiply"(%352, %168) : (tensor<32x4xf32>, tensor<32x4xf32>) -> tensor<32x4xf32>
-    %354 = "stablehlo.add"(%350, %353) : (tensor<32x4xf32>, tensor<32x4xf32>) -> tensor<32x4xf32>
-    %355 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %356 = "stablehlo.broadcast_in_dim"(%355) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %357 = "stablehlo.multiply"(%356, %arg33) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %358 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %359 = "stablehlo.broadcast_in_dim"(%358) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %360 = "stablehlo.multiply"(%359, %303) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %361 = "stablehlo.add"(%357, %360) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %362 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %363 = "stablehlo.broadcast_in_dim"(%362) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %364 = "stablehlo.multiply"(%363, %arg34) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %365 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %366 = "stablehlo.broadcast_in_dim"(%365) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %367 = "stablehlo.multiply"(%366, %292) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %368 = "stablehlo.add"(%364, %367) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %369 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %370 = "stablehlo.broadcast_in_dim"(%369) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4x32xf32>
-    %371 = "stablehlo.multiply"(%370, %arg35) : (tensor<4x32xf32>, tensor<4x32xf32>) -> tensor<4x32xf32>
-    %372 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %373 = "stablehlo.broadcast_in_dim"(%372) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4x32xf32>
-    %374 = "stablehlo.multiply"(%373, %305) : (tensor<4x32xf32>, tensor<4x32xf32>) -> tensor<4x32xf32>
-    %375 = "stablehlo.add"(%371, %374) : (tensor<4x32xf32>, tensor<4x32xf32>) -> tensor<4x32xf32>
-    %376 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %377 = "stablehlo.broadcast_in_dim"(%376) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %378 = "stablehlo.multiply"(%377, %arg36) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %379 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %380 = "stablehlo.broadcast_in_dim"(%379) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %381 = "stablehlo.multiply"(%380, %294) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %382 = "stablehlo.add"(%378, %381) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %383 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %384 = "stablehlo.broadcast_in_dim"(%383) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %385 = "stablehlo.multiply"(%384, %arg37) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %386 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %387 = "stablehlo.broadcast_in_dim"(%386) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %388 = "stablehlo.multiply"(%387, %321) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %389 = "stablehlo.add"(%385, %388) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %390 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %391 = "stablehlo.broadcast_in_dim"(%390) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %392 = "stablehlo.multiply"(%391, %arg38) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %393 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %394 = "stablehlo.broadcast_in_dim"(%393) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %395 = "stablehlo.multiply"(%394, %310) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %396 = "stablehlo.add"(%392, %395) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %397 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %398 = "stablehlo.broadcast_in_dim"(%397) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x32xf32>
-    %399 = "stablehlo.multiply"(%398, %arg39) : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf32>
-    %400 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %401 = "stablehlo.broadcast_in_dim"(%400) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x32xf32>
-    %402 = "stablehlo.multiply"(%401, %323) : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf32>
-    %403 = "stablehlo.add"(%399, %402) : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf32>
-    %404 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %405 = "stablehlo.broadcast_in_dim"(%404) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %406 = "stablehlo.multiply"(%405, %arg40) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %407 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %408 = "stablehlo.broadcast_in_dim"(%407) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %409 = "stablehlo.multiply"(%408, %312) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %410 = "stablehlo.add"(%406, %409) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %411 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %412 = "stablehlo.broadcast_in_dim"(%411) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %413 = "stablehlo.multiply"(%412, %arg41) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %414 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %415 = "stablehlo.broadcast_in_dim"(%414) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %416 = "stablehlo.multiply"(%415, %274) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %417 = "stablehlo.add"(%413, %416) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %418 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %419 = "stablehlo.broadcast_in_dim"(%418) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %420 = "stablehlo.multiply"(%419, %arg42) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %421 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %422 = "stablehlo.broadcast_in_dim"(%421) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %423 = "stablehlo.multiply"(%422, %263) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %424 = "stablehlo.add"(%420, %423) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %425 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %426 = "stablehlo.broadcast_in_dim"(%425) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<96x32xf32>
-    %427 = "stablehlo.multiply"(%426, %arg43) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
-    %428 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %429 = "stablehlo.broadcast_in_dim"(%428) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<96x32xf32>
-    %430 = "stablehlo.multiply"(%429, %276) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
-    %431 = "stablehlo.add"(%427, %430) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
-    %432 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %433 = "stablehlo.broadcast_in_dim"(%432) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %434 = "stablehlo.multiply"(%433, %arg44) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %435 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %436 = "stablehlo.broadcast_in_dim"(%435) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %437 = "stablehlo.multiply"(%436, %265) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %438 = "stablehlo.add"(%434, %437) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %439 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %440 = "stablehlo.broadcast_in_dim"(%439) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %441 = "stablehlo.multiply"(%440, %arg45) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %442 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %443 = "stablehlo.broadcast_in_dim"(%442) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %444 = "stablehlo.multiply"(%443, %249) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %445 = "stablehlo.add"(%441, %444) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %446 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %447 = "stablehlo.broadcast_in_dim"(%446) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %448 = "stablehlo.multiply"(%447, %arg46) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %449 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %450 = "stablehlo.broadcast_in_dim"(%449) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %451 = "stablehlo.multiply"(%450, %238) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %452 = "stablehlo.add"(%448, %451) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %453 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %454 = "stablehlo.broadcast_in_dim"(%453) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %455 = "stablehlo.multiply"(%454, %arg47) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %456 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %457 = "stablehlo.broadcast_in_dim"(%456) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %458 = "stablehlo.multiply"(%457, %251) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %459 = "stablehlo.add"(%455, %458) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %460 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %461 = "stablehlo.broadcast_in_dim"(%460) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %462 = "stablehlo.multiply"(%461, %arg48) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %463 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %464 = "stablehlo.broadcast_in_dim"(%463) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %465 = "stablehlo.multiply"(%464, %240) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %466 = "stablehlo.add"(%462, %465) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %467 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %468 = "stablehlo.broadcast_in_dim"(%467) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %469 = "stablehlo.multiply"(%468, %arg49) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %470 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %471 = "stablehlo.broadcast_in_dim"(%470) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %472 = "stablehlo.multiply"(%471, %220) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %473 = "stablehlo.add"(%469, %472) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %474 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %475 = "stablehlo.broadcast_in_dim"(%474) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %476 = "stablehlo.multiply"(%475, %arg50) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %477 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %478 = "stablehlo.broadcast_in_dim"(%477) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %479 = "stablehlo.multiply"(%478, %209) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %480 = "stablehlo.add"(%476, %479) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %481 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %482 = "stablehlo.broadcast_in_dim"(%481) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<96x32xf32>
-    %483 = "stablehlo.multiply"(%482, %arg51) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
-    %484 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %485 = "stablehlo.broadcast_in_dim"(%484) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<96x32xf32>
-    %486 = "stablehlo.multiply"(%485, %222) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
-    %487 = "stablehlo.add"(%483, %486) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
-    %488 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %489 = "stablehlo.broadcast_in_dim"(%488) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %490 = "stablehlo.multiply"(%489, %arg52) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %491 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %492 = "stablehlo.broadcast_in_dim"(%491) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %493 = "stablehlo.multiply"(%492, %211) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %494 = "stablehlo.add"(%490, %493) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %495 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %496 = "stablehlo.broadcast_in_dim"(%495) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %497 = "stablehlo.multiply"(%496, %arg53) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %498 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %499 = "stablehlo.broadcast_in_dim"(%498) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %500 = "stablehlo.multiply"(%499, %196) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %501 = "stablehlo.add"(%497, %500) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %502 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %503 = "stablehlo.broadcast_in_dim"(%502) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %504 = "stablehlo.multiply"(%503, %arg54) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %505 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %506 = "stablehlo.broadcast_in_dim"(%505) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %507 = "stablehlo.multiply"(%506, %185) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %508 = "stablehlo.add"(%504, %507) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %509 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %510 = "stablehlo.broadcast_in_dim"(%509) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %511 = "stablehlo.multiply"(%510, %arg55) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %512 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %513 = "stablehlo.broadcast_in_dim"(%512) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %514 = "stablehlo.multiply"(%513, %198) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %515 = "stablehlo.add"(%511, %514) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %516 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %517 = "stablehlo.broadcast_in_dim"(%516) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %518 = "stablehlo.multiply"(%517, %arg56) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %519 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %520 = "stablehlo.broadcast_in_dim"(%519) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %521 = "stablehlo.multiply"(%520, %187) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %522 = "stablehlo.add"(%518, %521) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %523 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %524 = "stablehlo.broadcast_in_dim"(%523) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %525 = "stablehlo.multiply"(%524, %arg57) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %526 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %527 = "stablehlo.broadcast_in_dim"(%526) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %528 = "stablehlo.multiply"(%527, %177) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %529 = "stablehlo.multiply"(%528, %177) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %530 = "stablehlo.add"(%525, %529) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %531 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %532 = "stablehlo.broadcast_in_dim"(%531) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4xf32>
-    %533 = "stablehlo.multiply"(%532, %arg58) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %534 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %535 = "stablehlo.broadcast_in_dim"(%534) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4xf32>
-    %536 = "stablehlo.multiply"(%535, %166) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %537 = "stablehlo.multiply"(%536, %166) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %538 = "stablehlo.add"(%533, %537) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %539 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %540 = "stablehlo.broadcast_in_dim"(%539) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %541 = "stablehlo.multiply"(%540, %arg59) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %542 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %543 = "stablehlo.broadcast_in_dim"(%542) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %544 = "stablehlo.multiply"(%543, %179) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %545 = "stablehlo.multiply"(%544, %179) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %546 = "stablehlo.add"(%541, %545) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %547 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %548 = "stablehlo.broadcast_in_dim"(%547) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x4xf32>
-    %549 = "stablehlo.multiply"(%548, %arg60) : (tensor<32x4xf32>, tensor<32x4xf32>) -> tensor<32x4xf32>
-    %550 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %551 = "stablehlo.broadcast_in_dim"(%550) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x4xf32>
-    %552 = "stablehlo.multiply"(%551, %168) : (tensor<32x4xf32>, tensor<32x4xf32>) -> tensor<32x4xf32>
-    %553 = "stablehlo.multiply"(%552, %168) : (tensor<32x4xf32>, tensor<32x4xf32>) -> tensor<32x4xf32>
-    %554 = "stablehlo.add"(%549, %553) : (tensor<32x4xf32>, tensor<32x4xf32>) -> tensor<32x4xf32>
-    %555 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %556 = "stablehlo.broadcast_in_dim"(%555) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %557 = "stablehlo.multiply"(%556, %arg61) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %558 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %559 = "stablehlo.broadcast_in_dim"(%558) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %560 = "stablehlo.multiply"(%559, %303) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %561 = "stablehlo.multiply"(%560, %303) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %562 = "stablehlo.add"(%557, %561) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %563 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %564 = "stablehlo.broadcast_in_dim"(%563) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %565 = "stablehlo.multiply"(%564, %arg62) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %566 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %567 = "stablehlo.broadcast_in_dim"(%566) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %568 = "stablehlo.multiply"(%567, %292) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %569 = "stablehlo.multiply"(%568, %292) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %570 = "stablehlo.add"(%565, %569) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %571 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %572 = "stablehlo.broadcast_in_dim"(%571) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4x32xf32>
-    %573 = "stablehlo.multiply"(%572, %arg63) : (tensor<4x32xf32>, tensor<4x32xf32>) -> tensor<4x32xf32>
-    %574 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %575 = "stablehlo.broadcast_in_dim"(%574) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4x32xf32>
-    %576 = "stablehlo.multiply"(%575, %305) : (tensor<4x32xf32>, tensor<4x32xf32>) -> tensor<4x32xf32>
-    %577 = "stablehlo.multiply"(%576, %305) : (tensor<4x32xf32>, tensor<4x32xf32>) -> tensor<4x32xf32>
-    %578 = "stablehlo.add"(%573, %577) : (tensor<4x32xf32>, tensor<4x32xf32>) -> tensor<4x32xf32>
-    %579 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %580 = "stablehlo.broadcast_in_dim"(%579) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %581 = "stablehlo.multiply"(%580, %arg64) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %582 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %583 = "stablehlo.broadcast_in_dim"(%582) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %584 = "stablehlo.multiply"(%583, %294) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %585 = "stablehlo.multiply"(%584, %294) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %586 = "stablehlo.add"(%581, %585) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %587 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %588 = "stablehlo.broadcast_in_dim"(%587) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %589 = "stablehlo.multiply"(%588, %arg65) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %590 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %591 = "stablehlo.broadcast_in_dim"(%590) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %592 = "stablehlo.multiply"(%591, %321) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %593 = "stablehlo.multiply"(%592, %321) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %594 = "stablehlo.add"(%589, %593) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %595 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %596 = "stablehlo.broadcast_in_dim"(%595) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %597 = "stablehlo.multiply"(%596, %arg66) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %598 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %599 = "stablehlo.broadcast_in_dim"(%598) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %600 = "stablehlo.multiply"(%599, %310) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %601 = "stablehlo.multiply"(%600, %310) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %602 = "stablehlo.add"(%597, %601) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %603 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %604 = "stablehlo.broadcast_in_dim"(%603) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x32xf32>
-    %605 = "stablehlo.multiply"(%604, %arg67) : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf32>
-    %606 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %607 = "stablehlo.broadcast_in_dim"(%606) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x32xf32>
-    %608 = "stablehlo.multiply"(%607, %323) : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf32>
-    %609 = "stablehlo.multiply"(%608, %323) : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf32>
-    %610 = "stablehlo.add"(%605, %609) : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf32>
-    %611 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %612 = "stablehlo.broadcast_in_dim"(%611) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %613 = "stablehlo.multiply"(%612, %arg68) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %614 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %615 = "stablehlo.broadcast_in_dim"(%614) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %616 = "stablehlo.multiply"(%615, %312) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %617 = "stablehlo.multiply"(%616, %312) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %618 = "stablehlo.add"(%613, %617) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %619 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %620 = "stablehlo.broadcast_in_dim"(%619) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %621 = "stablehlo.multiply"(%620, %arg69) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %622 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %623 = "stablehlo.broadcast_in_dim"(%622) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %624 = "stablehlo.multiply"(%623, %274) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %625 = "stablehlo.multiply"(%624, %274) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %626 = "stablehlo.add"(%621, %625) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %627 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %628 = "stablehlo.broadcast_in_dim"(%627) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %629 = "stablehlo.multiply"(%628, %arg70) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %630 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %631 = "stablehlo.broadcast_in_dim"(%630) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %632 = "stablehlo.multiply"(%631, %263) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %633 = "stablehlo.multiply"(%632, %263) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %634 = "stablehlo.add"(%629, %633) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %635 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %636 = "stablehlo.broadcast_in_dim"(%635) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<96x32xf32>
-    %637 = "stablehlo.multiply"(%636, %arg71) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
-    %638 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %639 = "stablehlo.broadcast_in_dim"(%638) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<96x32xf32>
-    %640 = "stablehlo.multiply"(%639, %276) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
-    %641 = "stablehlo.multiply"(%640, %276) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
-    %642 = "stablehlo.add"(%637, %641) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
-    %643 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %644 = "stablehlo.broadcast_in_dim"(%643) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %645 = "stablehlo.multiply"(%644, %arg72) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %646 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %647 = "stablehlo.broadcast_in_dim"(%646) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %648 = "stablehlo.multiply"(%647, %265) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %649 = "stablehlo.multiply"(%648, %265) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %650 = "stablehlo.add"(%645, %649) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %651 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %652 = "stablehlo.broadcast_in_dim"(%651) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %653 = "stablehlo.multiply"(%652, %arg73) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %654 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %655 = "stablehlo.broadcast_in_dim"(%654) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %656 = "stablehlo.multiply"(%655, %249) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %657 = "stablehlo.multiply"(%656, %249) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %658 = "stablehlo.add"(%653, %657) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %659 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %660 = "stablehlo.broadcast_in_dim"(%659) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %661 = "stablehlo.multiply"(%660, %arg74) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %662 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %663 = "stablehlo.broadcast_in_dim"(%662) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %664 = "stablehlo.multiply"(%663, %238) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %665 = "stablehlo.multiply"(%664, %238) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %666 = "stablehlo.add"(%661, %665) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %667 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %668 = "stablehlo.broadcast_in_dim"(%667) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %669 = "stablehlo.multiply"(%668, %arg75) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %670 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %671 = "stablehlo.broadcast_in_dim"(%670) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %672 = "stablehlo.multiply"(%671, %251) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %673 = "stablehlo.multiply"(%672, %251) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %674 = "stablehlo.add"(%669, %673) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %675 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %676 = "stablehlo.broadcast_in_dim"(%675) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %677 = "stablehlo.multiply"(%676, %arg76) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %678 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %679 = "stablehlo.broadcast_in_dim"(%678) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %680 = "stablehlo.multiply"(%679, %240) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %681 = "stablehlo.multiply"(%680, %240) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %682 = "stablehlo.add"(%677, %681) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %683 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %684 = "stablehlo.broadcast_in_dim"(%683) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %685 = "stablehlo.multiply"(%684, %arg77) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %686 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %687 = "stablehlo.broadcast_in_dim"(%686) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %688 = "stablehlo.multiply"(%687, %220) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %689 = "stablehlo.multiply"(%688, %220) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %690 = "stablehlo.add"(%685, %689) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %691 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %692 = "stablehlo.broadcast_in_dim"(%691) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %693 = "stablehlo.multiply"(%692, %arg78) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %694 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %695 = "stablehlo.broadcast_in_dim"(%694) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %696 = "stablehlo.multiply"(%695, %209) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %697 = "stablehlo.multiply"(%696, %209) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %698 = "stablehlo.add"(%693, %697) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %699 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %700 = "stablehlo.broadcast_in_dim"(%699) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<96x32xf32>
-    %701 = "stablehlo.multiply"(%700, %arg79) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
-    %702 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %703 = "stablehlo.broadcast_in_dim"(%702) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<96x32xf32>
-    %704 = "stablehlo.multiply"(%703, %222) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
-    %705 = "stablehlo.multiply"(%704, %222) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
-    %706 = "stablehlo.add"(%701, %705) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
-    %707 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %708 = "stablehlo.broadcast_in_dim"(%707) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %709 = "stablehlo.multiply"(%708, %arg80) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %710 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %711 = "stablehlo.broadcast_in_dim"(%710) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %712 = "stablehlo.multiply"(%711, %211) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %713 = "stablehlo.multiply"(%712, %211) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %714 = "stablehlo.add"(%709, %713) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %715 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %716 = "stablehlo.broadcast_in_dim"(%715) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %717 = "stablehlo.multiply"(%716, %arg81) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %718 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %719 = "stablehlo.broadcast_in_dim"(%718) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %720 = "stablehlo.multiply"(%719, %196) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %721 = "stablehlo.multiply"(%720, %196) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %722 = "stablehlo.add"(%717, %721) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %723 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %724 = "stablehlo.broadcast_in_dim"(%723) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %725 = "stablehlo.multiply"(%724, %arg82) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %726 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %727 = "stablehlo.broadcast_in_dim"(%726) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %728 = "stablehlo.multiply"(%727, %185) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %729 = "stablehlo.multiply"(%728, %185) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %730 = "stablehlo.add"(%725, %729) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %731 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %732 = "stablehlo.broadcast_in_dim"(%731) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %733 = "stablehlo.multiply"(%732, %arg83) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %734 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %735 = "stablehlo.broadcast_in_dim"(%734) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %736 = "stablehlo.multiply"(%735, %198) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %737 = "stablehlo.multiply"(%736, %198) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %738 = "stablehlo.add"(%733, %737) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %739 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %740 = "stablehlo.broadcast_in_dim"(%739) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %741 = "stablehlo.multiply"(%740, %arg84) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %742 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %743 = "stablehlo.broadcast_in_dim"(%742) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %744 = "stablehlo.multiply"(%743, %187) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %745 = "stablehlo.multiply"(%744, %187) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %746 = "stablehlo.add"(%741, %745) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %747 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %748 = "stablehlo.power"(%747, %326) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-    %749 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %750 = "stablehlo.subtract"(%749, %748) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-    %751 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %752 = "stablehlo.power"(%751, %326) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-    %753 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %754 = "stablehlo.subtract"(%753, %752) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-    %755 = "stablehlo.broadcast_in_dim"(%750) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %756 = "stablehlo.divide"(%333, %755) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %757 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %758 = "stablehlo.broadcast_in_dim"(%757) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %759 = "stablehlo.multiply"(%758, %756) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %760 = "stablehlo.broadcast_in_dim"(%754) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %761 = "stablehlo.divide"(%530, %760) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %762 = "stablehlo.sqrt"(%761) : (tensor<32xf32>) -> tensor<32xf32>
-    %763 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %764 = "stablehlo.broadcast_in_dim"(%763) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %765 = "stablehlo.add"(%762, %764) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %766 = "stablehlo.divide"(%759, %765) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %767 = "stablehlo.subtract"(%arg0, %766) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %768 = "stablehlo.broadcast_in_dim"(%750) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4xf32>
-    %769 = "stablehlo.divide"(%340, %768) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %770 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %771 = "stablehlo.broadcast_in_dim"(%770) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4xf32>
-    %772 = "stablehlo.multiply"(%771, %769) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %773 = "stablehlo.broadcast_in_dim"(%754) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4xf32>
-    %774 = "stablehlo.divide"(%538, %773) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %775 = "stablehlo.sqrt"(%774) : (tensor<4xf32>) -> tensor<4xf32>
-    %776 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %777 = "stablehlo.broadcast_in_dim"(%776) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4xf32>
-    %778 = "stablehlo.add"(%775, %777) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %779 = "stablehlo.divide"(%772, %778) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %780 = "stablehlo.subtract"(%arg1, %779) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %781 = "stablehlo.broadcast_in_dim"(%750) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %782 = "stablehlo.divide"(%347, %781) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %783 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %784 = "stablehlo.broadcast_in_dim"(%783) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %785 = "stablehlo.multiply"(%784, %782) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %786 = "stablehlo.broadcast_in_dim"(%754) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %787 = "stablehlo.divide"(%546, %786) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %788 = "stablehlo.sqrt"(%787) : (tensor<32x32xf32>) -> tensor<32x32xf32>
-    %789 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %790 = "stablehlo.broadcast_in_dim"(%789) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %791 = "stablehlo.add"(%788, %790) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %792 = "stablehlo.divide"(%785, %791) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %793 = "stablehlo.subtract"(%arg2, %792) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %794 = "stablehlo.broadcast_in_dim"(%750) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x4xf32>
-    %795 = "stablehlo.divide"(%354, %794) : (tensor<32x4xf32>, tensor<32x4xf32>) -> tensor<32x4xf32>
-    %796 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %797 = "stablehlo.broadcast_in_dim"(%796) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x4xf32>
-    %798 = "stablehlo.multiply"(%797, %795) : (tensor<32x4xf32>, tensor<32x4xf32>) -> tensor<32x4xf32>
-    %799 = "stablehlo.broadcast_in_dim"(%754) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x4xf32>
-    %800 = "stablehlo.divide"(%554, %799) : (tensor<32x4xf32>, tensor<32x4xf32>) -> tensor<32x4xf32>
-    %801 = "stablehlo.sqrt"(%800) : (tensor<32x4xf32>) -> tensor<32x4xf32>
-    %802 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %803 = "stablehlo.broadcast_in_dim"(%802) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x4xf32>
-    %804 = "stablehlo.add"(%801, %803) : (tensor<32x4xf32>, tensor<32x4xf32>) -> tensor<32x4xf32>
-    %805 = "stablehlo.divide"(%798, %804) : (tensor<32x4xf32>, tensor<32x4xf32>) -> tensor<32x4xf32>
-    %806 = "stablehlo.subtract"(%arg3, %805) : (tensor<32x4xf32>, tensor<32x4xf32>) -> tensor<32x4xf32>
-    %807 = "stablehlo.broadcast_in_dim"(%750) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %808 = "stablehlo.divide"(%361, %807) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %809 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %810 = "stablehlo.broadcast_in_dim"(%809) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %811 = "stablehlo.multiply"(%810, %808) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %812 = "stablehlo.broadcast_in_dim"(%754) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %813 = "stablehlo.divide"(%562, %812) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %814 = "stablehlo.sqrt"(%813) : (tensor<32xf32>) -> tensor<32xf32>
-    %815 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %816 = "stablehlo.broadcast_in_dim"(%815) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %817 = "stablehlo.add"(%814, %816) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %818 = "stablehlo.divide"(%811, %817) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %819 = "stablehlo.subtract"(%arg4, %818) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %820 = "stablehlo.broadcast_in_dim"(%750) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %821 = "stablehlo.divide"(%368, %820) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %822 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %823 = "stablehlo.broadcast_in_dim"(%822) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %824 = "stablehlo.multiply"(%823, %821) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %825 = "stablehlo.broadcast_in_dim"(%754) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %826 = "stablehlo.divide"(%570, %825) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %827 = "stablehlo.sqrt"(%826) : (tensor<32xf32>) -> tensor<32xf32>
-    %828 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %829 = "stablehlo.broadcast_in_dim"(%828) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %830 = "stablehlo.add"(%827, %829) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %831 = "stablehlo.divide"(%824, %830) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %832 = "stablehlo.subtract"(%arg5, %831) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %833 = "stablehlo.broadcast_in_dim"(%750) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4x32xf32>
-    %834 = "stablehlo.divide"(%375, %833) : (tensor<4x32xf32>, tensor<4x32xf32>) -> tensor<4x32xf32>
-    %835 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %836 = "stablehlo.broadcast_in_dim"(%835) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4x32xf32>
-    %837 = "stablehlo.multiply"(%836, %834) : (tensor<4x32xf32>, tensor<4x32xf32>) -> tensor<4x32xf32>
-    %838 = "stablehlo.broadcast_in_dim"(%754) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4x32xf32>
-    %839 = "stablehlo.divide"(%578, %838) : (tensor<4x32xf32>, tensor<4x32xf32>) -> tensor<4x32xf32>
-    %840 = "stablehlo.sqrt"(%839) : (tensor<4x32xf32>) -> tensor<4x32xf32>
-    %841 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %842 = "stablehlo.broadcast_in_dim"(%841) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4x32xf32>
-    %843 = "stablehlo.add"(%840, %842) : (tensor<4x32xf32>, tensor<4x32xf32>) -> tensor<4x32xf32>
-    %844 = "stablehlo.divide"(%837, %843) : (tensor<4x32xf32>, tensor<4x32xf32>) -> tensor<4x32xf32>
-    %845 = "stablehlo.subtract"(%arg6, %844) : (tensor<4x32xf32>, tensor<4x32xf32>) -> tensor<4x32xf32>
-    %846 = "stablehlo.broadcast_in_dim"(%750) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %847 = "stablehlo.divide"(%382, %846) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %848 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %849 = "stablehlo.broadcast_in_dim"(%848) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %850 = "stablehlo.multiply"(%849, %847) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %851 = "stablehlo.broadcast_in_dim"(%754) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %852 = "stablehlo.divide"(%586, %851) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %853 = "stablehlo.sqrt"(%852) : (tensor<32x32xf32>) -> tensor<32x32xf32>
-    %854 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %855 = "stablehlo.broadcast_in_dim"(%854) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %856 = "stablehlo.add"(%853, %855) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %857 = "stablehlo.divide"(%850, %856) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %858 = "stablehlo.subtract"(%arg7, %857) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %859 = "stablehlo.broadcast_in_dim"(%750) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %860 = "stablehlo.divide"(%389, %859) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %861 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %862 = "stablehlo.broadcast_in_dim"(%861) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %863 = "stablehlo.multiply"(%862, %860) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %864 = "stablehlo.broadcast_in_dim"(%754) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %865 = "stablehlo.divide"(%594, %864) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %866 = "stablehlo.sqrt"(%865) : (tensor<32xf32>) -> tensor<32xf32>
-    %867 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %868 = "stablehlo.broadcast_in_dim"(%867) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %869 = "stablehlo.add"(%866, %868) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %870 = "stablehlo.divide"(%863, %869) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %871 = "stablehlo.subtract"(%arg8, %870) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %872 = "stablehlo.broadcast_in_dim"(%750) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %873 = "stablehlo.divide"(%396, %872) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %874 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %875 = "stablehlo.broadcast_in_dim"(%874) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %876 = "stablehlo.multiply"(%875, %873) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %877 = "stablehlo.broadcast_in_dim"(%754) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %878 = "stablehlo.divide"(%602, %877) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %879 = "stablehlo.sqrt"(%878) : (tensor<32xf32>) -> tensor<32xf32>
-    %880 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %881 = "stablehlo.broadcast_in_dim"(%880) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %882 = "stablehlo.add"(%879, %881) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %883 = "stablehlo.divide"(%876, %882) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %884 = "stablehlo.subtract"(%arg9, %883) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %885 = "stablehlo.broadcast_in_dim"(%750) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x32xf32>
-    %886 = "stablehlo.divide"(%403, %885) : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf32>
-    %887 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %888 = "stablehlo.broadcast_in_dim"(%887) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x32xf32>
-    %889 = "stablehlo.multiply"(%888, %886) : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf32>
-    %890 = "stablehlo.broadcast_in_dim"(%754) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x32xf32>
-    %891 = "stablehlo.divide"(%610, %890) : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf32>
-    %892 = "stablehlo.sqrt"(%891) : (tensor<8x32xf32>) -> tensor<8x32xf32>
-    %893 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %894 = "stablehlo.broadcast_in_dim"(%893) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x32xf32>
-    %895 = "stablehlo.add"(%892, %894) : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf32>
-    %896 = "stablehlo.divide"(%889, %895) : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf32>
-    %897 = "stablehlo.subtract"(%arg10, %896) : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf32>
-    %898 = "stablehlo.broadcast_in_dim"(%750) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %899 = "stablehlo.divide"(%410, %898) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %900 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %901 = "stablehlo.broadcast_in_dim"(%900) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %902 = "stablehlo.multiply"(%901, %899) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %903 = "stablehlo.broadcast_in_dim"(%754) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %904 = "stablehlo.divide"(%618, %903) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %905 = "stablehlo.sqrt"(%904) : (tensor<32x32xf32>) -> tensor<32x32xf32>
-    %906 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %907 = "stablehlo.broadcast_in_dim"(%906) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %908 = "stablehlo.add"(%905, %907) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %909 = "stablehlo.divide"(%902, %908) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %910 = "stablehlo.subtract"(%arg11, %909) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %911 = "stablehlo.broadcast_in_dim"(%750) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %912 = "stablehlo.divide"(%417, %911) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %913 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %914 = "stablehlo.broadcast_in_dim"(%913) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %915 = "stablehlo.multiply"(%914, %912) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %916 = "stablehlo.broadcast_in_dim"(%754) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %917 = "stablehlo.divide"(%626, %916) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %918 = "stablehlo.sqrt"(%917) : (tensor<32xf32>) -> tensor<32xf32>
-    %919 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %920 = "stablehlo.broadcast_in_dim"(%919) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %921 = "stablehlo.add"(%918, %920) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %922 = "stablehlo.divide"(%915, %921) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %923 = "stablehlo.subtract"(%arg12, %922) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %924 = "stablehlo.broadcast_in_dim"(%750) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %925 = "stablehlo.divide"(%424, %924) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %926 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %927 = "stablehlo.broadcast_in_dim"(%926) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %928 = "stablehlo.multiply"(%927, %925) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %929 = "stablehlo.broadcast_in_dim"(%754) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %930 = "stablehlo.divide"(%634, %929) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %931 = "stablehlo.sqrt"(%930) : (tensor<32xf32>) -> tensor<32xf32>
-    %932 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %933 = "stablehlo.broadcast_in_dim"(%932) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %934 = "stablehlo.add"(%931, %933) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %935 = "stablehlo.divide"(%928, %934) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %936 = "stablehlo.subtract"(%arg13, %935) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %937 = "stablehlo.broadcast_in_dim"(%750) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<96x32xf32>
-    %938 = "stablehlo.divide"(%431, %937) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
-    %939 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %940 = "stablehlo.broadcast_in_dim"(%939) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<96x32xf32>
-    %941 = "stablehlo.multiply"(%940, %938) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
-    %942 = "stablehlo.broadcast_in_dim"(%754) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<96x32xf32>
-    %943 = "stablehlo.divide"(%642, %942) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
-    %944 = "stablehlo.sqrt"(%943) : (tensor<96x32xf32>) -> tensor<96x32xf32>
-    %945 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %946 = "stablehlo.broadcast_in_dim"(%945) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<96x32xf32>
-    %947 = "stablehlo.add"(%944, %946) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
-    %948 = "stablehlo.divide"(%941, %947) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
-    %949 = "stablehlo.subtract"(%arg14, %948) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
-    %950 = "stablehlo.broadcast_in_dim"(%750) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %951 = "stablehlo.divide"(%438, %950) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %952 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %953 = "stablehlo.broadcast_in_dim"(%952) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %954 = "stablehlo.multiply"(%953, %951) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %955 = "stablehlo.broadcast_in_dim"(%754) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %956 = "stablehlo.divide"(%650, %955) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %957 = "stablehlo.sqrt"(%956) : (tensor<32x32xf32>) -> tensor<32x32xf32>
-    %958 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %959 = "stablehlo.broadcast_in_dim"(%958) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %960 = "stablehlo.add"(%957, %959) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %961 = "stablehlo.divide"(%954, %960) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %962 = "stablehlo.subtract"(%arg15, %961) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %963 = "stablehlo.broadcast_in_dim"(%750) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %964 = "stablehlo.divide"(%445, %963) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %965 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %966 = "stablehlo.broadcast_in_dim"(%965) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %967 = "stablehlo.multiply"(%966, %964) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %968 = "stablehlo.broadcast_in_dim"(%754) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %969 = "stablehlo.divide"(%658, %968) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %970 = "stablehlo.sqrt"(%969) : (tensor<32xf32>) -> tensor<32xf32>
-    %971 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %972 = "stablehlo.broadcast_in_dim"(%971) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %973 = "stablehlo.add"(%970, %972) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %974 = "stablehlo.divide"(%967, %973) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %975 = "stablehlo.subtract"(%arg16, %974) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %976 = "stablehlo.broadcast_in_dim"(%750) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %977 = "stablehlo.divide"(%452, %976) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %978 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %979 = "stablehlo.broadcast_in_dim"(%978) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %980 = "stablehlo.multiply"(%979, %977) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %981 = "stablehlo.broadcast_in_dim"(%754) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %982 = "stablehlo.divide"(%666, %981) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %983 = "stablehlo.sqrt"(%982) : (tensor<32xf32>) -> tensor<32xf32>
-    %984 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %985 = "stablehlo.broadcast_in_dim"(%984) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %986 = "stablehlo.add"(%983, %985) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %987 = "stablehlo.divide"(%980, %986) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %988 = "stablehlo.subtract"(%arg17, %987) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %989 = "stablehlo.broadcast_in_dim"(%750) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %990 = "stablehlo.divide"(%459, %989) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %991 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %992 = "stablehlo.broadcast_in_dim"(%991) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %993 = "stablehlo.multiply"(%992, %990) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %994 = "stablehlo.broadcast_in_dim"(%754) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %995 = "stablehlo.divide"(%674, %994) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %996 = "stablehlo.sqrt"(%995) : (tensor<64x32xf32>) -> tensor<64x32xf32>
-    %997 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %998 = "stablehlo.broadcast_in_dim"(%997) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %999 = "stablehlo.add"(%996, %998) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1000 = "stablehlo.divide"(%993, %999) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1001 = "stablehlo.subtract"(%arg18, %1000) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1002 = "stablehlo.broadcast_in_dim"(%750) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %1003 = "stablehlo.divide"(%466, %1002) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %1004 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1005 = "stablehlo.broadcast_in_dim"(%1004) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %1006 = "stablehlo.multiply"(%1005, %1003) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %1007 = "stablehlo.broadcast_in_dim"(%754) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %1008 = "stablehlo.divide"(%682, %1007) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %1009 = "stablehlo.sqrt"(%1008) : (tensor<32x32xf32>) -> tensor<32x32xf32>
-    %1010 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1011 = "stablehlo.broadcast_in_dim"(%1010) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %1012 = "stablehlo.add"(%1009, %1011) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %1013 = "stablehlo.divide"(%1006, %1012) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %1014 = "stablehlo.subtract"(%arg19, %1013) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %1015 = "stablehlo.broadcast_in_dim"(%750) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %1016 = "stablehlo.divide"(%473, %1015) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %1017 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1018 = "stablehlo.broadcast_in_dim"(%1017) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %1019 = "stablehlo.multiply"(%1018, %1016) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %1020 = "stablehlo.broadcast_in_dim"(%754) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %1021 = "stablehlo.divide"(%690, %1020) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %1022 = "stablehlo.sqrt"(%1021) : (tensor<32xf32>) -> tensor<32xf32>
-    %1023 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1024 = "stablehlo.broadcast_in_dim"(%1023) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %1025 = "stablehlo.add"(%1022, %1024) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %1026 = "stablehlo.divide"(%1019, %1025) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %1027 = "stablehlo.subtract"(%arg20, %1026) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %1028 = "stablehlo.broadcast_in_dim"(%750) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %1029 = "stablehlo.divide"(%480, %1028) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %1030 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1031 = "stablehlo.broadcast_in_dim"(%1030) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %1032 = "stablehlo.multiply"(%1031, %1029) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %1033 = "stablehlo.broadcast_in_dim"(%754) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %1034 = "stablehlo.divide"(%698, %1033) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %1035 = "stablehlo.sqrt"(%1034) : (tensor<32xf32>) -> tensor<32xf32>
-    %1036 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1037 = "stablehlo.broadcast_in_dim"(%1036) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %1038 = "stablehlo.add"(%1035, %1037) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %1039 = "stablehlo.divide"(%1032, %1038) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %1040 = "stablehlo.subtract"(%arg21, %1039) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %1041 = "stablehlo.broadcast_in_dim"(%750) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<96x32xf32>
-    %1042 = "stablehlo.divide"(%487, %1041) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
-    %1043 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1044 = "stablehlo.broadcast_in_dim"(%1043) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<96x32xf32>
-    %1045 = "stablehlo.multiply"(%1044, %1042) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
-    %1046 = "stablehlo.broadcast_in_dim"(%754) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<96x32xf32>
-    %1047 = "stablehlo.divide"(%706, %1046) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
-    %1048 = "stablehlo.sqrt"(%1047) : (tensor<96x32xf32>) -> tensor<96x32xf32>
-    %1049 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1050 = "stablehlo.broadcast_in_dim"(%1049) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<96x32xf32>
-    %1051 = "stablehlo.add"(%1048, %1050) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
-    %1052 = "stablehlo.divide"(%1045, %1051) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
-    %1053 = "stablehlo.subtract"(%arg22, %1052) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
-    %1054 = "stablehlo.broadcast_in_dim"(%750) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %1055 = "stablehlo.divide"(%494, %1054) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %1056 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1057 = "stablehlo.broadcast_in_dim"(%1056) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %1058 = "stablehlo.multiply"(%1057, %1055) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %1059 = "stablehlo.broadcast_in_dim"(%754) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %1060 = "stablehlo.divide"(%714, %1059) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %1061 = "stablehlo.sqrt"(%1060) : (tensor<32x32xf32>) -> tensor<32x32xf32>
-    %1062 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1063 = "stablehlo.broadcast_in_dim"(%1062) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %1064 = "stablehlo.add"(%1061, %1063) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %1065 = "stablehlo.divide"(%1058, %1064) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %1066 = "stablehlo.subtract"(%arg23, %1065) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %1067 = "stablehlo.broadcast_in_dim"(%750) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %1068 = "stablehlo.divide"(%501, %1067) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %1069 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1070 = "stablehlo.broadcast_in_dim"(%1069) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %1071 = "stablehlo.multiply"(%1070, %1068) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %1072 = "stablehlo.broadcast_in_dim"(%754) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %1073 = "stablehlo.divide"(%722, %1072) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %1074 = "stablehlo.sqrt"(%1073) : (tensor<32xf32>) -> tensor<32xf32>
-    %1075 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1076 = "stablehlo.broadcast_in_dim"(%1075) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %1077 = "stablehlo.add"(%1074, %1076) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %1078 = "stablehlo.divide"(%1071, %1077) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %1079 = "stablehlo.subtract"(%arg24, %1078) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %1080 = "stablehlo.broadcast_in_dim"(%750) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %1081 = "stablehlo.divide"(%508, %1080) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %1082 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1083 = "stablehlo.broadcast_in_dim"(%1082) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %1084 = "stablehlo.multiply"(%1083, %1081) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %1085 = "stablehlo.broadcast_in_dim"(%754) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %1086 = "stablehlo.divide"(%730, %1085) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %1087 = "stablehlo.sqrt"(%1086) : (tensor<32xf32>) -> tensor<32xf32>
-    %1088 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1089 = "stablehlo.broadcast_in_dim"(%1088) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %1090 = "stablehlo.add"(%1087, %1089) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %1091 = "stablehlo.divide"(%1084, %1090) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %1092 = "stablehlo.subtract"(%arg25, %1091) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %1093 = "stablehlo.broadcast_in_dim"(%750) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %1094 = "stablehlo.divide"(%515, %1093) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1095 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1096 = "stablehlo.broadcast_in_dim"(%1095) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %1097 = "stablehlo.multiply"(%1096, %1094) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1098 = "stablehlo.broadcast_in_dim"(%754) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %1099 = "stablehlo.divide"(%738, %1098) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1100 = "stablehlo.sqrt"(%1099) : (tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1101 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1102 = "stablehlo.broadcast_in_dim"(%1101) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %1103 = "stablehlo.add"(%1100, %1102) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1104 = "stablehlo.divide"(%1097, %1103) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1105 = "stablehlo.subtract"(%arg26, %1104) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1106 = "stablehlo.broadcast_in_dim"(%750) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %1107 = "stablehlo.divide"(%522, %1106) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %1108 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1109 = "stablehlo.broadcast_in_dim"(%1108) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %1110 = "stablehlo.multiply"(%1109, %1107) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %1111 = "stablehlo.broadcast_in_dim"(%754) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %1112 = "stablehlo.divide"(%746, %1111) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %1113 = "stablehlo.sqrt"(%1112) : (tensor<32x32xf32>) -> tensor<32x32xf32>
-    %1114 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1115 = "stablehlo.broadcast_in_dim"(%1114) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
-    %1116 = "stablehlo.add"(%1113, %1115) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %1117 = "stablehlo.divide"(%1110, %1116) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    %1118 = "stablehlo.subtract"(%arg27, %1117) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-    "func.return"(%767, %780, %793, %806, %819, %832, %845, %858, %871, %884, %897, %910, %923, %936, %949, %962, %975, %988, %1001, %1014, %1027, %1040, %1053, %1066, %1079, %1092, %1105, %1118, %325, %333, %340, %347, %354, %361, %368, %375, %382, %389, %396, %403, %410, %417, %424, %431, %438, %445, %452, %459, %466, %473, %480, %487, %494, %501, %508, %515, %522, %530, %538, %546, %554, %562, %570, %578, %586, %594, %602, %610, %618, %626, %634, %642, %650, %658, %666, %674, %682, %690, %698, %706, %714, %722, %730, %738, %746, %156) : (tensor<32xf32>, tensor<4xf32>, tensor<32x32xf32>, tensor<32x4xf32>, tensor<32xf32>, tensor<32xf32>, tensor<4x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<8x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<96x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<96x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32xf32>, tensor<32x32xf32>, tensor<i32>, tensor<32xf32>, tensor<4xf32>, tensor<32x32xf32>, tensor<32x4xf32>, tensor<32xf32>, tensor<32xf32>, tensor<4x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<8x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<96x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<96x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<4xf32>, tensor<32x32xf32>, tensor<32x4xf32>, tensor<32xf32>, tensor<32xf32>, tensor<4x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<8x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<96x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<96x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32xf32>, tensor<32x32xf32>, tensor<f32>) -> ()
+    %255 = "stablehlo.dot_general"(%249, %62) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<32x32xf32>
+    %256 = "stablehlo.transpose"(%255) <{permutation = array<i64: 1, 0>}> : (tensor<32x32xf32>) -> tensor<32x32xf32>
+    %257 = "stablehlo.dot_general"(%249, %arg20) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x32xf32>, tensor<32x32xf32>) -> tensor<8x32x32xf32>
+    %258 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %259 = "stablehlo.broadcast_in_dim"(%258) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x32x32xf32>
+    %260 = "stablehlo.select"(%65, %257, %259) : (tensor<8x32x32xi1>, tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
+    %261 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %262 = "stablehlo.reduce"(%260, %261) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg113: tensor<f32>, %arg114: tensor<f32>):
+      %1119 = "stablehlo.add"(%arg113, %arg114) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1119) : (tensor<f32>) -> ()
+    }) : (tensor<8x32x32xf32>, tensor<f32>) -> tensor<32xf32>
+    %263 = "stablehlo.reshape"(%262) : (tensor<32xf32>) -> tensor<1x1x32xf32>
+    %264 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %265 = "stablehlo.reduce"(%263, %264) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg111: tensor<f32>, %arg112: tensor<f32>):
+      %1118 = "stablehlo.add"(%arg111, %arg112) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1118) : (tensor<f32>) -> ()
+    }) : (tensor<1x1x32xf32>, tensor<f32>) -> tensor<32xf32>
+    %266 = "stablehlo.dot_general"(%260, %57) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x32xf32>, tensor<8x32x96xf32>) -> tensor<32x96xf32>
+    %267 = "stablehlo.transpose"(%266) <{permutation = array<i64: 1, 0>}> : (tensor<32x96xf32>) -> tensor<96x32xf32>
+    %268 = "stablehlo.dot_general"(%260, %arg19) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x32xf32>, tensor<96x32xf32>) -> tensor<8x32x96xf32>
+    %269 = "stablehlo.slice"(%268) <{limit_indices = array<i64: 8, 32, 32>, start_indices = array<i64: 0, 0, 0>, strides = array<i64: 1, 1, 1>}> : (tensor<8x32x96xf32>) -> tensor<8x32x32xf32>
+    %270 = "stablehlo.slice"(%268) <{limit_indices = array<i64: 8, 32, 64>, start_indices = array<i64: 0, 0, 32>, strides = array<i64: 1, 1, 1>}> : (tensor<8x32x96xf32>) -> tensor<8x32x32xf32>
+    %271 = "stablehlo.slice"(%268) <{limit_indices = array<i64: 8, 32, 96>, start_indices = array<i64: 0, 0, 64>, strides = array<i64: 1, 1, 1>}> : (tensor<8x32x96xf32>) -> tensor<8x32x32xf32>
+    %272 = "stablehlo.add"(%249, %269) : (tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
+    %273 = "stablehlo.dot_general"(%271, %26) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x32xf32>, tensor<8x32x16xf32>) -> tensor<8x32x16xf32>
+    %274 = "stablehlo.transpose"(%273) <{permutation = array<i64: 0, 2, 1>}> : (tensor<8x32x16xf32>) -> tensor<8x16x32xf32>
+    %275 = "stablehlo.add"(%246, %274) : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+    %276 = "stablehlo.dot_general"(%270, %17) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x32xf32>, tensor<8x32x16xf32>) -> tensor<8x32x16xf32>
+    %277 = "stablehlo.transpose"(%276) <{permutation = array<i64: 0, 2, 1>}> : (tensor<8x32x16xf32>) -> tensor<8x16x32xf32>
+    %278 = "stablehlo.add"(%275, %277) : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+    %279 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %280 = "stablehlo.reduce"(%272, %279) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg109: tensor<f32>, %arg110: tensor<f32>):
+      %1117 = "stablehlo.add"(%arg109, %arg110) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1117) : (tensor<f32>) -> ()
+    }) : (tensor<8x32x32xf32>, tensor<f32>) -> tensor<32xf32>
+    %281 = "stablehlo.reshape"(%280) : (tensor<32xf32>) -> tensor<1x1x32xf32>
+    %282 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %283 = "stablehlo.reduce"(%281, %282) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg107: tensor<f32>, %arg108: tensor<f32>):
+      %1116 = "stablehlo.add"(%arg107, %arg108) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1116) : (tensor<f32>) -> ()
+    }) : (tensor<1x1x32xf32>, tensor<f32>) -> tensor<32xf32>
+    %284 = "stablehlo.dot_general"(%272, %45) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<32x32xf32>
+    %285 = "stablehlo.transpose"(%284) <{permutation = array<i64: 1, 0>}> : (tensor<32x32xf32>) -> tensor<32x32xf32>
+    %286 = "stablehlo.dot_general"(%272, %arg12) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x32xf32>, tensor<32x32xf32>) -> tensor<8x32x32xf32>
+    %287 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %288 = "stablehlo.broadcast_in_dim"(%287) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x32x32xf32>
+    %289 = "stablehlo.select"(%48, %286, %288) : (tensor<8x32x32xi1>, tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
+    %290 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %291 = "stablehlo.reduce"(%289, %290) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg105: tensor<f32>, %arg106: tensor<f32>):
+      %1115 = "stablehlo.add"(%arg105, %arg106) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1115) : (tensor<f32>) -> ()
+    }) : (tensor<8x32x32xf32>, tensor<f32>) -> tensor<32xf32>
+    %292 = "stablehlo.reshape"(%291) : (tensor<32xf32>) -> tensor<1x1x32xf32>
+    %293 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %294 = "stablehlo.reduce"(%292, %293) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg103: tensor<f32>, %arg104: tensor<f32>):
+      %1114 = "stablehlo.add"(%arg103, %arg104) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1114) : (tensor<f32>) -> ()
+    }) : (tensor<1x1x32xf32>, tensor<f32>) -> tensor<32xf32>
+    %295 = "stablehlo.dot_general"(%289, %arg90) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x32x32xf32>, tensor<8x32x4xf32>) -> tensor<32x4xf32>
+    %296 = "stablehlo.transpose"(%295) <{permutation = array<i64: 1, 0>}> : (tensor<32x4xf32>) -> tensor<4x32xf32>
+    %297 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %298 = "stablehlo.reduce"(%278, %297) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg101: tensor<f32>, %arg102: tensor<f32>):
+      %1113 = "stablehlo.add"(%arg101, %arg102) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1113) : (tensor<f32>) -> ()
+    }) : (tensor<8x16x32xf32>, tensor<f32>) -> tensor<32xf32>
+    %299 = "stablehlo.reshape"(%298) : (tensor<32xf32>) -> tensor<1x1x32xf32>
+    %300 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %301 = "stablehlo.reduce"(%299, %300) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg99: tensor<f32>, %arg100: tensor<f32>):
+      %1112 = "stablehlo.add"(%arg99, %arg100) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1112) : (tensor<f32>) -> ()
+    }) : (tensor<1x1x32xf32>, tensor<f32>) -> tensor<32xf32>
+    %302 = "stablehlo.dot_general"(%278, %31) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<32x32xf32>
+    %303 = "stablehlo.transpose"(%302) <{permutation = array<i64: 1, 0>}> : (tensor<32x32xf32>) -> tensor<32x32xf32>
+    %304 = "stablehlo.dot_general"(%278, %arg16) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<32x32xf32>) -> tensor<8x16x32xf32>
+    %305 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %306 = "stablehlo.broadcast_in_dim"(%305) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x32xf32>
+    %307 = "stablehlo.select"(%34, %304, %306) : (tensor<8x16x32xi1>, tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+    %308 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %309 = "stablehlo.reduce"(%307, %308) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg97: tensor<f32>, %arg98: tensor<f32>):
+      %1111 = "stablehlo.add"(%arg97, %arg98) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1111) : (tensor<f32>) -> ()
+    }) : (tensor<8x16x32xf32>, tensor<f32>) -> tensor<32xf32>
+    %310 = "stablehlo.reshape"(%309) : (tensor<32xf32>) -> tensor<1x1x32xf32>
+    %311 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %312 = "stablehlo.reduce"(%310, %311) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg95: tensor<f32>, %arg96: tensor<f32>):
+      %1110 = "stablehlo.add"(%arg95, %arg96) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1110) : (tensor<f32>) -> ()
+    }) : (tensor<1x1x32xf32>, tensor<f32>) -> tensor<32xf32>
+    %313 = "stablehlo.dot_general"(%307, %arg91) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<8x16x8xf32>) -> tensor<32x8xf32>
+    %314 = "stablehlo.transpose"(%313) <{permutation = array<i64: 1, 0>}> : (tensor<32x8xf32>) -> tensor<8x32xf32>
+    %315 = "stablehlo.constant"() <{value = dense<1> : tensor<i32>}> : () -> tensor<i32>
+    %316 = "stablehlo.add"(%arg33, %315) : (tensor<i32>, tensor<i32>) -> tensor<i32>
+    %317 = "stablehlo.convert"(%316) : (tensor<i32>) -> tensor<f32>
+    %318 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %319 = "stablehlo.broadcast_in_dim"(%318) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %320 = "stablehlo.multiply"(%319, %arg34) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %321 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %322 = "stablehlo.broadcast_in_dim"(%321) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %323 = "stablehlo.multiply"(%322, %168) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %324 = "stablehlo.add"(%320, %323) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %325 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %326 = "stablehlo.broadcast_in_dim"(%325) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4xf32>
+    %327 = "stablehlo.multiply"(%326, %arg35) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %328 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %329 = "stablehlo.broadcast_in_dim"(%328) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4xf32>
+    %330 = "stablehlo.multiply"(%329, %157) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %331 = "stablehlo.add"(%327, %330) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %332 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %333 = "stablehlo.broadcast_in_dim"(%332) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %334 = "stablehlo.multiply"(%333, %arg36) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %335 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %336 = "stablehlo.broadcast_in_dim"(%335) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %337 = "stablehlo.multiply"(%336, %170) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %338 = "stablehlo.add"(%334, %337) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %339 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %340 = "stablehlo.broadcast_in_dim"(%339) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x4xf32>
+    %341 = "stablehlo.multiply"(%340, %arg37) : (tensor<32x4xf32>, tensor<32x4xf32>) -> tensor<32x4xf32>
+    %342 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %343 = "stablehlo.broadcast_in_dim"(%342) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x4xf32>
+    %344 = "stablehlo.multiply"(%343, %159) : (tensor<32x4xf32>, tensor<32x4xf32>) -> tensor<32x4xf32>
+    %345 = "stablehlo.add"(%341, %344) : (tensor<32x4xf32>, tensor<32x4xf32>) -> tensor<32x4xf32>
+    %346 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %347 = "stablehlo.broadcast_in_dim"(%346) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %348 = "stablehlo.multiply"(%347, %arg38) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %349 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %350 = "stablehlo.broadcast_in_dim"(%349) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %351 = "stablehlo.multiply"(%350, %294) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %352 = "stablehlo.add"(%348, %351) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %353 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %354 = "stablehlo.broadcast_in_dim"(%353) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %355 = "stablehlo.multiply"(%354, %arg39) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %356 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %357 = "stablehlo.broadcast_in_dim"(%356) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %358 = "stablehlo.multiply"(%357, %283) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %359 = "stablehlo.add"(%355, %358) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %360 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %361 = "stablehlo.broadcast_in_dim"(%360) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4x32xf32>
+    %362 = "stablehlo.multiply"(%361, %arg40) : (tensor<4x32xf32>, tensor<4x32xf32>) -> tensor<4x32xf32>
+    %363 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %364 = "stablehlo.broadcast_in_dim"(%363) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4x32xf32>
+    %365 = "stablehlo.multiply"(%364, %296) : (tensor<4x32xf32>, tensor<4x32xf32>) -> tensor<4x32xf32>
+    %366 = "stablehlo.add"(%362, %365) : (tensor<4x32xf32>, tensor<4x32xf32>) -> tensor<4x32xf32>
+    %367 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %368 = "stablehlo.broadcast_in_dim"(%367) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %369 = "stablehlo.multiply"(%368, %arg41) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %370 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %371 = "stablehlo.broadcast_in_dim"(%370) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %372 = "stablehlo.multiply"(%371, %285) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %373 = "stablehlo.add"(%369, %372) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %374 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %375 = "stablehlo.broadcast_in_dim"(%374) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %376 = "stablehlo.multiply"(%375, %arg42) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %377 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %378 = "stablehlo.broadcast_in_dim"(%377) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %379 = "stablehlo.multiply"(%378, %312) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %380 = "stablehlo.add"(%376, %379) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %381 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %382 = "stablehlo.broadcast_in_dim"(%381) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %383 = "stablehlo.multiply"(%382, %arg43) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %384 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %385 = "stablehlo.broadcast_in_dim"(%384) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %386 = "stablehlo.multiply"(%385, %301) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %387 = "stablehlo.add"(%383, %386) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %388 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %389 = "stablehlo.broadcast_in_dim"(%388) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x32xf32>
+    %390 = "stablehlo.multiply"(%389, %arg44) : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf32>
+    %391 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %392 = "stablehlo.broadcast_in_dim"(%391) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x32xf32>
+    %393 = "stablehlo.multiply"(%392, %314) : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf32>
+    %394 = "stablehlo.add"(%390, %393) : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf32>
+    %395 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %396 = "stablehlo.broadcast_in_dim"(%395) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %397 = "stablehlo.multiply"(%396, %arg45) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %398 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %399 = "stablehlo.broadcast_in_dim"(%398) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %400 = "stablehlo.multiply"(%399, %303) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %401 = "stablehlo.add"(%397, %400) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %402 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %403 = "stablehlo.broadcast_in_dim"(%402) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %404 = "stablehlo.multiply"(%403, %arg46) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %405 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %406 = "stablehlo.broadcast_in_dim"(%405) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %407 = "stablehlo.multiply"(%406, %265) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %408 = "stablehlo.add"(%404, %407) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %409 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %410 = "stablehlo.broadcast_in_dim"(%409) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %411 = "stablehlo.multiply"(%410, %arg47) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %412 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %413 = "stablehlo.broadcast_in_dim"(%412) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %414 = "stablehlo.multiply"(%413, %254) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %415 = "stablehlo.add"(%411, %414) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %416 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %417 = "stablehlo.broadcast_in_dim"(%416) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<96x32xf32>
+    %418 = "stablehlo.multiply"(%417, %arg48) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
+    %419 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %420 = "stablehlo.broadcast_in_dim"(%419) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<96x32xf32>
+    %421 = "stablehlo.multiply"(%420, %267) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
+    %422 = "stablehlo.add"(%418, %421) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
+    %423 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %424 = "stablehlo.broadcast_in_dim"(%423) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %425 = "stablehlo.multiply"(%424, %arg49) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %426 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %427 = "stablehlo.broadcast_in_dim"(%426) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %428 = "stablehlo.multiply"(%427, %256) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %429 = "stablehlo.add"(%425, %428) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %430 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %431 = "stablehlo.broadcast_in_dim"(%430) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %432 = "stablehlo.multiply"(%431, %arg50) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %433 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %434 = "stablehlo.broadcast_in_dim"(%433) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %435 = "stablehlo.multiply"(%434, %240) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %436 = "stablehlo.add"(%432, %435) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %437 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %438 = "stablehlo.broadcast_in_dim"(%437) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %439 = "stablehlo.multiply"(%438, %arg51) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %440 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %441 = "stablehlo.broadcast_in_dim"(%440) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %442 = "stablehlo.multiply"(%441, %229) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %443 = "stablehlo.add"(%439, %442) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %444 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %445 = "stablehlo.broadcast_in_dim"(%444) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %446 = "stablehlo.multiply"(%445, %arg52) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %447 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %448 = "stablehlo.broadcast_in_dim"(%447) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %449 = "stablehlo.multiply"(%448, %242) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %450 = "stablehlo.add"(%446, %449) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %451 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %452 = "stablehlo.broadcast_in_dim"(%451) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %453 = "stablehlo.multiply"(%452, %arg53) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %454 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %455 = "stablehlo.broadcast_in_dim"(%454) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %456 = "stablehlo.multiply"(%455, %231) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %457 = "stablehlo.add"(%453, %456) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %458 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %459 = "stablehlo.broadcast_in_dim"(%458) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %460 = "stablehlo.multiply"(%459, %arg54) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %461 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %462 = "stablehlo.broadcast_in_dim"(%461) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %463 = "stablehlo.multiply"(%462, %211) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %464 = "stablehlo.add"(%460, %463) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %465 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %466 = "stablehlo.broadcast_in_dim"(%465) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %467 = "stablehlo.multiply"(%466, %arg55) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %468 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %469 = "stablehlo.broadcast_in_dim"(%468) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %470 = "stablehlo.multiply"(%469, %200) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %471 = "stablehlo.add"(%467, %470) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %472 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %473 = "stablehlo.broadcast_in_dim"(%472) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<96x32xf32>
+    %474 = "stablehlo.multiply"(%473, %arg56) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
+    %475 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %476 = "stablehlo.broadcast_in_dim"(%475) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<96x32xf32>
+    %477 = "stablehlo.multiply"(%476, %213) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
+    %478 = "stablehlo.add"(%474, %477) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
+    %479 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %480 = "stablehlo.broadcast_in_dim"(%479) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %481 = "stablehlo.multiply"(%480, %arg57) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %482 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %483 = "stablehlo.broadcast_in_dim"(%482) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %484 = "stablehlo.multiply"(%483, %202) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %485 = "stablehlo.add"(%481, %484) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %486 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %487 = "stablehlo.broadcast_in_dim"(%486) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %488 = "stablehlo.multiply"(%487, %arg58) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %489 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %490 = "stablehlo.broadcast_in_dim"(%489) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %491 = "stablehlo.multiply"(%490, %187) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %492 = "stablehlo.add"(%488, %491) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %493 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %494 = "stablehlo.broadcast_in_dim"(%493) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %495 = "stablehlo.multiply"(%494, %arg59) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %496 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %497 = "stablehlo.broadcast_in_dim"(%496) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %498 = "stablehlo.multiply"(%497, %176) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %499 = "stablehlo.add"(%495, %498) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %500 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %501 = "stablehlo.broadcast_in_dim"(%500) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %502 = "stablehlo.multiply"(%501, %arg60) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %503 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %504 = "stablehlo.broadcast_in_dim"(%503) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %505 = "stablehlo.multiply"(%504, %189) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %506 = "stablehlo.add"(%502, %505) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %507 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %508 = "stablehlo.broadcast_in_dim"(%507) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %509 = "stablehlo.multiply"(%508, %arg61) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %510 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %511 = "stablehlo.broadcast_in_dim"(%510) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %512 = "stablehlo.multiply"(%511, %178) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %513 = "stablehlo.add"(%509, %512) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %514 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %515 = "stablehlo.broadcast_in_dim"(%514) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %516 = "stablehlo.multiply"(%515, %arg62) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %517 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %518 = "stablehlo.broadcast_in_dim"(%517) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %519 = "stablehlo.multiply"(%518, %168) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %520 = "stablehlo.multiply"(%519, %168) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %521 = "stablehlo.add"(%516, %520) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %522 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %523 = "stablehlo.broadcast_in_dim"(%522) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4xf32>
+    %524 = "stablehlo.multiply"(%523, %arg63) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %525 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %526 = "stablehlo.broadcast_in_dim"(%525) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4xf32>
+    %527 = "stablehlo.multiply"(%526, %157) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %528 = "stablehlo.multiply"(%527, %157) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %529 = "stablehlo.add"(%524, %528) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %530 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %531 = "stablehlo.broadcast_in_dim"(%530) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %532 = "stablehlo.multiply"(%531, %arg64) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %533 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %534 = "stablehlo.broadcast_in_dim"(%533) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %535 = "stablehlo.multiply"(%534, %170) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %536 = "stablehlo.multiply"(%535, %170) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %537 = "stablehlo.add"(%532, %536) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %538 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %539 = "stablehlo.broadcast_in_dim"(%538) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x4xf32>
+    %540 = "stablehlo.multiply"(%539, %arg65) : (tensor<32x4xf32>, tensor<32x4xf32>) -> tensor<32x4xf32>
+    %541 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %542 = "stablehlo.broadcast_in_dim"(%541) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x4xf32>
+    %543 = "stablehlo.multiply"(%542, %159) : (tensor<32x4xf32>, tensor<32x4xf32>) -> tensor<32x4xf32>
+    %544 = "stablehlo.multiply"(%543, %159) : (tensor<32x4xf32>, tensor<32x4xf32>) -> tensor<32x4xf32>
+    %545 = "stablehlo.add"(%540, %544) : (tensor<32x4xf32>, tensor<32x4xf32>) -> tensor<32x4xf32>
+    %546 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %547 = "stablehlo.broadcast_in_dim"(%546) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %548 = "stablehlo.multiply"(%547, %arg66) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %549 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %550 = "stablehlo.broadcast_in_dim"(%549) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %551 = "stablehlo.multiply"(%550, %294) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %552 = "stablehlo.multiply"(%551, %294) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %553 = "stablehlo.add"(%548, %552) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %554 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %555 = "stablehlo.broadcast_in_dim"(%554) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %556 = "stablehlo.multiply"(%555, %arg67) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %557 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %558 = "stablehlo.broadcast_in_dim"(%557) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %559 = "stablehlo.multiply"(%558, %283) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %560 = "stablehlo.multiply"(%559, %283) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %561 = "stablehlo.add"(%556, %560) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %562 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %563 = "stablehlo.broadcast_in_dim"(%562) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4x32xf32>
+    %564 = "stablehlo.multiply"(%563, %arg68) : (tensor<4x32xf32>, tensor<4x32xf32>) -> tensor<4x32xf32>
+    %565 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %566 = "stablehlo.broadcast_in_dim"(%565) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4x32xf32>
+    %567 = "stablehlo.multiply"(%566, %296) : (tensor<4x32xf32>, tensor<4x32xf32>) -> tensor<4x32xf32>
+    %568 = "stablehlo.multiply"(%567, %296) : (tensor<4x32xf32>, tensor<4x32xf32>) -> tensor<4x32xf32>
+    %569 = "stablehlo.add"(%564, %568) : (tensor<4x32xf32>, tensor<4x32xf32>) -> tensor<4x32xf32>
+    %570 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %571 = "stablehlo.broadcast_in_dim"(%570) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %572 = "stablehlo.multiply"(%571, %arg69) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %573 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %574 = "stablehlo.broadcast_in_dim"(%573) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %575 = "stablehlo.multiply"(%574, %285) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %576 = "stablehlo.multiply"(%575, %285) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %577 = "stablehlo.add"(%572, %576) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %578 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %579 = "stablehlo.broadcast_in_dim"(%578) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %580 = "stablehlo.multiply"(%579, %arg70) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %581 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %582 = "stablehlo.broadcast_in_dim"(%581) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %583 = "stablehlo.multiply"(%582, %312) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %584 = "stablehlo.multiply"(%583, %312) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %585 = "stablehlo.add"(%580, %584) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %586 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %587 = "stablehlo.broadcast_in_dim"(%586) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %588 = "stablehlo.multiply"(%587, %arg71) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %589 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %590 = "stablehlo.broadcast_in_dim"(%589) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %591 = "stablehlo.multiply"(%590, %301) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %592 = "stablehlo.multiply"(%591, %301) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %593 = "stablehlo.add"(%588, %592) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %594 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %595 = "stablehlo.broadcast_in_dim"(%594) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x32xf32>
+    %596 = "stablehlo.multiply"(%595, %arg72) : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf32>
+    %597 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %598 = "stablehlo.broadcast_in_dim"(%597) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x32xf32>
+    %599 = "stablehlo.multiply"(%598, %314) : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf32>
+    %600 = "stablehlo.multiply"(%599, %314) : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf32>
+    %601 = "stablehlo.add"(%596, %600) : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf32>
+    %602 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %603 = "stablehlo.broadcast_in_dim"(%602) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %604 = "stablehlo.multiply"(%603, %arg73) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %605 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %606 = "stablehlo.broadcast_in_dim"(%605) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %607 = "stablehlo.multiply"(%606, %303) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %608 = "stablehlo.multiply"(%607, %303) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %609 = "stablehlo.add"(%604, %608) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %610 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %611 = "stablehlo.broadcast_in_dim"(%610) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %612 = "stablehlo.multiply"(%611, %arg74) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %613 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %614 = "stablehlo.broadcast_in_dim"(%613) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %615 = "stablehlo.multiply"(%614, %265) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %616 = "stablehlo.multiply"(%615, %265) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %617 = "stablehlo.add"(%612, %616) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %618 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %619 = "stablehlo.broadcast_in_dim"(%618) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %620 = "stablehlo.multiply"(%619, %arg75) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %621 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %622 = "stablehlo.broadcast_in_dim"(%621) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %623 = "stablehlo.multiply"(%622, %254) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %624 = "stablehlo.multiply"(%623, %254) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %625 = "stablehlo.add"(%620, %624) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %626 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %627 = "stablehlo.broadcast_in_dim"(%626) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<96x32xf32>
+    %628 = "stablehlo.multiply"(%627, %arg76) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
+    %629 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %630 = "stablehlo.broadcast_in_dim"(%629) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<96x32xf32>
+    %631 = "stablehlo.multiply"(%630, %267) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
+    %632 = "stablehlo.multiply"(%631, %267) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
+    %633 = "stablehlo.add"(%628, %632) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
+    %634 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %635 = "stablehlo.broadcast_in_dim"(%634) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %636 = "stablehlo.multiply"(%635, %arg77) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %637 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %638 = "stablehlo.broadcast_in_dim"(%637) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %639 = "stablehlo.multiply"(%638, %256) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %640 = "stablehlo.multiply"(%639, %256) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %641 = "stablehlo.add"(%636, %640) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %642 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %643 = "stablehlo.broadcast_in_dim"(%642) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %644 = "stablehlo.multiply"(%643, %arg78) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %645 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %646 = "stablehlo.broadcast_in_dim"(%645) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %647 = "stablehlo.multiply"(%646, %240) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %648 = "stablehlo.multiply"(%647, %240) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %649 = "stablehlo.add"(%644, %648) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %650 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %651 = "stablehlo.broadcast_in_dim"(%650) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %652 = "stablehlo.multiply"(%651, %arg79) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %653 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %654 = "stablehlo.broadcast_in_dim"(%653) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %655 = "stablehlo.multiply"(%654, %229) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %656 = "stablehlo.multiply"(%655, %229) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %657 = "stablehlo.add"(%652, %656) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %658 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %659 = "stablehlo.broadcast_in_dim"(%658) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %660 = "stablehlo.multiply"(%659, %arg80) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %661 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %662 = "stablehlo.broadcast_in_dim"(%661) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %663 = "stablehlo.multiply"(%662, %242) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %664 = "stablehlo.multiply"(%663, %242) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %665 = "stablehlo.add"(%660, %664) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %666 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %667 = "stablehlo.broadcast_in_dim"(%666) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %668 = "stablehlo.multiply"(%667, %arg81) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %669 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %670 = "stablehlo.broadcast_in_dim"(%669) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %671 = "stablehlo.multiply"(%670, %231) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %672 = "stablehlo.multiply"(%671, %231) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %673 = "stablehlo.add"(%668, %672) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %674 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %675 = "stablehlo.broadcast_in_dim"(%674) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %676 = "stablehlo.multiply"(%675, %arg82) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %677 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %678 = "stablehlo.broadcast_in_dim"(%677) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %679 = "stablehlo.multiply"(%678, %211) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %680 = "stablehlo.multiply"(%679, %211) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %681 = "stablehlo.add"(%676, %680) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %682 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %683 = "stablehlo.broadcast_in_dim"(%682) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %684 = "stablehlo.multiply"(%683, %arg83) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %685 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %686 = "stablehlo.broadcast_in_dim"(%685) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %687 = "stablehlo.multiply"(%686, %200) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %688 = "stablehlo.multiply"(%687, %200) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %689 = "stablehlo.add"(%684, %688) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %690 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %691 = "stablehlo.broadcast_in_dim"(%690) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<96x32xf32>
+    %692 = "stablehlo.multiply"(%691, %arg84) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
+    %693 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %694 = "stablehlo.broadcast_in_dim"(%693) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<96x32xf32>
+    %695 = "stablehlo.multiply"(%694, %213) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
+    %696 = "stablehlo.multiply"(%695, %213) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
+    %697 = "stablehlo.add"(%692, %696) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
+    %698 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %699 = "stablehlo.broadcast_in_dim"(%698) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %700 = "stablehlo.multiply"(%699, %arg85) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %701 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %702 = "stablehlo.broadcast_in_dim"(%701) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %703 = "stablehlo.multiply"(%702, %202) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %704 = "stablehlo.multiply"(%703, %202) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %705 = "stablehlo.add"(%700, %704) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %706 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %707 = "stablehlo.broadcast_in_dim"(%706) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %708 = "stablehlo.multiply"(%707, %arg86) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %709 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %710 = "stablehlo.broadcast_in_dim"(%709) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %711 = "stablehlo.multiply"(%710, %187) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %712 = "stablehlo.multiply"(%711, %187) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %713 = "stablehlo.add"(%708, %712) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %714 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %715 = "stablehlo.broadcast_in_dim"(%714) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %716 = "stablehlo.multiply"(%715, %arg87) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %717 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %718 = "stablehlo.broadcast_in_dim"(%717) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %719 = "stablehlo.multiply"(%718, %176) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %720 = "stablehlo.multiply"(%719, %176) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %721 = "stablehlo.add"(%716, %720) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %722 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %723 = "stablehlo.broadcast_in_dim"(%722) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %724 = "stablehlo.multiply"(%723, %arg88) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %725 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %726 = "stablehlo.broadcast_in_dim"(%725) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %727 = "stablehlo.multiply"(%726, %189) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %728 = "stablehlo.multiply"(%727, %189) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %729 = "stablehlo.add"(%724, %728) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %730 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %731 = "stablehlo.broadcast_in_dim"(%730) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %732 = "stablehlo.multiply"(%731, %arg89) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %733 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %734 = "stablehlo.broadcast_in_dim"(%733) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %735 = "stablehlo.multiply"(%734, %178) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %736 = "stablehlo.multiply"(%735, %178) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %737 = "stablehlo.add"(%732, %736) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %738 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %739 = "stablehlo.power"(%738, %317) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %740 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %741 = "stablehlo.subtract"(%740, %739) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %742 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %743 = "stablehlo.power"(%742, %317) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %744 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %745 = "stablehlo.subtract"(%744, %743) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %746 = "stablehlo.broadcast_in_dim"(%741) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %747 = "stablehlo.divide"(%324, %746) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %748 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %749 = "stablehlo.broadcast_in_dim"(%748) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %750 = "stablehlo.multiply"(%749, %747) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %751 = "stablehlo.broadcast_in_dim"(%745) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %752 = "stablehlo.divide"(%521, %751) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %753 = "stablehlo.sqrt"(%752) : (tensor<32xf32>) -> tensor<32xf32>
+    %754 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %755 = "stablehlo.broadcast_in_dim"(%754) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %756 = "stablehlo.add"(%753, %755) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %757 = "stablehlo.divide"(%750, %756) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %758 = "stablehlo.subtract"(%arg5, %757) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %759 = "stablehlo.broadcast_in_dim"(%741) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4xf32>
+    %760 = "stablehlo.divide"(%331, %759) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %761 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %762 = "stablehlo.broadcast_in_dim"(%761) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4xf32>
+    %763 = "stablehlo.multiply"(%762, %760) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %764 = "stablehlo.broadcast_in_dim"(%745) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4xf32>
+    %765 = "stablehlo.divide"(%529, %764) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %766 = "stablehlo.sqrt"(%765) : (tensor<4xf32>) -> tensor<4xf32>
+    %767 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %768 = "stablehlo.broadcast_in_dim"(%767) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4xf32>
+    %769 = "stablehlo.add"(%766, %768) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %770 = "stablehlo.divide"(%763, %769) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %771 = "stablehlo.subtract"(%arg6, %770) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %772 = "stablehlo.broadcast_in_dim"(%741) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %773 = "stablehlo.divide"(%338, %772) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %774 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %775 = "stablehlo.broadcast_in_dim"(%774) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %776 = "stablehlo.multiply"(%775, %773) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %777 = "stablehlo.broadcast_in_dim"(%745) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %778 = "stablehlo.divide"(%537, %777) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %779 = "stablehlo.sqrt"(%778) : (tensor<32x32xf32>) -> tensor<32x32xf32>
+    %780 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %781 = "stablehlo.broadcast_in_dim"(%780) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %782 = "stablehlo.add"(%779, %781) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %783 = "stablehlo.divide"(%776, %782) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %784 = "stablehlo.subtract"(%arg7, %783) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %785 = "stablehlo.broadcast_in_dim"(%741) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x4xf32>
+    %786 = "stablehlo.divide"(%345, %785) : (tensor<32x4xf32>, tensor<32x4xf32>) -> tensor<32x4xf32>
+    %787 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %788 = "stablehlo.broadcast_in_dim"(%787) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x4xf32>
+    %789 = "stablehlo.multiply"(%788, %786) : (tensor<32x4xf32>, tensor<32x4xf32>) -> tensor<32x4xf32>
+    %790 = "stablehlo.broadcast_in_dim"(%745) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x4xf32>
+    %791 = "stablehlo.divide"(%545, %790) : (tensor<32x4xf32>, tensor<32x4xf32>) -> tensor<32x4xf32>
+    %792 = "stablehlo.sqrt"(%791) : (tensor<32x4xf32>) -> tensor<32x4xf32>
+    %793 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %794 = "stablehlo.broadcast_in_dim"(%793) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x4xf32>
+    %795 = "stablehlo.add"(%792, %794) : (tensor<32x4xf32>, tensor<32x4xf32>) -> tensor<32x4xf32>
+    %796 = "stablehlo.divide"(%789, %795) : (tensor<32x4xf32>, tensor<32x4xf32>) -> tensor<32x4xf32>
+    %797 = "stablehlo.subtract"(%arg8, %796) : (tensor<32x4xf32>, tensor<32x4xf32>) -> tensor<32x4xf32>
+    %798 = "stablehlo.broadcast_in_dim"(%741) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %799 = "stablehlo.divide"(%352, %798) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %800 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %801 = "stablehlo.broadcast_in_dim"(%800) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %802 = "stablehlo.multiply"(%801, %799) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %803 = "stablehlo.broadcast_in_dim"(%745) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %804 = "stablehlo.divide"(%553, %803) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %805 = "stablehlo.sqrt"(%804) : (tensor<32xf32>) -> tensor<32xf32>
+    %806 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %807 = "stablehlo.broadcast_in_dim"(%806) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %808 = "stablehlo.add"(%805, %807) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %809 = "stablehlo.divide"(%802, %808) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %810 = "stablehlo.subtract"(%arg9, %809) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %811 = "stablehlo.broadcast_in_dim"(%741) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %812 = "stablehlo.divide"(%359, %811) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %813 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %814 = "stablehlo.broadcast_in_dim"(%813) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %815 = "stablehlo.multiply"(%814, %812) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %816 = "stablehlo.broadcast_in_dim"(%745) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %817 = "stablehlo.divide"(%561, %816) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %818 = "stablehlo.sqrt"(%817) : (tensor<32xf32>) -> tensor<32xf32>
+    %819 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %820 = "stablehlo.broadcast_in_dim"(%819) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %821 = "stablehlo.add"(%818, %820) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %822 = "stablehlo.divide"(%815, %821) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %823 = "stablehlo.subtract"(%arg10, %822) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %824 = "stablehlo.broadcast_in_dim"(%741) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4x32xf32>
+    %825 = "stablehlo.divide"(%366, %824) : (tensor<4x32xf32>, tensor<4x32xf32>) -> tensor<4x32xf32>
+    %826 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %827 = "stablehlo.broadcast_in_dim"(%826) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4x32xf32>
+    %828 = "stablehlo.multiply"(%827, %825) : (tensor<4x32xf32>, tensor<4x32xf32>) -> tensor<4x32xf32>
+    %829 = "stablehlo.broadcast_in_dim"(%745) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4x32xf32>
+    %830 = "stablehlo.divide"(%569, %829) : (tensor<4x32xf32>, tensor<4x32xf32>) -> tensor<4x32xf32>
+    %831 = "stablehlo.sqrt"(%830) : (tensor<4x32xf32>) -> tensor<4x32xf32>
+    %832 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %833 = "stablehlo.broadcast_in_dim"(%832) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4x32xf32>
+    %834 = "stablehlo.add"(%831, %833) : (tensor<4x32xf32>, tensor<4x32xf32>) -> tensor<4x32xf32>
+    %835 = "stablehlo.divide"(%828, %834) : (tensor<4x32xf32>, tensor<4x32xf32>) -> tensor<4x32xf32>
+    %836 = "stablehlo.subtract"(%arg11, %835) : (tensor<4x32xf32>, tensor<4x32xf32>) -> tensor<4x32xf32>
+    %837 = "stablehlo.broadcast_in_dim"(%741) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %838 = "stablehlo.divide"(%373, %837) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %839 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %840 = "stablehlo.broadcast_in_dim"(%839) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %841 = "stablehlo.multiply"(%840, %838) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %842 = "stablehlo.broadcast_in_dim"(%745) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %843 = "stablehlo.divide"(%577, %842) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %844 = "stablehlo.sqrt"(%843) : (tensor<32x32xf32>) -> tensor<32x32xf32>
+    %845 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %846 = "stablehlo.broadcast_in_dim"(%845) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %847 = "stablehlo.add"(%844, %846) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %848 = "stablehlo.divide"(%841, %847) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %849 = "stablehlo.subtract"(%arg12, %848) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %850 = "stablehlo.broadcast_in_dim"(%741) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %851 = "stablehlo.divide"(%380, %850) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %852 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %853 = "stablehlo.broadcast_in_dim"(%852) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %854 = "stablehlo.multiply"(%853, %851) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %855 = "stablehlo.broadcast_in_dim"(%745) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %856 = "stablehlo.divide"(%585, %855) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %857 = "stablehlo.sqrt"(%856) : (tensor<32xf32>) -> tensor<32xf32>
+    %858 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %859 = "stablehlo.broadcast_in_dim"(%858) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %860 = "stablehlo.add"(%857, %859) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %861 = "stablehlo.divide"(%854, %860) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %862 = "stablehlo.subtract"(%arg13, %861) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %863 = "stablehlo.broadcast_in_dim"(%741) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %864 = "stablehlo.divide"(%387, %863) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %865 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %866 = "stablehlo.broadcast_in_dim"(%865) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %867 = "stablehlo.multiply"(%866, %864) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %868 = "stablehlo.broadcast_in_dim"(%745) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %869 = "stablehlo.divide"(%593, %868) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %870 = "stablehlo.sqrt"(%869) : (tensor<32xf32>) -> tensor<32xf32>
+    %871 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %872 = "stablehlo.broadcast_in_dim"(%871) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %873 = "stablehlo.add"(%870, %872) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %874 = "stablehlo.divide"(%867, %873) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %875 = "stablehlo.subtract"(%arg14, %874) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %876 = "stablehlo.broadcast_in_dim"(%741) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x32xf32>
+    %877 = "stablehlo.divide"(%394, %876) : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf32>
+    %878 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %879 = "stablehlo.broadcast_in_dim"(%878) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x32xf32>
+    %880 = "stablehlo.multiply"(%879, %877) : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf32>
+    %881 = "stablehlo.broadcast_in_dim"(%745) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x32xf32>
+    %882 = "stablehlo.divide"(%601, %881) : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf32>
+    %883 = "stablehlo.sqrt"(%882) : (tensor<8x32xf32>) -> tensor<8x32xf32>
+    %884 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %885 = "stablehlo.broadcast_in_dim"(%884) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x32xf32>
+    %886 = "stablehlo.add"(%883, %885) : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf32>
+    %887 = "stablehlo.divide"(%880, %886) : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf32>
+    %888 = "stablehlo.subtract"(%arg15, %887) : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf32>
+    %889 = "stablehlo.broadcast_in_dim"(%741) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %890 = "stablehlo.divide"(%401, %889) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %891 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %892 = "stablehlo.broadcast_in_dim"(%891) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %893 = "stablehlo.multiply"(%892, %890) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %894 = "stablehlo.broadcast_in_dim"(%745) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %895 = "stablehlo.divide"(%609, %894) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %896 = "stablehlo.sqrt"(%895) : (tensor<32x32xf32>) -> tensor<32x32xf32>
+    %897 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %898 = "stablehlo.broadcast_in_dim"(%897) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %899 = "stablehlo.add"(%896, %898) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %900 = "stablehlo.divide"(%893, %899) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %901 = "stablehlo.subtract"(%arg16, %900) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %902 = "stablehlo.broadcast_in_dim"(%741) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %903 = "stablehlo.divide"(%408, %902) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %904 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %905 = "stablehlo.broadcast_in_dim"(%904) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %906 = "stablehlo.multiply"(%905, %903) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %907 = "stablehlo.broadcast_in_dim"(%745) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %908 = "stablehlo.divide"(%617, %907) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %909 = "stablehlo.sqrt"(%908) : (tensor<32xf32>) -> tensor<32xf32>
+    %910 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %911 = "stablehlo.broadcast_in_dim"(%910) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %912 = "stablehlo.add"(%909, %911) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %913 = "stablehlo.divide"(%906, %912) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %914 = "stablehlo.subtract"(%arg17, %913) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %915 = "stablehlo.broadcast_in_dim"(%741) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %916 = "stablehlo.divide"(%415, %915) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %917 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %918 = "stablehlo.broadcast_in_dim"(%917) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %919 = "stablehlo.multiply"(%918, %916) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %920 = "stablehlo.broadcast_in_dim"(%745) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %921 = "stablehlo.divide"(%625, %920) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %922 = "stablehlo.sqrt"(%921) : (tensor<32xf32>) -> tensor<32xf32>
+    %923 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %924 = "stablehlo.broadcast_in_dim"(%923) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %925 = "stablehlo.add"(%922, %924) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %926 = "stablehlo.divide"(%919, %925) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %927 = "stablehlo.subtract"(%arg18, %926) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %928 = "stablehlo.broadcast_in_dim"(%741) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<96x32xf32>
+    %929 = "stablehlo.divide"(%422, %928) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
+    %930 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %931 = "stablehlo.broadcast_in_dim"(%930) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<96x32xf32>
+    %932 = "stablehlo.multiply"(%931, %929) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
+    %933 = "stablehlo.broadcast_in_dim"(%745) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<96x32xf32>
+    %934 = "stablehlo.divide"(%633, %933) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
+    %935 = "stablehlo.sqrt"(%934) : (tensor<96x32xf32>) -> tensor<96x32xf32>
+    %936 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %937 = "stablehlo.broadcast_in_dim"(%936) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<96x32xf32>
+    %938 = "stablehlo.add"(%935, %937) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
+    %939 = "stablehlo.divide"(%932, %938) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
+    %940 = "stablehlo.subtract"(%arg19, %939) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
+    %941 = "stablehlo.broadcast_in_dim"(%741) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %942 = "stablehlo.divide"(%429, %941) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %943 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %944 = "stablehlo.broadcast_in_dim"(%943) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %945 = "stablehlo.multiply"(%944, %942) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %946 = "stablehlo.broadcast_in_dim"(%745) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %947 = "stablehlo.divide"(%641, %946) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %948 = "stablehlo.sqrt"(%947) : (tensor<32x32xf32>) -> tensor<32x32xf32>
+    %949 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %950 = "stablehlo.broadcast_in_dim"(%949) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %951 = "stablehlo.add"(%948, %950) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %952 = "stablehlo.divide"(%945, %951) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %953 = "stablehlo.subtract"(%arg20, %952) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %954 = "stablehlo.broadcast_in_dim"(%741) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %955 = "stablehlo.divide"(%436, %954) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %956 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %957 = "stablehlo.broadcast_in_dim"(%956) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %958 = "stablehlo.multiply"(%957, %955) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %959 = "stablehlo.broadcast_in_dim"(%745) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %960 = "stablehlo.divide"(%649, %959) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %961 = "stablehlo.sqrt"(%960) : (tensor<32xf32>) -> tensor<32xf32>
+    %962 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %963 = "stablehlo.broadcast_in_dim"(%962) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %964 = "stablehlo.add"(%961, %963) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %965 = "stablehlo.divide"(%958, %964) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %966 = "stablehlo.subtract"(%arg21, %965) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %967 = "stablehlo.broadcast_in_dim"(%741) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %968 = "stablehlo.divide"(%443, %967) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %969 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %970 = "stablehlo.broadcast_in_dim"(%969) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %971 = "stablehlo.multiply"(%970, %968) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %972 = "stablehlo.broadcast_in_dim"(%745) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %973 = "stablehlo.divide"(%657, %972) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %974 = "stablehlo.sqrt"(%973) : (tensor<32xf32>) -> tensor<32xf32>
+    %975 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %976 = "stablehlo.broadcast_in_dim"(%975) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %977 = "stablehlo.add"(%974, %976) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %978 = "stablehlo.divide"(%971, %977) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %979 = "stablehlo.subtract"(%arg22, %978) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %980 = "stablehlo.broadcast_in_dim"(%741) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %981 = "stablehlo.divide"(%450, %980) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %982 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %983 = "stablehlo.broadcast_in_dim"(%982) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %984 = "stablehlo.multiply"(%983, %981) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %985 = "stablehlo.broadcast_in_dim"(%745) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %986 = "stablehlo.divide"(%665, %985) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %987 = "stablehlo.sqrt"(%986) : (tensor<64x32xf32>) -> tensor<64x32xf32>
+    %988 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %989 = "stablehlo.broadcast_in_dim"(%988) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %990 = "stablehlo.add"(%987, %989) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %991 = "stablehlo.divide"(%984, %990) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %992 = "stablehlo.subtract"(%arg23, %991) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %993 = "stablehlo.broadcast_in_dim"(%741) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %994 = "stablehlo.divide"(%457, %993) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %995 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %996 = "stablehlo.broadcast_in_dim"(%995) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %997 = "stablehlo.multiply"(%996, %994) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %998 = "stablehlo.broadcast_in_dim"(%745) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %999 = "stablehlo.divide"(%673, %998) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %1000 = "stablehlo.sqrt"(%999) : (tensor<32x32xf32>) -> tensor<32x32xf32>
+    %1001 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1002 = "stablehlo.broadcast_in_dim"(%1001) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %1003 = "stablehlo.add"(%1000, %1002) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %1004 = "stablehlo.divide"(%997, %1003) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %1005 = "stablehlo.subtract"(%arg24, %1004) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %1006 = "stablehlo.broadcast_in_dim"(%741) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %1007 = "stablehlo.divide"(%464, %1006) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %1008 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1009 = "stablehlo.broadcast_in_dim"(%1008) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %1010 = "stablehlo.multiply"(%1009, %1007) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %1011 = "stablehlo.broadcast_in_dim"(%745) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %1012 = "stablehlo.divide"(%681, %1011) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %1013 = "stablehlo.sqrt"(%1012) : (tensor<32xf32>) -> tensor<32xf32>
+    %1014 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1015 = "stablehlo.broadcast_in_dim"(%1014) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %1016 = "stablehlo.add"(%1013, %1015) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %1017 = "stablehlo.divide"(%1010, %1016) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %1018 = "stablehlo.subtract"(%arg25, %1017) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %1019 = "stablehlo.broadcast_in_dim"(%741) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %1020 = "stablehlo.divide"(%471, %1019) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %1021 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1022 = "stablehlo.broadcast_in_dim"(%1021) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %1023 = "stablehlo.multiply"(%1022, %1020) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %1024 = "stablehlo.broadcast_in_dim"(%745) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %1025 = "stablehlo.divide"(%689, %1024) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %1026 = "stablehlo.sqrt"(%1025) : (tensor<32xf32>) -> tensor<32xf32>
+    %1027 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1028 = "stablehlo.broadcast_in_dim"(%1027) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %1029 = "stablehlo.add"(%1026, %1028) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %1030 = "stablehlo.divide"(%1023, %1029) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %1031 = "stablehlo.subtract"(%arg26, %1030) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %1032 = "stablehlo.broadcast_in_dim"(%741) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<96x32xf32>
+    %1033 = "stablehlo.divide"(%478, %1032) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
+    %1034 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1035 = "stablehlo.broadcast_in_dim"(%1034) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<96x32xf32>
+    %1036 = "stablehlo.multiply"(%1035, %1033) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
+    %1037 = "stablehlo.broadcast_in_dim"(%745) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<96x32xf32>
+    %1038 = "stablehlo.divide"(%697, %1037) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
+    %1039 = "stablehlo.sqrt"(%1038) : (tensor<96x32xf32>) -> tensor<96x32xf32>
+    %1040 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1041 = "stablehlo.broadcast_in_dim"(%1040) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<96x32xf32>
+    %1042 = "stablehlo.add"(%1039, %1041) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
+    %1043 = "stablehlo.divide"(%1036, %1042) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
+    %1044 = "stablehlo.subtract"(%arg27, %1043) : (tensor<96x32xf32>, tensor<96x32xf32>) -> tensor<96x32xf32>
+    %1045 = "stablehlo.broadcast_in_dim"(%741) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %1046 = "stablehlo.divide"(%485, %1045) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %1047 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1048 = "stablehlo.broadcast_in_dim"(%1047) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %1049 = "stablehlo.multiply"(%1048, %1046) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %1050 = "stablehlo.broadcast_in_dim"(%745) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %1051 = "stablehlo.divide"(%705, %1050) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %1052 = "stablehlo.sqrt"(%1051) : (tensor<32x32xf32>) -> tensor<32x32xf32>
+    %1053 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1054 = "stablehlo.broadcast_in_dim"(%1053) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %1055 = "stablehlo.add"(%1052, %1054) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %1056 = "stablehlo.divide"(%1049, %1055) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %1057 = "stablehlo.subtract"(%arg28, %1056) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %1058 = "stablehlo.broadcast_in_dim"(%741) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %1059 = "stablehlo.divide"(%492, %1058) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %1060 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1061 = "stablehlo.broadcast_in_dim"(%1060) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %1062 = "stablehlo.multiply"(%1061, %1059) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %1063 = "stablehlo.broadcast_in_dim"(%745) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %1064 = "stablehlo.divide"(%713, %1063) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %1065 = "stablehlo.sqrt"(%1064) : (tensor<32xf32>) -> tensor<32xf32>
+    %1066 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1067 = "stablehlo.broadcast_in_dim"(%1066) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %1068 = "stablehlo.add"(%1065, %1067) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %1069 = "stablehlo.divide"(%1062, %1068) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %1070 = "stablehlo.subtract"(%arg29, %1069) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %1071 = "stablehlo.broadcast_in_dim"(%741) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %1072 = "stablehlo.divide"(%499, %1071) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %1073 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1074 = "stablehlo.broadcast_in_dim"(%1073) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %1075 = "stablehlo.multiply"(%1074, %1072) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %1076 = "stablehlo.broadcast_in_dim"(%745) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %1077 = "stablehlo.divide"(%721, %1076) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %1078 = "stablehlo.sqrt"(%1077) : (tensor<32xf32>) -> tensor<32xf32>
+    %1079 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1080 = "stablehlo.broadcast_in_dim"(%1079) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %1081 = "stablehlo.add"(%1078, %1080) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %1082 = "stablehlo.divide"(%1075, %1081) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %1083 = "stablehlo.subtract"(%arg30, %1082) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %1084 = "stablehlo.broadcast_in_dim"(%741) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %1085 = "stablehlo.divide"(%506, %1084) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1086 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1087 = "stablehlo.broadcast_in_dim"(%1086) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %1088 = "stablehlo.multiply"(%1087, %1085) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1089 = "stablehlo.broadcast_in_dim"(%745) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %1090 = "stablehlo.divide"(%729, %1089) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1091 = "stablehlo.sqrt"(%1090) : (tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1092 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1093 = "stablehlo.broadcast_in_dim"(%1092) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %1094 = "stablehlo.add"(%1091, %1093) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1095 = "stablehlo.divide"(%1088, %1094) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1096 = "stablehlo.subtract"(%arg31, %1095) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1097 = "stablehlo.broadcast_in_dim"(%741) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %1098 = "stablehlo.divide"(%513, %1097) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %1099 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1100 = "stablehlo.broadcast_in_dim"(%1099) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %1101 = "stablehlo.multiply"(%1100, %1098) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %1102 = "stablehlo.broadcast_in_dim"(%745) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %1103 = "stablehlo.divide"(%737, %1102) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %1104 = "stablehlo.sqrt"(%1103) : (tensor<32x32xf32>) -> tensor<32x32xf32>
+    %1105 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1106 = "stablehlo.broadcast_in_dim"(%1105) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x32xf32>
+    %1107 = "stablehlo.add"(%1104, %1106) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %1108 = "stablehlo.divide"(%1101, %1107) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %1109 = "stablehlo.subtract"(%arg32, %1108) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    "func.return"(%758, %771, %784, %797, %810, %823, %836, %849, %862, %875, %888, %901, %914, %927, %940, %953, %966, %979, %992, %1005, %1018, %1031, %1044, %1057, %1070, %1083, %1096, %1109, %316, %324, %331, %338, %345, %352, %359, %366, %373, %380, %387, %394, %401, %408, %415, %422, %429, %436, %443, %450, %457, %464, %471, %478, %485, %492, %499, %506, %513, %521, %529, %537, %545, %553, %561, %569, %577, %585, %593, %601, %609, %617, %625, %633, %641, %649, %657, %665, %673, %681, %689, %697, %705, %713, %721, %729, %737, %147) : (tensor<32xf32>, tensor<4xf32>, tensor<32x32xf32>, tensor<32x4xf32>, tensor<32xf32>, tensor<32xf32>, tensor<4x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<8x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<96x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<96x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32xf32>, tensor<32x32xf32>, tensor<i32>, tensor<32xf32>, tensor<4xf32>, tensor<32x32xf32>, tensor<32x4xf32>, tensor<32xf32>, tensor<32xf32>, tensor<4x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<8x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<96x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<96x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<4xf32>, tensor<32x32xf32>, tensor<32x4xf32>, tensor<32xf32>, tensor<32xf32>, tensor<4x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<8x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<96x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<96x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<64x32xf32>, tensor<32x32xf32>, tensor<f32>) -> ()
+  }) : () -> ()
+  "func.func"() <{arg_attrs = [{}, {}, {}], function_type = (tensor<8x32x16xi1>, tensor<f32>, tensor<f32>) -> tensor<8x32x16xf32>, res_attrs = [{}], sym_name = "_where", sym_visibility = "private"}> ({
+  ^bb0(%arg2: tensor<8x32x16xi1>, %arg3: tensor<f32>, %arg4: tensor<f32>):
+    %6 = "stablehlo.broadcast_in_dim"(%arg3) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x32x16xf32>
+    %7 = "stablehlo.broadcast_in_dim"(%arg4) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x32x16xf32>
+    %8 = "stablehlo.select"(%arg2, %6, %7) : (tensor<8x32x16xi1>, tensor<8x32x16xf32>, tensor<8x32x16xf32>) -> tensor<8x32x16xf32>
+    "func.return"(%8) : (tensor<8x32x16xf32>) -> ()
+  }) : () -> ()
+  "func.func"() <{arg_attrs = [{}], function_type = (tensor<8x16x32xf32>) -> tensor<8x16x32xf32>, res_attrs = [{}], sym_name = "relu", sym_visibility = "private"}> ({
+  ^bb0(%arg1: tensor<8x16x32xf32>):
+    %3 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %4 = "stablehlo.broadcast_in_dim"(%3) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x32xf32>
+    %5 = "stablehlo.maximum"(%arg1, %4) : (tensor<8x16x32xf32>, tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+    "func.return"(%5) : (tensor<8x16x32xf32>) -> ()
+  }) : () -> ()
+  "func.func"() <{arg_attrs = [{}], function_type = (tensor<8x32x32xf32>) -> tensor<8x32x32xf32>, res_attrs = [{}], sym_name = "relu_0", sym_visibility = "private"}> ({
+  ^bb0(%arg0: tensor<8x32x32xf32>):
+    %0 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %1 = "stablehlo.broadcast_in_dim"(%0) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x32x32xf32>
+    %2 = "stablehlo.maximum"(%arg0, %1) : (tensor<8x32x32xf32>, tensor<8x32x32xf32>) -> tensor<8x32x32xf32>
+    "func.return"(%2) : (tensor<8x32x32xf32>) -> ()
   }) : () -> ()
 }) {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} : () -> ()
 

@@ -3,955 +3,817 @@
 // Deterministic inputs and JAX's outputs: data/manifest.json. Do not edit by hand.
 "builtin.module"() <{sym_name = "jit_step"}> ({
   "func.func"() <{arg_attrs = [{partir.name = "params/embed"}, {partir.name = "params/layers/0/attn_norm"}, {partir.name = "params/layers/0/mlp_norm"}, {partir.name = "params/layers/0/w_down"}, {partir.name = "params/layers/0/w_gate"}, {partir.name = "params/layers/0/w_up"}, {partir.name = "params/layers/0/wk"}, {partir.name = "params/layers/0/wo"}, {partir.name = "params/layers/0/wq"}, {partir.name = "params/layers/0/wv"}, {partir.name = "params/layers/1/attn_norm"}, {partir.name = "params/layers/1/mlp_norm"}, {partir.name = "params/layers/1/w_down"}, {partir.name = "params/layers/1/w_gate"}, {partir.name = "params/layers/1/w_up"}, {partir.name = "params/layers/1/wk"}, {partir.name = "params/layers/1/wo"}, {partir.name = "params/layers/1/wq"}, {partir.name = "params/layers/1/wv"}, {partir.name = "params/norm"}, {partir.name = "params/unembed"}, {partir.name = "opt/count"}, {partir.name = "opt/m/embed"}, {partir.name = "opt/m/layers/0/attn_norm"}, {partir.name = "opt/m/layers/0/mlp_norm"}, {partir.name = "opt/m/layers/0/w_down"}, {partir.name = "opt/m/layers/0/w_gate"}, {partir.name = "opt/m/layers/0/w_up"}, {partir.name = "opt/m/layers/0/wk"}, {partir.name = "opt/m/layers/0/wo"}, {partir.name = "opt/m/layers/0/wq"}, {partir.name = "opt/m/layers/0/wv"}, {partir.name = "opt/m/layers/1/attn_norm"}, {partir.name = "opt/m/layers/1/mlp_norm"}, {partir.name = "opt/m/layers/1/w_down"}, {partir.name = "opt/m/layers/1/w_gate"}, {partir.name = "opt/m/layers/1/w_up"}, {partir.name = "opt/m/layers/1/wk"}, {partir.name = "opt/m/layers/1/wo"}, {partir.name = "opt/m/layers/1/wq"}, {partir.name = "opt/m/layers/1/wv"}, {partir.name = "opt/m/norm"}, {partir.name = "opt/m/unembed"}, {partir.name = "opt/v/embed"}, {partir.name = "opt/v/layers/0/attn_norm"}, {partir.name = "opt/v/layers/0/mlp_norm"}, {partir.name = "opt/v/layers/0/w_down"}, {partir.name = "opt/v/layers/0/w_gate"}, {partir.name = "opt/v/layers/0/w_up"}, {partir.name = "opt/v/layers/0/wk"}, {partir.name = "opt/v/layers/0/wo"}, {partir.name = "opt/v/layers/0/wq"}, {partir.name = "opt/v/layers/0/wv"}, {partir.name = "opt/v/layers/1/attn_norm"}, {partir.name = "opt/v/layers/1/mlp_norm"}, {partir.name = "opt/v/layers/1/w_down"}, {partir.name = "opt/v/layers/1/w_gate"}, {partir.name = "opt/v/layers/1/w_up"}, {partir.name = "opt/v/layers/1/wk"}, {partir.name = "opt/v/layers/1/wo"}, {partir.name = "opt/v/layers/1/wq"}, {partir.name = "opt/v/layers/1/wv"}, {partir.name = "opt/v/norm"}, {partir.name = "opt/v/unembed"}, {partir.name = "tokens"}, {partir.name = "targets"}], function_type = (tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<128x64xf32>, tensor<64x128xf32>, tensor<64x128xf32>, tensor<64x32xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x32xf32>, tensor<64xf32>, tensor<64xf32>, tensor<128x64xf32>, tensor<64x128xf32>, tensor<64x128xf32>, tensor<64x32xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x32xf32>, tensor<64xf32>, tensor<64x64xf32>, tensor<i32>, tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<128x64xf32>, tensor<64x128xf32>, tensor<64x128xf32>, tensor<64x32xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x32xf32>, tensor<64xf32>, tensor<64xf32>, tensor<128x64xf32>, tensor<64x128xf32>, tensor<64x128xf32>, tensor<64x32xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x32xf32>, tensor<64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<128x64xf32>, tensor<64x128xf32>, tensor<64x128xf32>, tensor<64x32xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x32xf32>, tensor<64xf32>, tensor<64xf32>, tensor<128x64xf32>, tensor<64x128xf32>, tensor<64x128xf32>, tensor<64x32xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x32xf32>, tensor<64xf32>, tensor<64x64xf32>, tensor<8x16xi32>, tensor<8x16xi32>) -> (tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<128x64xf32>, tensor<64x128xf32>, tensor<64x128xf32>, tensor<64x32xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x32xf32>, tensor<64xf32>, tensor<64xf32>, tensor<128x64xf32>, tensor<64x128xf32>, tensor<64x128xf32>, tensor<64x32xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x32xf32>, tensor<64xf32>, tensor<64x64xf32>, tensor<i32>, tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<128x64xf32>, tensor<64x128xf32>, tensor<64x128xf32>, tensor<64x32xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x32xf32>, tensor<64xf32>, tensor<64xf32>, tensor<128x64xf32>, tensor<64x128xf32>, tensor<64x128xf32>, tensor<64x32xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x32xf32>, tensor<64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<128x64xf32>, tensor<64x128xf32>, tensor<64x128xf32>, tensor<64x32xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x32xf32>, tensor<64xf32>, tensor<64xf32>, tensor<128x64xf32>, tensor<64x128xf32>, tensor<64x128xf32>, tensor<64x32xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x32xf32>, tensor<64xf32>, tensor<64x64xf32>, tensor<f32>), res_attrs = [{partir.name = "params/embed"}, {partir.name = "params/layers/0/attn_norm"}, {partir.name = "params/layers/0/mlp_norm"}, {partir.name = "params/layers/0/w_down"}, {partir.name = "params/layers/0/w_gate"}, {partir.name = "params/layers/0/w_up"}, {partir.name = "params/layers/0/wk"}, {partir.name = "params/layers/0/wo"}, {partir.name = "params/layers/0/wq"}, {partir.name = "params/layers/0/wv"}, {partir.name = "params/layers/1/attn_norm"}, {partir.name = "params/layers/1/mlp_norm"}, {partir.name = "params/layers/1/w_down"}, {partir.name = "params/layers/1/w_gate"}, {partir.name = "params/layers/1/w_up"}, {partir.name = "params/layers/1/wk"}, {partir.name = "params/layers/1/wo"}, {partir.name = "params/layers/1/wq"}, {partir.name = "params/layers/1/wv"}, {partir.name = "params/norm"}, {partir.name = "params/unembed"}, {partir.name = "opt/count"}, {partir.name = "opt/m/embed"}, {partir.name = "opt/m/layers/0/attn_norm"}, {partir.name = "opt/m/layers/0/mlp_norm"}, {partir.name = "opt/m/layers/0/w_down"}, {partir.name = "opt/m/layers/0/w_gate"}, {partir.name = "opt/m/layers/0/w_up"}, {partir.name = "opt/m/layers/0/wk"}, {partir.name = "opt/m/layers/0/wo"}, {partir.name = "opt/m/layers/0/wq"}, {partir.name = "opt/m/layers/0/wv"}, {partir.name = "opt/m/layers/1/attn_norm"}, {partir.name = "opt/m/layers/1/mlp_norm"}, {partir.name = "opt/m/layers/1/w_down"}, {partir.name = "opt/m/layers/1/w_gate"}, {partir.name = "opt/m/layers/1/w_up"}, {partir.name = "opt/m/layers/1/wk"}, {partir.name = "opt/m/layers/1/wo"}, {partir.name = "opt/m/layers/1/wq"}, {partir.name = "opt/m/layers/1/wv"}, {partir.name = "opt/m/norm"}, {partir.name = "opt/m/unembed"}, {partir.name = "opt/v/embed"}, {partir.name = "opt/v/layers/0/attn_norm"}, {partir.name = "opt/v/layers/0/mlp_norm"}, {partir.name = "opt/v/layers/0/w_down"}, {partir.name = "opt/v/layers/0/w_gate"}, {partir.name = "opt/v/layers/0/w_up"}, {partir.name = "opt/v/layers/0/wk"}, {partir.name = "opt/v/layers/0/wo"}, {partir.name = "opt/v/layers/0/wq"}, {partir.name = "opt/v/layers/0/wv"}, {partir.name = "opt/v/layers/1/attn_norm"}, {partir.name = "opt/v/layers/1/mlp_norm"}, {partir.name = "opt/v/layers/1/w_down"}, {partir.name = "opt/v/layers/1/w_gate"}, {partir.name = "opt/v/layers/1/w_up"}, {partir.name = "opt/v/layers/1/wk"}, {partir.name = "opt/v/layers/1/wo"}, {partir.name = "opt/v/layers/1/wq"}, {partir.name = "opt/v/layers/1/wv"}, {partir.name = "opt/v/norm"}, {partir.name = "opt/v/unembed"}, {partir.name = "loss"}], sym_name = "main", sym_visibility = "public"}> ({
-  ^bb0(%arg0: tensor<64x64xf32>, %arg1: tensor<64xf32>, %arg2: tensor<64xf32>, %arg3: tensor<128x64xf32>, %arg4: tensor<64x128xf32>, %arg5: tensor<64x128xf32>, %arg6: tensor<64x32xf32>, %arg7: tensor<64x64xf32>, %arg8: tensor<64x64xf32>, %arg9: tensor<64x32xf32>, %arg10: tensor<64xf32>, %arg11: tensor<64xf32>, %arg12: tensor<128x64xf32>, %arg13: tensor<64x128xf32>, %arg14: tensor<64x128xf32>, %arg15: tensor<64x32xf32>, %arg16: tensor<64x64xf32>, %arg17: tensor<64x64xf32>, %arg18: tensor<64x32xf32>, %arg19: tensor<64xf32>, %arg20: tensor<64x64xf32>, %arg21: tensor<i32>, %arg22: tensor<64x64xf32>, %arg23: tensor<64xf32>, %arg24: tensor<64xf32>, %arg25: tensor<128x64xf32>, %arg26: tensor<64x128xf32>, %arg27: tensor<64x128xf32>, %arg28: tensor<64x32xf32>, %arg29: tensor<64x64xf32>, %arg30: tensor<64x64xf32>, %arg31: tensor<64x32xf32>, %arg32: tensor<64xf32>, %arg33: tensor<64xf32>, %arg34: tensor<128x64xf32>, %arg35: tensor<64x128xf32>, %arg36: tensor<64x128xf32>, %arg37: tensor<64x32xf32>, %arg38: tensor<64x64xf32>, %arg39: tensor<64x64xf32>, %arg40: tensor<64x32xf32>, %arg41: tensor<64xf32>, %arg42: tensor<64x64xf32>, %arg43: tensor<64x64xf32>, %arg44: tensor<64xf32>, %arg45: tensor<64xf32>, %arg46: tensor<128x64xf32>, %arg47: tensor<64x128xf32>, %arg48: tensor<64x128xf32>, %arg49: tensor<64x32xf32>, %arg50: tensor<64x64xf32>, %arg51: tensor<64x64xf32>, %arg52: tensor<64x32xf32>, %arg53: tensor<64xf32>, %arg54: tensor<64xf32>, %arg55: tensor<128x64xf32>, %arg56: tensor<64x128xf32>, %arg57: tensor<64x128xf32>, %arg58: tensor<64x32xf32>, %arg59: tensor<64x64xf32>, %arg60: tensor<64x64xf32>, %arg61: tensor<64x32xf32>, %arg62: tensor<64xf32>, %arg63: tensor<64x64xf32>, %arg64: tensor<8x16xi32>, %arg65: tensor<8x16xi32>):
-    %0 = "stablehlo.constant"() <{value = dense<0> : tensor<i32>}> : () -> tensor<i32>
-    %1 = "stablehlo.broadcast_in_dim"(%0) <{broadcast_dimensions = array<i64>}> : (tensor<i32>) -> tensor<8x16xi32>
-    %2 = "stablehlo.compare"(%arg64, %1) <{compare_type = #stablehlo<comparison_type SIGNED>, comparison_direction = #stablehlo<comparison_direction LT>}> : (tensor<8x16xi32>, tensor<8x16xi32>) -> tensor<8x16xi1>
-    %3 = "stablehlo.constant"() <{value = dense<64> : tensor<i32>}> : () -> tensor<i32>
-    %4 = "stablehlo.broadcast_in_dim"(%3) <{broadcast_dimensions = array<i64>}> : (tensor<i32>) -> tensor<8x16xi32>
-    %5 = "stablehlo.add"(%arg64, %4) : (tensor<8x16xi32>, tensor<8x16xi32>) -> tensor<8x16xi32>
-    %6 = "stablehlo.select"(%2, %5, %arg64) : (tensor<8x16xi1>, tensor<8x16xi32>, tensor<8x16xi32>) -> tensor<8x16xi32>
-    %7 = "stablehlo.broadcast_in_dim"(%6) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xi32>) -> tensor<8x16x1xi32>
-    %8 = "stablehlo.constant"() <{value = dense<63> : tensor<1xi32>}> : () -> tensor<1xi32>
-    %9 = "stablehlo.constant"() <{value = dense<0> : tensor<i32>}> : () -> tensor<i32>
-    %10 = "stablehlo.broadcast_in_dim"(%9) <{broadcast_dimensions = array<i64>}> : (tensor<i32>) -> tensor<8x16x1xi32>
-    %11 = "stablehlo.compare"(%7, %10) <{compare_type = #stablehlo<comparison_type SIGNED>, comparison_direction = #stablehlo<comparison_direction GE>}> : (tensor<8x16x1xi32>, tensor<8x16x1xi32>) -> tensor<8x16x1xi1>
-    %12 = "stablehlo.broadcast_in_dim"(%8) <{broadcast_dimensions = array<i64: 2>}> : (tensor<1xi32>) -> tensor<1x1x1xi32>
-    %13 = "stablehlo.broadcast_in_dim"(%12) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x1xi32>) -> tensor<8x16x1xi32>
-    %14 = "stablehlo.compare"(%7, %13) <{compare_type = #stablehlo<comparison_type SIGNED>, comparison_direction = #stablehlo<comparison_direction LE>}> : (tensor<8x16x1xi32>, tensor<8x16x1xi32>) -> tensor<8x16x1xi1>
-    %15 = "stablehlo.and"(%11, %14) : (tensor<8x16x1xi1>, tensor<8x16x1xi1>) -> tensor<8x16x1xi1>
-    %16 = "stablehlo.constant"() <{value = dense<true> : tensor<i1>}> : () -> tensor<i1>
-    %17 = "stablehlo.reduce"(%15, %16) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg160: tensor<i1>, %arg161: tensor<i1>):
-      %1486 = "stablehlo.and"(%arg160, %arg161) : (tensor<i1>, tensor<i1>) -> tensor<i1>
-      "stablehlo.return"(%1486) : (tensor<i1>) -> ()
-    }) : (tensor<8x16x1xi1>, tensor<i1>) -> tensor<8x16xi1>
-    %18 = "stablehlo.gather"(%arg0, %7) <{dimension_numbers = #stablehlo.gather<offset_dims = [2], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 2>, indices_are_sorted = false, slice_sizes = array<i64: 1, 64>}> : (tensor<64x64xf32>, tensor<8x16x1xi32>) -> tensor<8x16x64xf32>
-    %19 = "stablehlo.broadcast_in_dim"(%17) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xi1>) -> tensor<8x16x64xi1>
-    %20 = "stablehlo.constant"() <{value = dense<0x7FC00000> : tensor<f32>}> : () -> tensor<f32>
-    %21 = "stablehlo.broadcast_in_dim"(%20) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x64xf32>
-    %22 = "stablehlo.select"(%19, %18, %21) : (tensor<8x16x64xi1>, tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %23 = "stablehlo.multiply"(%22, %22) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %24 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %25 = "stablehlo.reduce"(%23, %24) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg158: tensor<f32>, %arg159: tensor<f32>):
-      %1485 = "stablehlo.add"(%arg158, %arg159) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1485) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %26 = "stablehlo.broadcast_in_dim"(%25) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %27 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
-    %28 = "stablehlo.broadcast_in_dim"(%27) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %29 = "stablehlo.divide"(%26, %28) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %30 = "stablehlo.constant"() <{value = dense<9.99999997E-7> : tensor<f32>}> : () -> tensor<f32>
-    %31 = "stablehlo.broadcast_in_dim"(%30) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %32 = "stablehlo.add"(%29, %31) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %33 = "stablehlo.rsqrt"(%32) : (tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %34 = "stablehlo.divide"(%33, %32) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %35 = "stablehlo.constant"() <{value = dense<-5.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %36 = "stablehlo.broadcast_in_dim"(%35) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %37 = "stablehlo.multiply"(%36, %34) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %38 = "stablehlo.broadcast_in_dim"(%33) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
-    %39 = "stablehlo.multiply"(%22, %38) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %40 = "stablehlo.broadcast_in_dim"(%arg1) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
-    %41 = "stablehlo.broadcast_in_dim"(%40) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
-    %42 = "stablehlo.multiply"(%39, %41) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %43 = "stablehlo.dot_general"(%42, %arg8) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
-    %44 = "stablehlo.reshape"(%43) : (tensor<8x16x64xf32>) -> tensor<8x16x4x16xf32>
-    %45 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<8xf32>
-    %46 = "stablehlo.constant"() <{value = dense<8.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %47 = "stablehlo.broadcast_in_dim"(%46) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8xf32>
-    %48 = "stablehlo.divide"(%45, %47) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
-    %49 = "stablehlo.constant"() <{value = dense<1.000000e+04> : tensor<f32>}> : () -> tensor<f32>
-    %50 = "stablehlo.broadcast_in_dim"(%49) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8xf32>
-    %51 = "stablehlo.power"(%50, %48) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
-    %52 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %53 = "stablehlo.broadcast_in_dim"(%52) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8xf32>
-    %54 = "stablehlo.divide"(%53, %51) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
-    %55 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<16xf32>
-    %56 = "stablehlo.broadcast_in_dim"(%55) <{broadcast_dimensions = array<i64: 0>}> : (tensor<16xf32>) -> tensor<16x1xf32>
-    %57 = "stablehlo.broadcast_in_dim"(%54) <{broadcast_dimensions = array<i64: 1>}> : (tensor<8xf32>) -> tensor<1x8xf32>
-    %58 = "stablehlo.broadcast_in_dim"(%56) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<16x1xf32>) -> tensor<16x8xf32>
-    %59 = "stablehlo.broadcast_in_dim"(%57) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<1x8xf32>) -> tensor<16x8xf32>
-    %60 = "stablehlo.multiply"(%58, %59) : (tensor<16x8xf32>, tensor<16x8xf32>) -> tensor<16x8xf32>
-    %61 = "stablehlo.cosine"(%60) : (tensor<16x8xf32>) -> tensor<16x8xf32>
-    %62 = "stablehlo.broadcast_in_dim"(%61) <{broadcast_dimensions = array<i64: 1, 3>}> : (tensor<16x8xf32>) -> tensor<1x16x1x8xf32>
-    %63 = "stablehlo.sine"(%60) : (tensor<16x8xf32>) -> tensor<16x8xf32>
-    %64 = "stablehlo.broadcast_in_dim"(%63) <{broadcast_dimensions = array<i64: 1, 3>}> : (tensor<16x8xf32>) -> tensor<1x16x1x8xf32>
-    %65 = "stablehlo.slice"(%44) <{limit_indices = array<i64: 8, 16, 4, 8>, start_indices = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<8x16x4x16xf32>) -> tensor<8x16x4x8xf32>
-    %66 = "stablehlo.slice"(%44) <{limit_indices = array<i64: 8, 16, 4, 16>, start_indices = array<i64: 0, 0, 0, 8>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<8x16x4x16xf32>) -> tensor<8x16x4x8xf32>
-    %67 = "stablehlo.broadcast_in_dim"(%62) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x4x8xf32>
-    %68 = "stablehlo.multiply"(%65, %67) : (tensor<8x16x4x8xf32>, tensor<8x16x4x8xf32>) -> tensor<8x16x4x8xf32>
-    %69 = "stablehlo.broadcast_in_dim"(%64) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x4x8xf32>
-    %70 = "stablehlo.multiply"(%66, %69) : (tensor<8x16x4x8xf32>, tensor<8x16x4x8xf32>) -> tensor<8x16x4x8xf32>
-    %71 = "stablehlo.subtract"(%68, %70) : (tensor<8x16x4x8xf32>, tensor<8x16x4x8xf32>) -> tensor<8x16x4x8xf32>
-    %72 = "stablehlo.broadcast_in_dim"(%64) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x4x8xf32>
-    %73 = "stablehlo.multiply"(%65, %72) : (tensor<8x16x4x8xf32>, tensor<8x16x4x8xf32>) -> tensor<8x16x4x8xf32>
-    %74 = "stablehlo.broadcast_in_dim"(%62) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x4x8xf32>
-    %75 = "stablehlo.multiply"(%66, %74) : (tensor<8x16x4x8xf32>, tensor<8x16x4x8xf32>) -> tensor<8x16x4x8xf32>
-    %76 = "stablehlo.add"(%73, %75) : (tensor<8x16x4x8xf32>, tensor<8x16x4x8xf32>) -> tensor<8x16x4x8xf32>
-    %77 = "stablehlo.concatenate"(%71, %76) <{dimension = 3 : i64}> : (tensor<8x16x4x8xf32>, tensor<8x16x4x8xf32>) -> tensor<8x16x4x16xf32>
-    %78 = "stablehlo.dot_general"(%42, %arg6) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x32xf32>) -> tensor<8x16x32xf32>
-    %79 = "stablehlo.reshape"(%78) : (tensor<8x16x32xf32>) -> tensor<8x16x2x16xf32>
-    %80 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<8xf32>
-    %81 = "stablehlo.constant"() <{value = dense<8.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %82 = "stablehlo.broadcast_in_dim"(%81) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8xf32>
-    %83 = "stablehlo.divide"(%80, %82) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
-    %84 = "stablehlo.constant"() <{value = dense<1.000000e+04> : tensor<f32>}> : () -> tensor<f32>
-    %85 = "stablehlo.broadcast_in_dim"(%84) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8xf32>
-    %86 = "stablehlo.power"(%85, %83) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
-    %87 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %88 = "stablehlo.broadcast_in_dim"(%87) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8xf32>
-    %89 = "stablehlo.divide"(%88, %86) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
-    %90 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<16xf32>
-    %91 = "stablehlo.broadcast_in_dim"(%90) <{broadcast_dimensions = array<i64: 0>}> : (tensor<16xf32>) -> tensor<16x1xf32>
-    %92 = "stablehlo.broadcast_in_dim"(%89) <{broadcast_dimensions = array<i64: 1>}> : (tensor<8xf32>) -> tensor<1x8xf32>
-    %93 = "stablehlo.broadcast_in_dim"(%91) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<16x1xf32>) -> tensor<16x8xf32>
-    %94 = "stablehlo.broadcast_in_dim"(%92) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<1x8xf32>) -> tensor<16x8xf32>
-    %95 = "stablehlo.multiply"(%93, %94) : (tensor<16x8xf32>, tensor<16x8xf32>) -> tensor<16x8xf32>
-    %96 = "stablehlo.cosine"(%95) : (tensor<16x8xf32>) -> tensor<16x8xf32>
-    %97 = "stablehlo.broadcast_in_dim"(%96) <{broadcast_dimensions = array<i64: 1, 3>}> : (tensor<16x8xf32>) -> tensor<1x16x1x8xf32>
-    %98 = "stablehlo.sine"(%95) : (tensor<16x8xf32>) -> tensor<16x8xf32>
-    %99 = "stablehlo.broadcast_in_dim"(%98) <{broadcast_dimensions = array<i64: 1, 3>}> : (tensor<16x8xf32>) -> tensor<1x16x1x8xf32>
-    %100 = "stablehlo.slice"(%79) <{limit_indices = array<i64: 8, 16, 2, 8>, start_indices = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<8x16x2x16xf32>) -> tensor<8x16x2x8xf32>
-    %101 = "stablehlo.slice"(%79) <{limit_indices = array<i64: 8, 16, 2, 16>, start_indices = array<i64: 0, 0, 0, 8>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<8x16x2x16xf32>) -> tensor<8x16x2x8xf32>
-    %102 = "stablehlo.broadcast_in_dim"(%97) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x2x8xf32>
-    %103 = "stablehlo.multiply"(%100, %102) : (tensor<8x16x2x8xf32>, tensor<8x16x2x8xf32>) -> tensor<8x16x2x8xf32>
-    %104 = "stablehlo.broadcast_in_dim"(%99) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x2x8xf32>
-    %105 = "stablehlo.multiply"(%101, %104) : (tensor<8x16x2x8xf32>, tensor<8x16x2x8xf32>) -> tensor<8x16x2x8xf32>
-    %106 = "stablehlo.subtract"(%103, %105) : (tensor<8x16x2x8xf32>, tensor<8x16x2x8xf32>) -> tensor<8x16x2x8xf32>
-    %107 = "stablehlo.broadcast_in_dim"(%99) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x2x8xf32>
-    %108 = "stablehlo.multiply"(%100, %107) : (tensor<8x16x2x8xf32>, tensor<8x16x2x8xf32>) -> tensor<8x16x2x8xf32>
-    %109 = "stablehlo.broadcast_in_dim"(%97) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x2x8xf32>
-    %110 = "stablehlo.multiply"(%101, %109) : (tensor<8x16x2x8xf32>, tensor<8x16x2x8xf32>) -> tensor<8x16x2x8xf32>
-    %111 = "stablehlo.add"(%108, %110) : (tensor<8x16x2x8xf32>, tensor<8x16x2x8xf32>) -> tensor<8x16x2x8xf32>
-    %112 = "stablehlo.concatenate"(%106, %111) <{dimension = 3 : i64}> : (tensor<8x16x2x8xf32>, tensor<8x16x2x8xf32>) -> tensor<8x16x2x16xf32>
-    %113 = "stablehlo.dot_general"(%42, %arg9) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x32xf32>) -> tensor<8x16x32xf32>
-    %114 = "stablehlo.reshape"(%113) : (tensor<8x16x32xf32>) -> tensor<8x16x2x16xf32>
-    %115 = "stablehlo.broadcast_in_dim"(%112) <{broadcast_dimensions = array<i64: 0, 1, 2, 4>}> : (tensor<8x16x2x16xf32>) -> tensor<8x16x2x2x16xf32>
-    %116 = "stablehlo.reshape"(%115) : (tensor<8x16x2x2x16xf32>) -> tensor<8x16x4x16xf32>
-    %117 = "stablehlo.broadcast_in_dim"(%114) <{broadcast_dimensions = array<i64: 0, 1, 2, 4>}> : (tensor<8x16x2x16xf32>) -> tensor<8x16x2x2x16xf32>
-    %118 = "stablehlo.reshape"(%117) : (tensor<8x16x2x2x16xf32>) -> tensor<8x16x4x16xf32>
-    %119 = "stablehlo.dot_general"(%77, %116) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 2], rhs_batching_dimensions = [0, 2], lhs_contracting_dimensions = [3], rhs_contracting_dimensions = [3]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x4x16xf32>, tensor<8x16x4x16xf32>) -> tensor<8x4x16x16xf32>
-    %120 = "stablehlo.constant"() <{value = dense<2.500000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %121 = "stablehlo.broadcast_in_dim"(%120) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x16xf32>
-    %122 = "stablehlo.multiply"(%119, %121) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %123 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<16xi32>
-    %124 = "stablehlo.broadcast_in_dim"(%123) <{broadcast_dimensions = array<i64: 0>}> : (tensor<16xi32>) -> tensor<16x1xi32>
-    %125 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<16xi32>
-    %126 = "stablehlo.broadcast_in_dim"(%125) <{broadcast_dimensions = array<i64: 1>}> : (tensor<16xi32>) -> tensor<1x16xi32>
-    %127 = "stablehlo.broadcast_in_dim"(%124) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<16x1xi32>) -> tensor<16x16xi32>
-    %128 = "stablehlo.broadcast_in_dim"(%126) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<1x16xi32>) -> tensor<16x16xi32>
-    %129 = "stablehlo.compare"(%127, %128) <{compare_type = #stablehlo<comparison_type SIGNED>, comparison_direction = #stablehlo<comparison_direction GE>}> : (tensor<16x16xi32>, tensor<16x16xi32>) -> tensor<16x16xi1>
-    %130 = "stablehlo.broadcast_in_dim"(%129) <{broadcast_dimensions = array<i64: 2, 3>}> : (tensor<16x16xi1>) -> tensor<1x1x16x16xi1>
-    %131 = "stablehlo.constant"() <{value = dense<-1.000000e+09> : tensor<f32>}> : () -> tensor<f32>
-    %132 = "stablehlo.broadcast_in_dim"(%130) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x1x16x16xi1>) -> tensor<8x4x16x16xi1>
-    %133 = "stablehlo.broadcast_in_dim"(%131) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x16xf32>
-    %134 = "stablehlo.select"(%132, %122, %133) : (tensor<8x4x16x16xi1>, tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %135 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %136 = "stablehlo.broadcast_in_dim"(%135) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x16xf32>
-    %137 = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
-    %138 = "stablehlo.reduce"(%134, %137) <{dimensions = array<i64: 3>}> ({
-    ^bb0(%arg156: tensor<f32>, %arg157: tensor<f32>):
-      %1484 = "stablehlo.maximum"(%arg156, %arg157) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1484) : (tensor<f32>) -> ()
-    }) : (tensor<8x4x16x16xf32>, tensor<f32>) -> tensor<8x4x16xf32>
-    %139 = "stablehlo.reshape"(%138) : (tensor<8x4x16xf32>) -> tensor<8x4x16x1xf32>
-    %140 = "stablehlo.broadcast_in_dim"(%139) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x16xf32>
-    %141 = "stablehlo.compare"(%134, %140) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction EQ>}> : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xi1>
-    %142 = "stablehlo.convert"(%141) : (tensor<8x4x16x16xi1>) -> tensor<8x4x16x16xf32>
-    %143 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %144 = "stablehlo.reduce"(%142, %143) <{dimensions = array<i64: 3>}> ({
-    ^bb0(%arg154: tensor<f32>, %arg155: tensor<f32>):
-      %1483 = "stablehlo.add"(%arg154, %arg155) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1483) : (tensor<f32>) -> ()
-    }) : (tensor<8x4x16x16xf32>, tensor<f32>) -> tensor<8x4x16xf32>
-    %145 = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
-    %146 = "stablehlo.broadcast_in_dim"(%145) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
-    %147 = "stablehlo.maximum"(%146, %138) : (tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xf32>
-    %148 = "stablehlo.compare"(%138, %147) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction EQ>}> : (tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xi1>
-    %149 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %150 = "stablehlo.broadcast_in_dim"(%149) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
-    %151 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %152 = "stablehlo.broadcast_in_dim"(%151) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
-    %153 = "stablehlo.select"(%148, %150, %152) : (tensor<8x4x16xi1>, tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xf32>
-    %154 = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
-    %155 = "stablehlo.broadcast_in_dim"(%154) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
-    %156 = "stablehlo.compare"(%155, %147) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction EQ>}> : (tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xi1>
-    %157 = "stablehlo.constant"() <{value = dense<2.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %158 = "stablehlo.broadcast_in_dim"(%157) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
-    %159 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %160 = "stablehlo.broadcast_in_dim"(%159) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
-    %161 = "stablehlo.select"(%156, %158, %160) : (tensor<8x4x16xi1>, tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xf32>
-    %162 = "stablehlo.divide"(%153, %161) : (tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xf32>
-    %163 = "stablehlo.broadcast_in_dim"(%147) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x4x16xf32>) -> tensor<8x4x16x1xf32>
-    %164 = "stablehlo.broadcast_in_dim"(%163) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x16xf32>
-    %165 = "stablehlo.subtract"(%134, %164) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %166 = "stablehlo.exponential"(%165) : (tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %167 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %168 = "stablehlo.reduce"(%166, %167) <{dimensions = array<i64: 3>}> ({
-    ^bb0(%arg152: tensor<f32>, %arg153: tensor<f32>):
-      %1482 = "stablehlo.add"(%arg152, %arg153) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1482) : (tensor<f32>) -> ()
-    }) : (tensor<8x4x16x16xf32>, tensor<f32>) -> tensor<8x4x16xf32>
-    %169 = "stablehlo.broadcast_in_dim"(%168) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x4x16xf32>) -> tensor<8x4x16x1xf32>
-    %170 = "stablehlo.broadcast_in_dim"(%169) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x16xf32>
-    %171 = "stablehlo.divide"(%166, %170) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %172 = "stablehlo.multiply"(%169, %169) : (tensor<8x4x16x1xf32>, tensor<8x4x16x1xf32>) -> tensor<8x4x16x1xf32>
-    %173 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %174 = "stablehlo.broadcast_in_dim"(%173) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x1xf32>
-    %175 = "stablehlo.divide"(%174, %172) : (tensor<8x4x16x1xf32>, tensor<8x4x16x1xf32>) -> tensor<8x4x16x1xf32>
-    %176 = "stablehlo.dot_general"(%118, %171) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 2], rhs_batching_dimensions = [0, 1], lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [3]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x4x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %177 = "stablehlo.transpose"(%176) <{permutation = array<i64: 0, 3, 1, 2>}> : (tensor<8x4x16x16xf32>) -> tensor<8x16x4x16xf32>
-    %178 = "stablehlo.reshape"(%177) : (tensor<8x16x4x16xf32>) -> tensor<8x16x64xf32>
-    %179 = "stablehlo.dot_general"(%178, %arg7) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
-    %180 = "stablehlo.add"(%22, %179) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %181 = "stablehlo.multiply"(%180, %180) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %182 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %183 = "stablehlo.reduce"(%181, %182) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg150: tensor<f32>, %arg151: tensor<f32>):
-      %1481 = "stablehlo.add"(%arg150, %arg151) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1481) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %184 = "stablehlo.broadcast_in_dim"(%183) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %185 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
-    %186 = "stablehlo.broadcast_in_dim"(%185) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %187 = "stablehlo.divide"(%184, %186) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %188 = "stablehlo.constant"() <{value = dense<9.99999997E-7> : tensor<f32>}> : () -> tensor<f32>
-    %189 = "stablehlo.broadcast_in_dim"(%188) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %190 = "stablehlo.add"(%187, %189) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %191 = "stablehlo.rsqrt"(%190) : (tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %192 = "stablehlo.divide"(%191, %190) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %193 = "stablehlo.constant"() <{value = dense<-5.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %194 = "stablehlo.broadcast_in_dim"(%193) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %195 = "stablehlo.multiply"(%194, %192) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %196 = "stablehlo.broadcast_in_dim"(%191) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
-    %197 = "stablehlo.multiply"(%180, %196) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %198 = "stablehlo.broadcast_in_dim"(%arg2) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
-    %199 = "stablehlo.broadcast_in_dim"(%198) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
-    %200 = "stablehlo.multiply"(%197, %199) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %201 = "stablehlo.dot_general"(%200, %arg4) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x128xf32>) -> tensor<8x16x128xf32>
-    %202 = "stablehlo.negate"(%201) : (tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %203 = "stablehlo.exponential"(%202) : (tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %204 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %205 = "stablehlo.broadcast_in_dim"(%204) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
-    %206 = "stablehlo.add"(%205, %203) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %207 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %208 = "stablehlo.broadcast_in_dim"(%207) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
-    %209 = "stablehlo.divide"(%208, %206) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %210 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %211 = "stablehlo.broadcast_in_dim"(%210) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
-    %212 = "stablehlo.subtract"(%211, %209) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %213 = "stablehlo.multiply"(%209, %212) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %214 = "stablehlo.multiply"(%201, %209) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %215 = "stablehlo.dot_general"(%200, %arg5) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x128xf32>) -> tensor<8x16x128xf32>
-    %216 = "stablehlo.multiply"(%214, %215) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %217 = "stablehlo.dot_general"(%216, %arg3) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x128xf32>, tensor<128x64xf32>) -> tensor<8x16x64xf32>
-    %218 = "stablehlo.add"(%180, %217) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %219 = "stablehlo.multiply"(%218, %218) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %220 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %221 = "stablehlo.reduce"(%219, %220) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg148: tensor<f32>, %arg149: tensor<f32>):
-      %1480 = "stablehlo.add"(%arg148, %arg149) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1480) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %222 = "stablehlo.broadcast_in_dim"(%221) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %223 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
-    %224 = "stablehlo.broadcast_in_dim"(%223) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %225 = "stablehlo.divide"(%222, %224) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %226 = "stablehlo.constant"() <{value = dense<9.99999997E-7> : tensor<f32>}> : () -> tensor<f32>
-    %227 = "stablehlo.broadcast_in_dim"(%226) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %228 = "stablehlo.add"(%225, %227) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %229 = "stablehlo.rsqrt"(%228) : (tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %230 = "stablehlo.divide"(%229, %228) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %231 = "stablehlo.constant"() <{value = dense<-5.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %232 = "stablehlo.broadcast_in_dim"(%231) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %233 = "stablehlo.multiply"(%232, %230) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %234 = "stablehlo.broadcast_in_dim"(%229) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
-    %235 = "stablehlo.multiply"(%218, %234) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %236 = "stablehlo.broadcast_in_dim"(%arg10) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
-    %237 = "stablehlo.broadcast_in_dim"(%236) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
-    %238 = "stablehlo.multiply"(%235, %237) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %239 = "stablehlo.dot_general"(%238, %arg17) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
-    %240 = "stablehlo.reshape"(%239) : (tensor<8x16x64xf32>) -> tensor<8x16x4x16xf32>
-    %241 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<8xf32>
-    %242 = "stablehlo.constant"() <{value = dense<8.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %243 = "stablehlo.broadcast_in_dim"(%242) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8xf32>
-    %244 = "stablehlo.divide"(%241, %243) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
-    %245 = "stablehlo.constant"() <{value = dense<1.000000e+04> : tensor<f32>}> : () -> tensor<f32>
-    %246 = "stablehlo.broadcast_in_dim"(%245) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8xf32>
-    %247 = "stablehlo.power"(%246, %244) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
-    %248 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %249 = "stablehlo.broadcast_in_dim"(%248) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8xf32>
-    %250 = "stablehlo.divide"(%249, %247) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
-    %251 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<16xf32>
-    %252 = "stablehlo.broadcast_in_dim"(%251) <{broadcast_dimensions = array<i64: 0>}> : (tensor<16xf32>) -> tensor<16x1xf32>
-    %253 = "stablehlo.broadcast_in_dim"(%250) <{broadcast_dimensions = array<i64: 1>}> : (tensor<8xf32>) -> tensor<1x8xf32>
-    %254 = "stablehlo.broadcast_in_dim"(%252) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<16x1xf32>) -> tensor<16x8xf32>
-    %255 = "stablehlo.broadcast_in_dim"(%253) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<1x8xf32>) -> tensor<16x8xf32>
-    %256 = "stablehlo.multiply"(%254, %255) : (tensor<16x8xf32>, tensor<16x8xf32>) -> tensor<16x8xf32>
-    %257 = "stablehlo.cosine"(%256) : (tensor<16x8xf32>) -> tensor<16x8xf32>
-    %258 = "stablehlo.broadcast_in_dim"(%257) <{broadcast_dimensions = array<i64: 1, 3>}> : (tensor<16x8xf32>) -> tensor<1x16x1x8xf32>
-    %259 = "stablehlo.sine"(%256) : (tensor<16x8xf32>) -> tensor<16x8xf32>
-    %260 = "stablehlo.broadcast_in_dim"(%259) <{broadcast_dimensions = array<i64: 1, 3>}> : (tensor<16x8xf32>) -> tensor<1x16x1x8xf32>
-    %261 = "stablehlo.slice"(%240) <{limit_indices = array<i64: 8, 16, 4, 8>, start_indices = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<8x16x4x16xf32>) -> tensor<8x16x4x8xf32>
-    %262 = "stablehlo.slice"(%240) <{limit_indices = array<i64: 8, 16, 4, 16>, start_indices = array<i64: 0, 0, 0, 8>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<8x16x4x16xf32>) -> tensor<8x16x4x8xf32>
-    %263 = "stablehlo.broadcast_in_dim"(%258) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x4x8xf32>
-    %264 = "stablehlo.multiply"(%261, %263) : (tensor<8x16x4x8xf32>, tensor<8x16x4x8xf32>) -> tensor<8x16x4x8xf32>
-    %265 = "stablehlo.broadcast_in_dim"(%260) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x4x8xf32>
-    %266 = "stablehlo.multiply"(%262, %265) : (tensor<8x16x4x8xf32>, tensor<8x16x4x8xf32>) -> tensor<8x16x4x8xf32>
-    %267 = "stablehlo.subtract"(%264, %266) : (tensor<8x16x4x8xf32>, tensor<8x16x4x8xf32>) -> tensor<8x16x4x8xf32>
-    %268 = "stablehlo.broadcast_in_dim"(%260) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x4x8xf32>
-    %269 = "stablehlo.multiply"(%261, %268) : (tensor<8x16x4x8xf32>, tensor<8x16x4x8xf32>) -> tensor<8x16x4x8xf32>
-    %270 = "stablehlo.broadcast_in_dim"(%258) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x4x8xf32>
-    %271 = "stablehlo.multiply"(%262, %270) : (tensor<8x16x4x8xf32>, tensor<8x16x4x8xf32>) -> tensor<8x16x4x8xf32>
-    %272 = "stablehlo.add"(%269, %271) : (tensor<8x16x4x8xf32>, tensor<8x16x4x8xf32>) -> tensor<8x16x4x8xf32>
-    %273 = "stablehlo.concatenate"(%267, %272) <{dimension = 3 : i64}> : (tensor<8x16x4x8xf32>, tensor<8x16x4x8xf32>) -> tensor<8x16x4x16xf32>
-    %274 = "stablehlo.dot_general"(%238, %arg15) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x32xf32>) -> tensor<8x16x32xf32>
-    %275 = "stablehlo.reshape"(%274) : (tensor<8x16x32xf32>) -> tensor<8x16x2x16xf32>
-    %276 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<8xf32>
-    %277 = "stablehlo.constant"() <{value = dense<8.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %278 = "stablehlo.broadcast_in_dim"(%277) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8xf32>
-    %279 = "stablehlo.divide"(%276, %278) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
-    %280 = "stablehlo.constant"() <{value = dense<1.000000e+04> : tensor<f32>}> : () -> tensor<f32>
-    %281 = "stablehlo.broadcast_in_dim"(%280) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8xf32>
-    %282 = "stablehlo.power"(%281, %279) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
-    %283 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %284 = "stablehlo.broadcast_in_dim"(%283) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8xf32>
-    %285 = "stablehlo.divide"(%284, %282) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
-    %286 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<16xf32>
-    %287 = "stablehlo.broadcast_in_dim"(%286) <{broadcast_dimensions = array<i64: 0>}> : (tensor<16xf32>) -> tensor<16x1xf32>
-    %288 = "stablehlo.broadcast_in_dim"(%285) <{broadcast_dimensions = array<i64: 1>}> : (tensor<8xf32>) -> tensor<1x8xf32>
-    %289 = "stablehlo.broadcast_in_dim"(%287) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<16x1xf32>) -> tensor<16x8xf32>
-    %290 = "stablehlo.broadcast_in_dim"(%288) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<1x8xf32>) -> tensor<16x8xf32>
-    %291 = "stablehlo.multiply"(%289, %290) : (tensor<16x8xf32>, tensor<16x8xf32>) -> tensor<16x8xf32>
-    %292 = "stablehlo.cosine"(%291) : (tensor<16x8xf32>) -> tensor<16x8xf32>
-    %293 = "stablehlo.broadcast_in_dim"(%292) <{broadcast_dimensions = array<i64: 1, 3>}> : (tensor<16x8xf32>) -> tensor<1x16x1x8xf32>
-    %294 = "stablehlo.sine"(%291) : (tensor<16x8xf32>) -> tensor<16x8xf32>
-    %295 = "stablehlo.broadcast_in_dim"(%294) <{broadcast_dimensions = array<i64: 1, 3>}> : (tensor<16x8xf32>) -> tensor<1x16x1x8xf32>
-    %296 = "stablehlo.slice"(%275) <{limit_indices = array<i64: 8, 16, 2, 8>, start_indices = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<8x16x2x16xf32>) -> tensor<8x16x2x8xf32>
-    %297 = "stablehlo.slice"(%275) <{limit_indices = array<i64: 8, 16, 2, 16>, start_indices = array<i64: 0, 0, 0, 8>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<8x16x2x16xf32>) -> tensor<8x16x2x8xf32>
-    %298 = "stablehlo.broadcast_in_dim"(%293) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x2x8xf32>
-    %299 = "stablehlo.multiply"(%296, %298) : (tensor<8x16x2x8xf32>, tensor<8x16x2x8xf32>) -> tensor<8x16x2x8xf32>
-    %300 = "stablehlo.broadcast_in_dim"(%295) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x2x8xf32>
-    %301 = "stablehlo.multiply"(%297, %300) : (tensor<8x16x2x8xf32>, tensor<8x16x2x8xf32>) -> tensor<8x16x2x8xf32>
-    %302 = "stablehlo.subtract"(%299, %301) : (tensor<8x16x2x8xf32>, tensor<8x16x2x8xf32>) -> tensor<8x16x2x8xf32>
-    %303 = "stablehlo.broadcast_in_dim"(%295) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x2x8xf32>
-    %304 = "stablehlo.multiply"(%296, %303) : (tensor<8x16x2x8xf32>, tensor<8x16x2x8xf32>) -> tensor<8x16x2x8xf32>
-    %305 = "stablehlo.broadcast_in_dim"(%293) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x2x8xf32>
-    %306 = "stablehlo.multiply"(%297, %305) : (tensor<8x16x2x8xf32>, tensor<8x16x2x8xf32>) -> tensor<8x16x2x8xf32>
-    %307 = "stablehlo.add"(%304, %306) : (tensor<8x16x2x8xf32>, tensor<8x16x2x8xf32>) -> tensor<8x16x2x8xf32>
-    %308 = "stablehlo.concatenate"(%302, %307) <{dimension = 3 : i64}> : (tensor<8x16x2x8xf32>, tensor<8x16x2x8xf32>) -> tensor<8x16x2x16xf32>
-    %309 = "stablehlo.dot_general"(%238, %arg18) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x32xf32>) -> tensor<8x16x32xf32>
-    %310 = "stablehlo.reshape"(%309) : (tensor<8x16x32xf32>) -> tensor<8x16x2x16xf32>
-    %311 = "stablehlo.broadcast_in_dim"(%308) <{broadcast_dimensions = array<i64: 0, 1, 2, 4>}> : (tensor<8x16x2x16xf32>) -> tensor<8x16x2x2x16xf32>
-    %312 = "stablehlo.reshape"(%311) : (tensor<8x16x2x2x16xf32>) -> tensor<8x16x4x16xf32>
-    %313 = "stablehlo.broadcast_in_dim"(%310) <{broadcast_dimensions = array<i64: 0, 1, 2, 4>}> : (tensor<8x16x2x16xf32>) -> tensor<8x16x2x2x16xf32>
-    %314 = "stablehlo.reshape"(%313) : (tensor<8x16x2x2x16xf32>) -> tensor<8x16x4x16xf32>
-    %315 = "stablehlo.dot_general"(%273, %312) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 2], rhs_batching_dimensions = [0, 2], lhs_contracting_dimensions = [3], rhs_contracting_dimensions = [3]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x4x16xf32>, tensor<8x16x4x16xf32>) -> tensor<8x4x16x16xf32>
-    %316 = "stablehlo.constant"() <{value = dense<2.500000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %317 = "stablehlo.broadcast_in_dim"(%316) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x16xf32>
-    %318 = "stablehlo.multiply"(%315, %317) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %319 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<16xi32>
-    %320 = "stablehlo.broadcast_in_dim"(%319) <{broadcast_dimensions = array<i64: 0>}> : (tensor<16xi32>) -> tensor<16x1xi32>
-    %321 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<16xi32>
-    %322 = "stablehlo.broadcast_in_dim"(%321) <{broadcast_dimensions = array<i64: 1>}> : (tensor<16xi32>) -> tensor<1x16xi32>
-    %323 = "stablehlo.broadcast_in_dim"(%320) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<16x1xi32>) -> tensor<16x16xi32>
-    %324 = "stablehlo.broadcast_in_dim"(%322) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<1x16xi32>) -> tensor<16x16xi32>
-    %325 = "stablehlo.compare"(%323, %324) <{compare_type = #stablehlo<comparison_type SIGNED>, comparison_direction = #stablehlo<comparison_direction GE>}> : (tensor<16x16xi32>, tensor<16x16xi32>) -> tensor<16x16xi1>
-    %326 = "stablehlo.broadcast_in_dim"(%325) <{broadcast_dimensions = array<i64: 2, 3>}> : (tensor<16x16xi1>) -> tensor<1x1x16x16xi1>
-    %327 = "stablehlo.constant"() <{value = dense<-1.000000e+09> : tensor<f32>}> : () -> tensor<f32>
-    %328 = "stablehlo.broadcast_in_dim"(%326) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x1x16x16xi1>) -> tensor<8x4x16x16xi1>
-    %329 = "stablehlo.broadcast_in_dim"(%327) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x16xf32>
-    %330 = "stablehlo.select"(%328, %318, %329) : (tensor<8x4x16x16xi1>, tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %331 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %332 = "stablehlo.broadcast_in_dim"(%331) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x16xf32>
-    %333 = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
-    %334 = "stablehlo.reduce"(%330, %333) <{dimensions = array<i64: 3>}> ({
-    ^bb0(%arg146: tensor<f32>, %arg147: tensor<f32>):
-      %1479 = "stablehlo.maximum"(%arg146, %arg147) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1479) : (tensor<f32>) -> ()
-    }) : (tensor<8x4x16x16xf32>, tensor<f32>) -> tensor<8x4x16xf32>
-    %335 = "stablehlo.reshape"(%334) : (tensor<8x4x16xf32>) -> tensor<8x4x16x1xf32>
-    %336 = "stablehlo.broadcast_in_dim"(%335) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x16xf32>
-    %337 = "stablehlo.compare"(%330, %336) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction EQ>}> : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xi1>
-    %338 = "stablehlo.convert"(%337) : (tensor<8x4x16x16xi1>) -> tensor<8x4x16x16xf32>
-    %339 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %340 = "stablehlo.reduce"(%338, %339) <{dimensions = array<i64: 3>}> ({
-    ^bb0(%arg144: tensor<f32>, %arg145: tensor<f32>):
-      %1478 = "stablehlo.add"(%arg144, %arg145) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1478) : (tensor<f32>) -> ()
-    }) : (tensor<8x4x16x16xf32>, tensor<f32>) -> tensor<8x4x16xf32>
-    %341 = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
-    %342 = "stablehlo.broadcast_in_dim"(%341) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
-    %343 = "stablehlo.maximum"(%342, %334) : (tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xf32>
-    %344 = "stablehlo.compare"(%334, %343) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction EQ>}> : (tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xi1>
-    %345 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %346 = "stablehlo.broadcast_in_dim"(%345) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
-    %347 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %348 = "stablehlo.broadcast_in_dim"(%347) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
-    %349 = "stablehlo.select"(%344, %346, %348) : (tensor<8x4x16xi1>, tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xf32>
-    %350 = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
-    %351 = "stablehlo.broadcast_in_dim"(%350) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
-    %352 = "stablehlo.compare"(%351, %343) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction EQ>}> : (tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xi1>
-    %353 = "stablehlo.constant"() <{value = dense<2.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %354 = "stablehlo.broadcast_in_dim"(%353) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
-    %355 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %356 = "stablehlo.broadcast_in_dim"(%355) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
-    %357 = "stablehlo.select"(%352, %354, %356) : (tensor<8x4x16xi1>, tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xf32>
-    %358 = "stablehlo.divide"(%349, %357) : (tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xf32>
-    %359 = "stablehlo.broadcast_in_dim"(%343) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x4x16xf32>) -> tensor<8x4x16x1xf32>
-    %360 = "stablehlo.broadcast_in_dim"(%359) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x16xf32>
-    %361 = "stablehlo.subtract"(%330, %360) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %362 = "stablehlo.exponential"(%361) : (tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %363 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %364 = "stablehlo.reduce"(%362, %363) <{dimensions = array<i64: 3>}> ({
-    ^bb0(%arg142: tensor<f32>, %arg143: tensor<f32>):
-      %1477 = "stablehlo.add"(%arg142, %arg143) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1477) : (tensor<f32>) -> ()
-    }) : (tensor<8x4x16x16xf32>, tensor<f32>) -> tensor<8x4x16xf32>
-    %365 = "stablehlo.broadcast_in_dim"(%364) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x4x16xf32>) -> tensor<8x4x16x1xf32>
-    %366 = "stablehlo.broadcast_in_dim"(%365) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x16xf32>
-    %367 = "stablehlo.divide"(%362, %366) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %368 = "stablehlo.multiply"(%365, %365) : (tensor<8x4x16x1xf32>, tensor<8x4x16x1xf32>) -> tensor<8x4x16x1xf32>
-    %369 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %370 = "stablehlo.broadcast_in_dim"(%369) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x1xf32>
-    %371 = "stablehlo.divide"(%370, %368) : (tensor<8x4x16x1xf32>, tensor<8x4x16x1xf32>) -> tensor<8x4x16x1xf32>
-    %372 = "stablehlo.dot_general"(%314, %367) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 2], rhs_batching_dimensions = [0, 1], lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [3]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x4x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %373 = "stablehlo.transpose"(%372) <{permutation = array<i64: 0, 3, 1, 2>}> : (tensor<8x4x16x16xf32>) -> tensor<8x16x4x16xf32>
-    %374 = "stablehlo.reshape"(%373) : (tensor<8x16x4x16xf32>) -> tensor<8x16x64xf32>
-    %375 = "stablehlo.dot_general"(%374, %arg16) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
-    %376 = "stablehlo.add"(%218, %375) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %377 = "stablehlo.multiply"(%376, %376) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %378 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %379 = "stablehlo.reduce"(%377, %378) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg140: tensor<f32>, %arg141: tensor<f32>):
-      %1476 = "stablehlo.add"(%arg140, %arg141) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  ^bb0(%arg42: tensor<64x64xf32>, %arg43: tensor<64xf32>, %arg44: tensor<64xf32>, %arg45: tensor<128x64xf32>, %arg46: tensor<64x128xf32>, %arg47: tensor<64x128xf32>, %arg48: tensor<64x32xf32>, %arg49: tensor<64x64xf32>, %arg50: tensor<64x64xf32>, %arg51: tensor<64x32xf32>, %arg52: tensor<64xf32>, %arg53: tensor<64xf32>, %arg54: tensor<128x64xf32>, %arg55: tensor<64x128xf32>, %arg56: tensor<64x128xf32>, %arg57: tensor<64x32xf32>, %arg58: tensor<64x64xf32>, %arg59: tensor<64x64xf32>, %arg60: tensor<64x32xf32>, %arg61: tensor<64xf32>, %arg62: tensor<64x64xf32>, %arg63: tensor<i32>, %arg64: tensor<64x64xf32>, %arg65: tensor<64xf32>, %arg66: tensor<64xf32>, %arg67: tensor<128x64xf32>, %arg68: tensor<64x128xf32>, %arg69: tensor<64x128xf32>, %arg70: tensor<64x32xf32>, %arg71: tensor<64x64xf32>, %arg72: tensor<64x64xf32>, %arg73: tensor<64x32xf32>, %arg74: tensor<64xf32>, %arg75: tensor<64xf32>, %arg76: tensor<128x64xf32>, %arg77: tensor<64x128xf32>, %arg78: tensor<64x128xf32>, %arg79: tensor<64x32xf32>, %arg80: tensor<64x64xf32>, %arg81: tensor<64x64xf32>, %arg82: tensor<64x32xf32>, %arg83: tensor<64xf32>, %arg84: tensor<64x64xf32>, %arg85: tensor<64x64xf32>, %arg86: tensor<64xf32>, %arg87: tensor<64xf32>, %arg88: tensor<128x64xf32>, %arg89: tensor<64x128xf32>, %arg90: tensor<64x128xf32>, %arg91: tensor<64x32xf32>, %arg92: tensor<64x64xf32>, %arg93: tensor<64x64xf32>, %arg94: tensor<64x32xf32>, %arg95: tensor<64xf32>, %arg96: tensor<64xf32>, %arg97: tensor<128x64xf32>, %arg98: tensor<64x128xf32>, %arg99: tensor<64x128xf32>, %arg100: tensor<64x32xf32>, %arg101: tensor<64x64xf32>, %arg102: tensor<64x64xf32>, %arg103: tensor<64x32xf32>, %arg104: tensor<64xf32>, %arg105: tensor<64x64xf32>, %arg106: tensor<8x16xi32>, %arg107: tensor<8x16xi32>):
+    %110:2 = "func.call"(%arg42, %arg106) <{callee = @_take}> : (tensor<64x64xf32>, tensor<8x16xi32>) -> (tensor<8x16x64xf32>, tensor<8x16x1xi32>)
+    %111 = "stablehlo.multiply"(%110#0, %110#0) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %112 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %113 = "stablehlo.reduce"(%111, %112) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg186: tensor<f32>, %arg187: tensor<f32>):
+      %1476 = "stablehlo.add"(%arg186, %arg187) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1476) : (tensor<f32>) -> ()
     }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %380 = "stablehlo.broadcast_in_dim"(%379) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %381 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
-    %382 = "stablehlo.broadcast_in_dim"(%381) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %383 = "stablehlo.divide"(%380, %382) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %384 = "stablehlo.constant"() <{value = dense<9.99999997E-7> : tensor<f32>}> : () -> tensor<f32>
-    %385 = "stablehlo.broadcast_in_dim"(%384) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %386 = "stablehlo.add"(%383, %385) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %387 = "stablehlo.rsqrt"(%386) : (tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %388 = "stablehlo.divide"(%387, %386) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %389 = "stablehlo.constant"() <{value = dense<-5.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %390 = "stablehlo.broadcast_in_dim"(%389) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %391 = "stablehlo.multiply"(%390, %388) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %392 = "stablehlo.broadcast_in_dim"(%387) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
-    %393 = "stablehlo.multiply"(%376, %392) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %394 = "stablehlo.broadcast_in_dim"(%arg11) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
-    %395 = "stablehlo.broadcast_in_dim"(%394) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
-    %396 = "stablehlo.multiply"(%393, %395) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %397 = "stablehlo.dot_general"(%396, %arg13) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x128xf32>) -> tensor<8x16x128xf32>
-    %398 = "stablehlo.negate"(%397) : (tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %399 = "stablehlo.exponential"(%398) : (tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %400 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %401 = "stablehlo.broadcast_in_dim"(%400) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
-    %402 = "stablehlo.add"(%401, %399) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %403 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %404 = "stablehlo.broadcast_in_dim"(%403) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
-    %405 = "stablehlo.divide"(%404, %402) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %406 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %407 = "stablehlo.broadcast_in_dim"(%406) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
-    %408 = "stablehlo.subtract"(%407, %405) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %409 = "stablehlo.multiply"(%405, %408) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %410 = "stablehlo.multiply"(%397, %405) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %411 = "stablehlo.dot_general"(%396, %arg14) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x128xf32>) -> tensor<8x16x128xf32>
-    %412 = "stablehlo.multiply"(%410, %411) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %413 = "stablehlo.dot_general"(%412, %arg12) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x128xf32>, tensor<128x64xf32>) -> tensor<8x16x64xf32>
-    %414 = "stablehlo.add"(%376, %413) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %415 = "stablehlo.multiply"(%414, %414) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %416 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %417 = "stablehlo.reduce"(%415, %416) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg138: tensor<f32>, %arg139: tensor<f32>):
-      %1475 = "stablehlo.add"(%arg138, %arg139) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %114 = "stablehlo.broadcast_in_dim"(%113) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %115 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
+    %116 = "stablehlo.broadcast_in_dim"(%115) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %117 = "stablehlo.divide"(%114, %116) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %118 = "stablehlo.constant"() <{value = dense<9.99999997E-7> : tensor<f32>}> : () -> tensor<f32>
+    %119 = "stablehlo.broadcast_in_dim"(%118) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %120 = "stablehlo.add"(%117, %119) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %121 = "stablehlo.rsqrt"(%120) : (tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %122 = "stablehlo.divide"(%121, %120) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %123 = "stablehlo.constant"() <{value = dense<-5.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %124 = "stablehlo.broadcast_in_dim"(%123) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %125 = "stablehlo.multiply"(%124, %122) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %126 = "stablehlo.broadcast_in_dim"(%121) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
+    %127 = "stablehlo.multiply"(%110#0, %126) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %128 = "stablehlo.broadcast_in_dim"(%arg43) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
+    %129 = "stablehlo.broadcast_in_dim"(%128) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
+    %130 = "stablehlo.multiply"(%127, %129) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %131 = "stablehlo.dot_general"(%130, %arg50) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
+    %132 = "stablehlo.reshape"(%131) : (tensor<8x16x64xf32>) -> tensor<8x16x4x16xf32>
+    %133 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<8xf32>
+    %134 = "stablehlo.constant"() <{value = dense<8.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %135 = "stablehlo.broadcast_in_dim"(%134) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8xf32>
+    %136 = "stablehlo.divide"(%133, %135) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+    %137 = "stablehlo.constant"() <{value = dense<1.000000e+04> : tensor<f32>}> : () -> tensor<f32>
+    %138 = "stablehlo.broadcast_in_dim"(%137) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8xf32>
+    %139 = "stablehlo.power"(%138, %136) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+    %140 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %141 = "stablehlo.broadcast_in_dim"(%140) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8xf32>
+    %142 = "stablehlo.divide"(%141, %139) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+    %143 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<16xf32>
+    %144 = "stablehlo.broadcast_in_dim"(%143) <{broadcast_dimensions = array<i64: 0>}> : (tensor<16xf32>) -> tensor<16x1xf32>
+    %145 = "stablehlo.broadcast_in_dim"(%142) <{broadcast_dimensions = array<i64: 1>}> : (tensor<8xf32>) -> tensor<1x8xf32>
+    %146 = "stablehlo.broadcast_in_dim"(%144) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<16x1xf32>) -> tensor<16x8xf32>
+    %147 = "stablehlo.broadcast_in_dim"(%145) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<1x8xf32>) -> tensor<16x8xf32>
+    %148 = "stablehlo.multiply"(%146, %147) : (tensor<16x8xf32>, tensor<16x8xf32>) -> tensor<16x8xf32>
+    %149 = "stablehlo.cosine"(%148) : (tensor<16x8xf32>) -> tensor<16x8xf32>
+    %150 = "stablehlo.broadcast_in_dim"(%149) <{broadcast_dimensions = array<i64: 1, 3>}> : (tensor<16x8xf32>) -> tensor<1x16x1x8xf32>
+    %151 = "stablehlo.sine"(%148) : (tensor<16x8xf32>) -> tensor<16x8xf32>
+    %152 = "stablehlo.broadcast_in_dim"(%151) <{broadcast_dimensions = array<i64: 1, 3>}> : (tensor<16x8xf32>) -> tensor<1x16x1x8xf32>
+    %153 = "stablehlo.slice"(%132) <{limit_indices = array<i64: 8, 16, 4, 8>, start_indices = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<8x16x4x16xf32>) -> tensor<8x16x4x8xf32>
+    %154 = "stablehlo.slice"(%132) <{limit_indices = array<i64: 8, 16, 4, 16>, start_indices = array<i64: 0, 0, 0, 8>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<8x16x4x16xf32>) -> tensor<8x16x4x8xf32>
+    %155 = "stablehlo.broadcast_in_dim"(%150) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x4x8xf32>
+    %156 = "stablehlo.multiply"(%153, %155) : (tensor<8x16x4x8xf32>, tensor<8x16x4x8xf32>) -> tensor<8x16x4x8xf32>
+    %157 = "stablehlo.broadcast_in_dim"(%152) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x4x8xf32>
+    %158 = "stablehlo.multiply"(%154, %157) : (tensor<8x16x4x8xf32>, tensor<8x16x4x8xf32>) -> tensor<8x16x4x8xf32>
+    %159 = "stablehlo.subtract"(%156, %158) : (tensor<8x16x4x8xf32>, tensor<8x16x4x8xf32>) -> tensor<8x16x4x8xf32>
+    %160 = "stablehlo.broadcast_in_dim"(%152) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x4x8xf32>
+    %161 = "stablehlo.multiply"(%153, %160) : (tensor<8x16x4x8xf32>, tensor<8x16x4x8xf32>) -> tensor<8x16x4x8xf32>
+    %162 = "stablehlo.broadcast_in_dim"(%150) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x4x8xf32>
+    %163 = "stablehlo.multiply"(%154, %162) : (tensor<8x16x4x8xf32>, tensor<8x16x4x8xf32>) -> tensor<8x16x4x8xf32>
+    %164 = "stablehlo.add"(%161, %163) : (tensor<8x16x4x8xf32>, tensor<8x16x4x8xf32>) -> tensor<8x16x4x8xf32>
+    %165 = "stablehlo.concatenate"(%159, %164) <{dimension = 3 : i64}> : (tensor<8x16x4x8xf32>, tensor<8x16x4x8xf32>) -> tensor<8x16x4x16xf32>
+    %166 = "stablehlo.dot_general"(%130, %arg48) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x32xf32>) -> tensor<8x16x32xf32>
+    %167 = "stablehlo.reshape"(%166) : (tensor<8x16x32xf32>) -> tensor<8x16x2x16xf32>
+    %168 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<8xf32>
+    %169 = "stablehlo.constant"() <{value = dense<8.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %170 = "stablehlo.broadcast_in_dim"(%169) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8xf32>
+    %171 = "stablehlo.divide"(%168, %170) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+    %172 = "stablehlo.constant"() <{value = dense<1.000000e+04> : tensor<f32>}> : () -> tensor<f32>
+    %173 = "stablehlo.broadcast_in_dim"(%172) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8xf32>
+    %174 = "stablehlo.power"(%173, %171) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+    %175 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %176 = "stablehlo.broadcast_in_dim"(%175) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8xf32>
+    %177 = "stablehlo.divide"(%176, %174) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+    %178 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<16xf32>
+    %179 = "stablehlo.broadcast_in_dim"(%178) <{broadcast_dimensions = array<i64: 0>}> : (tensor<16xf32>) -> tensor<16x1xf32>
+    %180 = "stablehlo.broadcast_in_dim"(%177) <{broadcast_dimensions = array<i64: 1>}> : (tensor<8xf32>) -> tensor<1x8xf32>
+    %181 = "stablehlo.broadcast_in_dim"(%179) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<16x1xf32>) -> tensor<16x8xf32>
+    %182 = "stablehlo.broadcast_in_dim"(%180) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<1x8xf32>) -> tensor<16x8xf32>
+    %183 = "stablehlo.multiply"(%181, %182) : (tensor<16x8xf32>, tensor<16x8xf32>) -> tensor<16x8xf32>
+    %184 = "stablehlo.cosine"(%183) : (tensor<16x8xf32>) -> tensor<16x8xf32>
+    %185 = "stablehlo.broadcast_in_dim"(%184) <{broadcast_dimensions = array<i64: 1, 3>}> : (tensor<16x8xf32>) -> tensor<1x16x1x8xf32>
+    %186 = "stablehlo.sine"(%183) : (tensor<16x8xf32>) -> tensor<16x8xf32>
+    %187 = "stablehlo.broadcast_in_dim"(%186) <{broadcast_dimensions = array<i64: 1, 3>}> : (tensor<16x8xf32>) -> tensor<1x16x1x8xf32>
+    %188 = "stablehlo.slice"(%167) <{limit_indices = array<i64: 8, 16, 2, 8>, start_indices = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<8x16x2x16xf32>) -> tensor<8x16x2x8xf32>
+    %189 = "stablehlo.slice"(%167) <{limit_indices = array<i64: 8, 16, 2, 16>, start_indices = array<i64: 0, 0, 0, 8>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<8x16x2x16xf32>) -> tensor<8x16x2x8xf32>
+    %190 = "stablehlo.broadcast_in_dim"(%185) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x2x8xf32>
+    %191 = "stablehlo.multiply"(%188, %190) : (tensor<8x16x2x8xf32>, tensor<8x16x2x8xf32>) -> tensor<8x16x2x8xf32>
+    %192 = "stablehlo.broadcast_in_dim"(%187) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x2x8xf32>
+    %193 = "stablehlo.multiply"(%189, %192) : (tensor<8x16x2x8xf32>, tensor<8x16x2x8xf32>) -> tensor<8x16x2x8xf32>
+    %194 = "stablehlo.subtract"(%191, %193) : (tensor<8x16x2x8xf32>, tensor<8x16x2x8xf32>) -> tensor<8x16x2x8xf32>
+    %195 = "stablehlo.broadcast_in_dim"(%187) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x2x8xf32>
+    %196 = "stablehlo.multiply"(%188, %195) : (tensor<8x16x2x8xf32>, tensor<8x16x2x8xf32>) -> tensor<8x16x2x8xf32>
+    %197 = "stablehlo.broadcast_in_dim"(%185) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x2x8xf32>
+    %198 = "stablehlo.multiply"(%189, %197) : (tensor<8x16x2x8xf32>, tensor<8x16x2x8xf32>) -> tensor<8x16x2x8xf32>
+    %199 = "stablehlo.add"(%196, %198) : (tensor<8x16x2x8xf32>, tensor<8x16x2x8xf32>) -> tensor<8x16x2x8xf32>
+    %200 = "stablehlo.concatenate"(%194, %199) <{dimension = 3 : i64}> : (tensor<8x16x2x8xf32>, tensor<8x16x2x8xf32>) -> tensor<8x16x2x16xf32>
+    %201 = "stablehlo.dot_general"(%130, %arg51) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x32xf32>) -> tensor<8x16x32xf32>
+    %202 = "stablehlo.reshape"(%201) : (tensor<8x16x32xf32>) -> tensor<8x16x2x16xf32>
+    %203 = "stablehlo.broadcast_in_dim"(%200) <{broadcast_dimensions = array<i64: 0, 1, 2, 4>}> : (tensor<8x16x2x16xf32>) -> tensor<8x16x2x2x16xf32>
+    %204 = "stablehlo.reshape"(%203) : (tensor<8x16x2x2x16xf32>) -> tensor<8x16x4x16xf32>
+    %205 = "stablehlo.broadcast_in_dim"(%202) <{broadcast_dimensions = array<i64: 0, 1, 2, 4>}> : (tensor<8x16x2x16xf32>) -> tensor<8x16x2x2x16xf32>
+    %206 = "stablehlo.reshape"(%205) : (tensor<8x16x2x2x16xf32>) -> tensor<8x16x4x16xf32>
+    %207 = "stablehlo.dot_general"(%165, %204) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 2], rhs_batching_dimensions = [0, 2], lhs_contracting_dimensions = [3], rhs_contracting_dimensions = [3]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x4x16xf32>, tensor<8x16x4x16xf32>) -> tensor<8x4x16x16xf32>
+    %208 = "stablehlo.constant"() <{value = dense<2.500000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %209 = "stablehlo.broadcast_in_dim"(%208) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x16xf32>
+    %210 = "stablehlo.multiply"(%207, %209) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %211 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<16xi32>
+    %212 = "stablehlo.broadcast_in_dim"(%211) <{broadcast_dimensions = array<i64: 0>}> : (tensor<16xi32>) -> tensor<16x1xi32>
+    %213 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<16xi32>
+    %214 = "stablehlo.broadcast_in_dim"(%213) <{broadcast_dimensions = array<i64: 1>}> : (tensor<16xi32>) -> tensor<1x16xi32>
+    %215 = "stablehlo.broadcast_in_dim"(%212) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<16x1xi32>) -> tensor<16x16xi32>
+    %216 = "stablehlo.broadcast_in_dim"(%214) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<1x16xi32>) -> tensor<16x16xi32>
+    %217 = "stablehlo.compare"(%215, %216) <{compare_type = #stablehlo<comparison_type SIGNED>, comparison_direction = #stablehlo<comparison_direction GE>}> : (tensor<16x16xi32>, tensor<16x16xi32>) -> tensor<16x16xi1>
+    %218 = "stablehlo.broadcast_in_dim"(%217) <{broadcast_dimensions = array<i64: 2, 3>}> : (tensor<16x16xi1>) -> tensor<1x1x16x16xi1>
+    %219 = "stablehlo.constant"() <{value = dense<-1.000000e+09> : tensor<f32>}> : () -> tensor<f32>
+    %220:3 = "func.call"(%218, %210, %219) <{callee = @_where_0}> : (tensor<1x1x16x16xi1>, tensor<8x4x16x16xf32>, tensor<f32>) -> (tensor<8x4x16x16xf32>, tensor<8x4x16x16xi1>, tensor<8x4x16x16xf32>)
+    %221 = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
+    %222 = "stablehlo.reduce"(%220#0, %221) <{dimensions = array<i64: 3>}> ({
+    ^bb0(%arg184: tensor<f32>, %arg185: tensor<f32>):
+      %1475 = "stablehlo.maximum"(%arg184, %arg185) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1475) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %418 = "stablehlo.broadcast_in_dim"(%417) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %419 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
-    %420 = "stablehlo.broadcast_in_dim"(%419) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %421 = "stablehlo.divide"(%418, %420) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %422 = "stablehlo.constant"() <{value = dense<9.99999997E-7> : tensor<f32>}> : () -> tensor<f32>
-    %423 = "stablehlo.broadcast_in_dim"(%422) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %424 = "stablehlo.add"(%421, %423) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %425 = "stablehlo.rsqrt"(%424) : (tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %426 = "stablehlo.divide"(%425, %424) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %427 = "stablehlo.constant"() <{value = dense<-5.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %428 = "stablehlo.broadcast_in_dim"(%427) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %429 = "stablehlo.multiply"(%428, %426) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %430 = "stablehlo.broadcast_in_dim"(%425) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
-    %431 = "stablehlo.multiply"(%414, %430) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %432 = "stablehlo.broadcast_in_dim"(%arg19) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
-    %433 = "stablehlo.broadcast_in_dim"(%432) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
-    %434 = "stablehlo.multiply"(%431, %433) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %435 = "stablehlo.dot_general"(%434, %arg20) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
-    %436 = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
-    %437 = "stablehlo.reduce"(%435, %436) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg136: tensor<f32>, %arg137: tensor<f32>):
-      %1474 = "stablehlo.maximum"(%arg136, %arg137) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x4x16x16xf32>, tensor<f32>) -> tensor<8x4x16xf32>
+    %223 = "stablehlo.reshape"(%222) : (tensor<8x4x16xf32>) -> tensor<8x4x16x1xf32>
+    %224 = "stablehlo.broadcast_in_dim"(%223) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x16xf32>
+    %225 = "stablehlo.compare"(%220#0, %224) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction EQ>}> : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xi1>
+    %226 = "stablehlo.convert"(%225) : (tensor<8x4x16x16xi1>) -> tensor<8x4x16x16xf32>
+    %227 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %228 = "stablehlo.reduce"(%226, %227) <{dimensions = array<i64: 3>}> ({
+    ^bb0(%arg182: tensor<f32>, %arg183: tensor<f32>):
+      %1474 = "stablehlo.add"(%arg182, %arg183) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1474) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %438 = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
-    %439 = "stablehlo.broadcast_in_dim"(%438) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16xf32>
-    %440 = "stablehlo.maximum"(%439, %437) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
-    %441 = "stablehlo.broadcast_in_dim"(%440) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %442 = "stablehlo.broadcast_in_dim"(%441) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
-    %443 = "stablehlo.subtract"(%435, %442) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %444 = "stablehlo.exponential"(%443) : (tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %445 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %446 = "stablehlo.reduce"(%444, %445) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg134: tensor<f32>, %arg135: tensor<f32>):
-      %1473 = "stablehlo.add"(%arg134, %arg135) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x4x16x16xf32>, tensor<f32>) -> tensor<8x4x16xf32>
+    %229 = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
+    %230 = "stablehlo.broadcast_in_dim"(%229) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
+    %231 = "stablehlo.maximum"(%230, %222) : (tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xf32>
+    %232 = "stablehlo.compare"(%222, %231) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction EQ>}> : (tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xi1>
+    %233 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %234 = "stablehlo.broadcast_in_dim"(%233) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
+    %235 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %236 = "stablehlo.broadcast_in_dim"(%235) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
+    %237 = "stablehlo.select"(%232, %234, %236) : (tensor<8x4x16xi1>, tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xf32>
+    %238 = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
+    %239 = "stablehlo.broadcast_in_dim"(%238) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
+    %240 = "stablehlo.compare"(%239, %231) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction EQ>}> : (tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xi1>
+    %241 = "stablehlo.constant"() <{value = dense<2.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %242 = "stablehlo.broadcast_in_dim"(%241) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
+    %243 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %244 = "stablehlo.broadcast_in_dim"(%243) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
+    %245 = "stablehlo.select"(%240, %242, %244) : (tensor<8x4x16xi1>, tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xf32>
+    %246 = "stablehlo.divide"(%237, %245) : (tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xf32>
+    %247 = "stablehlo.broadcast_in_dim"(%231) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x4x16xf32>) -> tensor<8x4x16x1xf32>
+    %248 = "stablehlo.broadcast_in_dim"(%247) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x16xf32>
+    %249 = "stablehlo.subtract"(%220#0, %248) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %250 = "stablehlo.exponential"(%249) : (tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %251 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %252 = "stablehlo.reduce"(%250, %251) <{dimensions = array<i64: 3>}> ({
+    ^bb0(%arg180: tensor<f32>, %arg181: tensor<f32>):
+      %1473 = "stablehlo.add"(%arg180, %arg181) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1473) : (tensor<f32>) -> ()
+    }) : (tensor<8x4x16x16xf32>, tensor<f32>) -> tensor<8x4x16xf32>
+    %253 = "stablehlo.broadcast_in_dim"(%252) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x4x16xf32>) -> tensor<8x4x16x1xf32>
+    %254 = "stablehlo.broadcast_in_dim"(%253) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x16xf32>
+    %255 = "stablehlo.divide"(%250, %254) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %256 = "stablehlo.multiply"(%253, %253) : (tensor<8x4x16x1xf32>, tensor<8x4x16x1xf32>) -> tensor<8x4x16x1xf32>
+    %257 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %258 = "stablehlo.broadcast_in_dim"(%257) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x1xf32>
+    %259 = "stablehlo.divide"(%258, %256) : (tensor<8x4x16x1xf32>, tensor<8x4x16x1xf32>) -> tensor<8x4x16x1xf32>
+    %260 = "stablehlo.dot_general"(%206, %255) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 2], rhs_batching_dimensions = [0, 1], lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [3]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x4x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %261 = "stablehlo.transpose"(%260) <{permutation = array<i64: 0, 3, 1, 2>}> : (tensor<8x4x16x16xf32>) -> tensor<8x16x4x16xf32>
+    %262 = "stablehlo.reshape"(%261) : (tensor<8x16x4x16xf32>) -> tensor<8x16x64xf32>
+    %263 = "stablehlo.dot_general"(%262, %arg49) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
+    %264 = "stablehlo.add"(%110#0, %263) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %265 = "stablehlo.multiply"(%264, %264) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %266 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %267 = "stablehlo.reduce"(%265, %266) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg178: tensor<f32>, %arg179: tensor<f32>):
+      %1472 = "stablehlo.add"(%arg178, %arg179) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1472) : (tensor<f32>) -> ()
     }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %447 = "stablehlo.broadcast_in_dim"(%446) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %448 = "stablehlo.log"(%447) : (tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %449 = "stablehlo.broadcast_in_dim"(%448) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
-    %450 = "stablehlo.subtract"(%443, %449) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %451 = "stablehlo.broadcast_in_dim"(%arg65) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xi32>) -> tensor<8x16x1xi32>
-    %452 = "stablehlo.constant"() <{value = dense<0> : tensor<i32>}> : () -> tensor<i32>
-    %453 = "stablehlo.broadcast_in_dim"(%452) <{broadcast_dimensions = array<i64>}> : (tensor<i32>) -> tensor<8x16x1xi32>
-    %454 = "stablehlo.compare"(%451, %453) <{compare_type = #stablehlo<comparison_type SIGNED>, comparison_direction = #stablehlo<comparison_direction LT>}> : (tensor<8x16x1xi32>, tensor<8x16x1xi32>) -> tensor<8x16x1xi1>
-    %455 = "stablehlo.constant"() <{value = dense<64> : tensor<i32>}> : () -> tensor<i32>
-    %456 = "stablehlo.broadcast_in_dim"(%455) <{broadcast_dimensions = array<i64>}> : (tensor<i32>) -> tensor<8x16x1xi32>
-    %457 = "stablehlo.add"(%451, %456) : (tensor<8x16x1xi32>, tensor<8x16x1xi32>) -> tensor<8x16x1xi32>
-    %458 = "stablehlo.select"(%454, %457, %451) : (tensor<8x16x1xi1>, tensor<8x16x1xi32>, tensor<8x16x1xi32>) -> tensor<8x16x1xi32>
-    %459 = "stablehlo.reshape"(%458) : (tensor<8x16x1xi32>) -> tensor<8x16x1x1xi32>
-    %460 = "stablehlo.constant"() <{value = dense<63> : tensor<1xi32>}> : () -> tensor<1xi32>
-    %461 = "stablehlo.constant"() <{value = dense<0> : tensor<i32>}> : () -> tensor<i32>
-    %462 = "stablehlo.broadcast_in_dim"(%461) <{broadcast_dimensions = array<i64>}> : (tensor<i32>) -> tensor<8x16x1x1xi32>
-    %463 = "stablehlo.compare"(%459, %462) <{compare_type = #stablehlo<comparison_type SIGNED>, comparison_direction = #stablehlo<comparison_direction GE>}> : (tensor<8x16x1x1xi32>, tensor<8x16x1x1xi32>) -> tensor<8x16x1x1xi1>
-    %464 = "stablehlo.broadcast_in_dim"(%460) <{broadcast_dimensions = array<i64: 3>}> : (tensor<1xi32>) -> tensor<1x1x1x1xi32>
-    %465 = "stablehlo.broadcast_in_dim"(%464) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x1x1x1xi32>) -> tensor<8x16x1x1xi32>
-    %466 = "stablehlo.compare"(%459, %465) <{compare_type = #stablehlo<comparison_type SIGNED>, comparison_direction = #stablehlo<comparison_direction LE>}> : (tensor<8x16x1x1xi32>, tensor<8x16x1x1xi32>) -> tensor<8x16x1x1xi1>
-    %467 = "stablehlo.and"(%463, %466) : (tensor<8x16x1x1xi1>, tensor<8x16x1x1xi1>) -> tensor<8x16x1x1xi1>
-    %468 = "stablehlo.constant"() <{value = dense<true> : tensor<i1>}> : () -> tensor<i1>
-    %469 = "stablehlo.reduce"(%467, %468) <{dimensions = array<i64: 3>}> ({
-    ^bb0(%arg132: tensor<i1>, %arg133: tensor<i1>):
-      %1472 = "stablehlo.and"(%arg132, %arg133) : (tensor<i1>, tensor<i1>) -> tensor<i1>
-      "stablehlo.return"(%1472) : (tensor<i1>) -> ()
-    }) : (tensor<8x16x1x1xi1>, tensor<i1>) -> tensor<8x16x1xi1>
-    %470 = "stablehlo.gather"(%450, %459) <{dimension_numbers = #stablehlo.gather<collapsed_slice_dims = [2], operand_batching_dims = [0, 1], start_indices_batching_dims = [0, 1], start_index_map = [2], index_vector_dim = 3>, indices_are_sorted = false, slice_sizes = array<i64: 1, 1, 1>}> : (tensor<8x16x64xf32>, tensor<8x16x1x1xi32>) -> tensor<8x16x1xf32>
-    %471 = "stablehlo.constant"() <{value = dense<0x7FC00000> : tensor<f32>}> : () -> tensor<f32>
-    %472 = "stablehlo.broadcast_in_dim"(%471) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %473 = "stablehlo.select"(%469, %470, %472) : (tensor<8x16x1xi1>, tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %474 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %475 = "stablehlo.reduce"(%473, %474) <{dimensions = array<i64: 0, 1, 2>}> ({
-    ^bb0(%arg130: tensor<f32>, %arg131: tensor<f32>):
-      %1471 = "stablehlo.add"(%arg130, %arg131) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %268 = "stablehlo.broadcast_in_dim"(%267) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %269 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
+    %270 = "stablehlo.broadcast_in_dim"(%269) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %271 = "stablehlo.divide"(%268, %270) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %272 = "stablehlo.constant"() <{value = dense<9.99999997E-7> : tensor<f32>}> : () -> tensor<f32>
+    %273 = "stablehlo.broadcast_in_dim"(%272) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %274 = "stablehlo.add"(%271, %273) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %275 = "stablehlo.rsqrt"(%274) : (tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %276 = "stablehlo.divide"(%275, %274) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %277 = "stablehlo.constant"() <{value = dense<-5.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %278 = "stablehlo.broadcast_in_dim"(%277) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %279 = "stablehlo.multiply"(%278, %276) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %280 = "stablehlo.broadcast_in_dim"(%275) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
+    %281 = "stablehlo.multiply"(%264, %280) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %282 = "stablehlo.broadcast_in_dim"(%arg44) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
+    %283 = "stablehlo.broadcast_in_dim"(%282) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
+    %284 = "stablehlo.multiply"(%281, %283) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %285 = "stablehlo.dot_general"(%284, %arg46) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x128xf32>) -> tensor<8x16x128xf32>
+    %286:3 = "func.call"(%285) <{callee = @silu}> : (tensor<8x16x128xf32>) -> (tensor<8x16x128xf32>, tensor<8x16x128xf32>, tensor<8x16x128xf32>)
+    %287 = "stablehlo.dot_general"(%284, %arg47) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x128xf32>) -> tensor<8x16x128xf32>
+    %288 = "stablehlo.multiply"(%286#0, %287) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %289 = "stablehlo.dot_general"(%288, %arg45) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x128xf32>, tensor<128x64xf32>) -> tensor<8x16x64xf32>
+    %290 = "stablehlo.add"(%264, %289) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %291 = "stablehlo.multiply"(%290, %290) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %292 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %293 = "stablehlo.reduce"(%291, %292) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg176: tensor<f32>, %arg177: tensor<f32>):
+      %1471 = "stablehlo.add"(%arg176, %arg177) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1471) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x1xf32>, tensor<f32>) -> tensor<f32>
-    %476 = "stablehlo.constant"() <{value = dense<1.280000e+02> : tensor<f32>}> : () -> tensor<f32>
-    %477 = "stablehlo.divide"(%475, %476) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-    %478 = "stablehlo.negate"(%477) : (tensor<f32>) -> tensor<f32>
-    %479 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %480 = "stablehlo.negate"(%479) : (tensor<f32>) -> tensor<f32>
-    %481 = "stablehlo.constant"() <{value = dense<1.280000e+02> : tensor<f32>}> : () -> tensor<f32>
-    %482 = "stablehlo.divide"(%480, %481) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-    %483 = "stablehlo.broadcast_in_dim"(%482) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %484 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %485 = "stablehlo.broadcast_in_dim"(%484) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x64xf32>
-    %486 = "stablehlo.scatter"(%485, %459, %483) <{indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [2], input_batching_dims = [0, 1], scatter_indices_batching_dims = [0, 1], scatter_dims_to_operand_dims = [2], index_vector_dim = 3>, unique_indices = false}> ({
-    ^bb0(%arg128: tensor<f32>, %arg129: tensor<f32>):
-      %1470 = "stablehlo.add"(%arg128, %arg129) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
+    %294 = "stablehlo.broadcast_in_dim"(%293) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %295 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
+    %296 = "stablehlo.broadcast_in_dim"(%295) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %297 = "stablehlo.divide"(%294, %296) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %298 = "stablehlo.constant"() <{value = dense<9.99999997E-7> : tensor<f32>}> : () -> tensor<f32>
+    %299 = "stablehlo.broadcast_in_dim"(%298) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %300 = "stablehlo.add"(%297, %299) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %301 = "stablehlo.rsqrt"(%300) : (tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %302 = "stablehlo.divide"(%301, %300) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %303 = "stablehlo.constant"() <{value = dense<-5.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %304 = "stablehlo.broadcast_in_dim"(%303) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %305 = "stablehlo.multiply"(%304, %302) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %306 = "stablehlo.broadcast_in_dim"(%301) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
+    %307 = "stablehlo.multiply"(%290, %306) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %308 = "stablehlo.broadcast_in_dim"(%arg52) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
+    %309 = "stablehlo.broadcast_in_dim"(%308) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
+    %310 = "stablehlo.multiply"(%307, %309) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %311 = "stablehlo.dot_general"(%310, %arg59) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
+    %312 = "stablehlo.reshape"(%311) : (tensor<8x16x64xf32>) -> tensor<8x16x4x16xf32>
+    %313 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<8xf32>
+    %314 = "stablehlo.constant"() <{value = dense<8.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %315 = "stablehlo.broadcast_in_dim"(%314) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8xf32>
+    %316 = "stablehlo.divide"(%313, %315) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+    %317 = "stablehlo.constant"() <{value = dense<1.000000e+04> : tensor<f32>}> : () -> tensor<f32>
+    %318 = "stablehlo.broadcast_in_dim"(%317) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8xf32>
+    %319 = "stablehlo.power"(%318, %316) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+    %320 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %321 = "stablehlo.broadcast_in_dim"(%320) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8xf32>
+    %322 = "stablehlo.divide"(%321, %319) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+    %323 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<16xf32>
+    %324 = "stablehlo.broadcast_in_dim"(%323) <{broadcast_dimensions = array<i64: 0>}> : (tensor<16xf32>) -> tensor<16x1xf32>
+    %325 = "stablehlo.broadcast_in_dim"(%322) <{broadcast_dimensions = array<i64: 1>}> : (tensor<8xf32>) -> tensor<1x8xf32>
+    %326 = "stablehlo.broadcast_in_dim"(%324) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<16x1xf32>) -> tensor<16x8xf32>
+    %327 = "stablehlo.broadcast_in_dim"(%325) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<1x8xf32>) -> tensor<16x8xf32>
+    %328 = "stablehlo.multiply"(%326, %327) : (tensor<16x8xf32>, tensor<16x8xf32>) -> tensor<16x8xf32>
+    %329 = "stablehlo.cosine"(%328) : (tensor<16x8xf32>) -> tensor<16x8xf32>
+    %330 = "stablehlo.broadcast_in_dim"(%329) <{broadcast_dimensions = array<i64: 1, 3>}> : (tensor<16x8xf32>) -> tensor<1x16x1x8xf32>
+    %331 = "stablehlo.sine"(%328) : (tensor<16x8xf32>) -> tensor<16x8xf32>
+    %332 = "stablehlo.broadcast_in_dim"(%331) <{broadcast_dimensions = array<i64: 1, 3>}> : (tensor<16x8xf32>) -> tensor<1x16x1x8xf32>
+    %333 = "stablehlo.slice"(%312) <{limit_indices = array<i64: 8, 16, 4, 8>, start_indices = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<8x16x4x16xf32>) -> tensor<8x16x4x8xf32>
+    %334 = "stablehlo.slice"(%312) <{limit_indices = array<i64: 8, 16, 4, 16>, start_indices = array<i64: 0, 0, 0, 8>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<8x16x4x16xf32>) -> tensor<8x16x4x8xf32>
+    %335 = "stablehlo.broadcast_in_dim"(%330) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x4x8xf32>
+    %336 = "stablehlo.multiply"(%333, %335) : (tensor<8x16x4x8xf32>, tensor<8x16x4x8xf32>) -> tensor<8x16x4x8xf32>
+    %337 = "stablehlo.broadcast_in_dim"(%332) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x4x8xf32>
+    %338 = "stablehlo.multiply"(%334, %337) : (tensor<8x16x4x8xf32>, tensor<8x16x4x8xf32>) -> tensor<8x16x4x8xf32>
+    %339 = "stablehlo.subtract"(%336, %338) : (tensor<8x16x4x8xf32>, tensor<8x16x4x8xf32>) -> tensor<8x16x4x8xf32>
+    %340 = "stablehlo.broadcast_in_dim"(%332) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x4x8xf32>
+    %341 = "stablehlo.multiply"(%333, %340) : (tensor<8x16x4x8xf32>, tensor<8x16x4x8xf32>) -> tensor<8x16x4x8xf32>
+    %342 = "stablehlo.broadcast_in_dim"(%330) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x4x8xf32>
+    %343 = "stablehlo.multiply"(%334, %342) : (tensor<8x16x4x8xf32>, tensor<8x16x4x8xf32>) -> tensor<8x16x4x8xf32>
+    %344 = "stablehlo.add"(%341, %343) : (tensor<8x16x4x8xf32>, tensor<8x16x4x8xf32>) -> tensor<8x16x4x8xf32>
+    %345 = "stablehlo.concatenate"(%339, %344) <{dimension = 3 : i64}> : (tensor<8x16x4x8xf32>, tensor<8x16x4x8xf32>) -> tensor<8x16x4x16xf32>
+    %346 = "stablehlo.dot_general"(%310, %arg57) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x32xf32>) -> tensor<8x16x32xf32>
+    %347 = "stablehlo.reshape"(%346) : (tensor<8x16x32xf32>) -> tensor<8x16x2x16xf32>
+    %348 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<8xf32>
+    %349 = "stablehlo.constant"() <{value = dense<8.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %350 = "stablehlo.broadcast_in_dim"(%349) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8xf32>
+    %351 = "stablehlo.divide"(%348, %350) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+    %352 = "stablehlo.constant"() <{value = dense<1.000000e+04> : tensor<f32>}> : () -> tensor<f32>
+    %353 = "stablehlo.broadcast_in_dim"(%352) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8xf32>
+    %354 = "stablehlo.power"(%353, %351) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+    %355 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %356 = "stablehlo.broadcast_in_dim"(%355) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8xf32>
+    %357 = "stablehlo.divide"(%356, %354) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+    %358 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<16xf32>
+    %359 = "stablehlo.broadcast_in_dim"(%358) <{broadcast_dimensions = array<i64: 0>}> : (tensor<16xf32>) -> tensor<16x1xf32>
+    %360 = "stablehlo.broadcast_in_dim"(%357) <{broadcast_dimensions = array<i64: 1>}> : (tensor<8xf32>) -> tensor<1x8xf32>
+    %361 = "stablehlo.broadcast_in_dim"(%359) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<16x1xf32>) -> tensor<16x8xf32>
+    %362 = "stablehlo.broadcast_in_dim"(%360) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<1x8xf32>) -> tensor<16x8xf32>
+    %363 = "stablehlo.multiply"(%361, %362) : (tensor<16x8xf32>, tensor<16x8xf32>) -> tensor<16x8xf32>
+    %364 = "stablehlo.cosine"(%363) : (tensor<16x8xf32>) -> tensor<16x8xf32>
+    %365 = "stablehlo.broadcast_in_dim"(%364) <{broadcast_dimensions = array<i64: 1, 3>}> : (tensor<16x8xf32>) -> tensor<1x16x1x8xf32>
+    %366 = "stablehlo.sine"(%363) : (tensor<16x8xf32>) -> tensor<16x8xf32>
+    %367 = "stablehlo.broadcast_in_dim"(%366) <{broadcast_dimensions = array<i64: 1, 3>}> : (tensor<16x8xf32>) -> tensor<1x16x1x8xf32>
+    %368 = "stablehlo.slice"(%347) <{limit_indices = array<i64: 8, 16, 2, 8>, start_indices = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<8x16x2x16xf32>) -> tensor<8x16x2x8xf32>
+    %369 = "stablehlo.slice"(%347) <{limit_indices = array<i64: 8, 16, 2, 16>, start_indices = array<i64: 0, 0, 0, 8>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<8x16x2x16xf32>) -> tensor<8x16x2x8xf32>
+    %370 = "stablehlo.broadcast_in_dim"(%365) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x2x8xf32>
+    %371 = "stablehlo.multiply"(%368, %370) : (tensor<8x16x2x8xf32>, tensor<8x16x2x8xf32>) -> tensor<8x16x2x8xf32>
+    %372 = "stablehlo.broadcast_in_dim"(%367) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x2x8xf32>
+    %373 = "stablehlo.multiply"(%369, %372) : (tensor<8x16x2x8xf32>, tensor<8x16x2x8xf32>) -> tensor<8x16x2x8xf32>
+    %374 = "stablehlo.subtract"(%371, %373) : (tensor<8x16x2x8xf32>, tensor<8x16x2x8xf32>) -> tensor<8x16x2x8xf32>
+    %375 = "stablehlo.broadcast_in_dim"(%367) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x2x8xf32>
+    %376 = "stablehlo.multiply"(%368, %375) : (tensor<8x16x2x8xf32>, tensor<8x16x2x8xf32>) -> tensor<8x16x2x8xf32>
+    %377 = "stablehlo.broadcast_in_dim"(%365) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x2x8xf32>
+    %378 = "stablehlo.multiply"(%369, %377) : (tensor<8x16x2x8xf32>, tensor<8x16x2x8xf32>) -> tensor<8x16x2x8xf32>
+    %379 = "stablehlo.add"(%376, %378) : (tensor<8x16x2x8xf32>, tensor<8x16x2x8xf32>) -> tensor<8x16x2x8xf32>
+    %380 = "stablehlo.concatenate"(%374, %379) <{dimension = 3 : i64}> : (tensor<8x16x2x8xf32>, tensor<8x16x2x8xf32>) -> tensor<8x16x2x16xf32>
+    %381 = "stablehlo.dot_general"(%310, %arg60) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x32xf32>) -> tensor<8x16x32xf32>
+    %382 = "stablehlo.reshape"(%381) : (tensor<8x16x32xf32>) -> tensor<8x16x2x16xf32>
+    %383 = "stablehlo.broadcast_in_dim"(%380) <{broadcast_dimensions = array<i64: 0, 1, 2, 4>}> : (tensor<8x16x2x16xf32>) -> tensor<8x16x2x2x16xf32>
+    %384 = "stablehlo.reshape"(%383) : (tensor<8x16x2x2x16xf32>) -> tensor<8x16x4x16xf32>
+    %385 = "stablehlo.broadcast_in_dim"(%382) <{broadcast_dimensions = array<i64: 0, 1, 2, 4>}> : (tensor<8x16x2x16xf32>) -> tensor<8x16x2x2x16xf32>
+    %386 = "stablehlo.reshape"(%385) : (tensor<8x16x2x2x16xf32>) -> tensor<8x16x4x16xf32>
+    %387 = "stablehlo.dot_general"(%345, %384) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 2], rhs_batching_dimensions = [0, 2], lhs_contracting_dimensions = [3], rhs_contracting_dimensions = [3]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x4x16xf32>, tensor<8x16x4x16xf32>) -> tensor<8x4x16x16xf32>
+    %388 = "stablehlo.constant"() <{value = dense<2.500000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %389 = "stablehlo.broadcast_in_dim"(%388) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x16xf32>
+    %390 = "stablehlo.multiply"(%387, %389) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %391 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<16xi32>
+    %392 = "stablehlo.broadcast_in_dim"(%391) <{broadcast_dimensions = array<i64: 0>}> : (tensor<16xi32>) -> tensor<16x1xi32>
+    %393 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<16xi32>
+    %394 = "stablehlo.broadcast_in_dim"(%393) <{broadcast_dimensions = array<i64: 1>}> : (tensor<16xi32>) -> tensor<1x16xi32>
+    %395 = "stablehlo.broadcast_in_dim"(%392) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<16x1xi32>) -> tensor<16x16xi32>
+    %396 = "stablehlo.broadcast_in_dim"(%394) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<1x16xi32>) -> tensor<16x16xi32>
+    %397 = "stablehlo.compare"(%395, %396) <{compare_type = #stablehlo<comparison_type SIGNED>, comparison_direction = #stablehlo<comparison_direction GE>}> : (tensor<16x16xi32>, tensor<16x16xi32>) -> tensor<16x16xi1>
+    %398 = "stablehlo.broadcast_in_dim"(%397) <{broadcast_dimensions = array<i64: 2, 3>}> : (tensor<16x16xi1>) -> tensor<1x1x16x16xi1>
+    %399 = "stablehlo.constant"() <{value = dense<-1.000000e+09> : tensor<f32>}> : () -> tensor<f32>
+    %400:3 = "func.call"(%398, %390, %399) <{callee = @_where_0}> : (tensor<1x1x16x16xi1>, tensor<8x4x16x16xf32>, tensor<f32>) -> (tensor<8x4x16x16xf32>, tensor<8x4x16x16xi1>, tensor<8x4x16x16xf32>)
+    %401 = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
+    %402 = "stablehlo.reduce"(%400#0, %401) <{dimensions = array<i64: 3>}> ({
+    ^bb0(%arg174: tensor<f32>, %arg175: tensor<f32>):
+      %1470 = "stablehlo.maximum"(%arg174, %arg175) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1470) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x64xf32>, tensor<8x16x1x1xi32>, tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
-    %487 = "stablehlo.negate"(%486) : (tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %488 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %489 = "stablehlo.reduce"(%487, %488) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg126: tensor<f32>, %arg127: tensor<f32>):
-      %1469 = "stablehlo.add"(%arg126, %arg127) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x4x16x16xf32>, tensor<f32>) -> tensor<8x4x16xf32>
+    %403 = "stablehlo.reshape"(%402) : (tensor<8x4x16xf32>) -> tensor<8x4x16x1xf32>
+    %404 = "stablehlo.broadcast_in_dim"(%403) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x16xf32>
+    %405 = "stablehlo.compare"(%400#0, %404) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction EQ>}> : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xi1>
+    %406 = "stablehlo.convert"(%405) : (tensor<8x4x16x16xi1>) -> tensor<8x4x16x16xf32>
+    %407 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %408 = "stablehlo.reduce"(%406, %407) <{dimensions = array<i64: 3>}> ({
+    ^bb0(%arg172: tensor<f32>, %arg173: tensor<f32>):
+      %1469 = "stablehlo.add"(%arg172, %arg173) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1469) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %490 = "stablehlo.reshape"(%489) : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %491 = "stablehlo.divide"(%490, %447) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %492 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %493 = "stablehlo.reduce"(%491, %492) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg124: tensor<f32>, %arg125: tensor<f32>):
-      %1468 = "stablehlo.add"(%arg124, %arg125) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x4x16x16xf32>, tensor<f32>) -> tensor<8x4x16xf32>
+    %409 = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
+    %410 = "stablehlo.broadcast_in_dim"(%409) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
+    %411 = "stablehlo.maximum"(%410, %402) : (tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xf32>
+    %412 = "stablehlo.compare"(%402, %411) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction EQ>}> : (tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xi1>
+    %413 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %414 = "stablehlo.broadcast_in_dim"(%413) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
+    %415 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %416 = "stablehlo.broadcast_in_dim"(%415) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
+    %417 = "stablehlo.select"(%412, %414, %416) : (tensor<8x4x16xi1>, tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xf32>
+    %418 = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
+    %419 = "stablehlo.broadcast_in_dim"(%418) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
+    %420 = "stablehlo.compare"(%419, %411) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction EQ>}> : (tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xi1>
+    %421 = "stablehlo.constant"() <{value = dense<2.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %422 = "stablehlo.broadcast_in_dim"(%421) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
+    %423 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %424 = "stablehlo.broadcast_in_dim"(%423) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
+    %425 = "stablehlo.select"(%420, %422, %424) : (tensor<8x4x16xi1>, tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xf32>
+    %426 = "stablehlo.divide"(%417, %425) : (tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xf32>
+    %427 = "stablehlo.broadcast_in_dim"(%411) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x4x16xf32>) -> tensor<8x4x16x1xf32>
+    %428 = "stablehlo.broadcast_in_dim"(%427) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x16xf32>
+    %429 = "stablehlo.subtract"(%400#0, %428) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %430 = "stablehlo.exponential"(%429) : (tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %431 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %432 = "stablehlo.reduce"(%430, %431) <{dimensions = array<i64: 3>}> ({
+    ^bb0(%arg170: tensor<f32>, %arg171: tensor<f32>):
+      %1468 = "stablehlo.add"(%arg170, %arg171) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1468) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x1xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %494 = "stablehlo.broadcast_in_dim"(%493) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x64xf32>
-    %495 = "stablehlo.multiply"(%494, %444) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %496 = "stablehlo.add"(%486, %495) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %497 = "stablehlo.dot_general"(%496, %434) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<64x64xf32>
-    %498 = "stablehlo.transpose"(%497) <{permutation = array<i64: 1, 0>}> : (tensor<64x64xf32>) -> tensor<64x64xf32>
-    %499 = "stablehlo.dot_general"(%496, %arg20) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
-    %500 = "stablehlo.multiply"(%431, %499) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %501 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %502 = "stablehlo.reduce"(%500, %501) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg122: tensor<f32>, %arg123: tensor<f32>):
-      %1467 = "stablehlo.add"(%arg122, %arg123) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x4x16x16xf32>, tensor<f32>) -> tensor<8x4x16xf32>
+    %433 = "stablehlo.broadcast_in_dim"(%432) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x4x16xf32>) -> tensor<8x4x16x1xf32>
+    %434 = "stablehlo.broadcast_in_dim"(%433) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x16xf32>
+    %435 = "stablehlo.divide"(%430, %434) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %436 = "stablehlo.multiply"(%433, %433) : (tensor<8x4x16x1xf32>, tensor<8x4x16x1xf32>) -> tensor<8x4x16x1xf32>
+    %437 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %438 = "stablehlo.broadcast_in_dim"(%437) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x1xf32>
+    %439 = "stablehlo.divide"(%438, %436) : (tensor<8x4x16x1xf32>, tensor<8x4x16x1xf32>) -> tensor<8x4x16x1xf32>
+    %440 = "stablehlo.dot_general"(%386, %435) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 2], rhs_batching_dimensions = [0, 1], lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [3]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x4x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %441 = "stablehlo.transpose"(%440) <{permutation = array<i64: 0, 3, 1, 2>}> : (tensor<8x4x16x16xf32>) -> tensor<8x16x4x16xf32>
+    %442 = "stablehlo.reshape"(%441) : (tensor<8x16x4x16xf32>) -> tensor<8x16x64xf32>
+    %443 = "stablehlo.dot_general"(%442, %arg58) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
+    %444 = "stablehlo.add"(%290, %443) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %445 = "stablehlo.multiply"(%444, %444) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %446 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %447 = "stablehlo.reduce"(%445, %446) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg168: tensor<f32>, %arg169: tensor<f32>):
+      %1467 = "stablehlo.add"(%arg168, %arg169) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1467) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<64xf32>
-    %503 = "stablehlo.reshape"(%502) : (tensor<64xf32>) -> tensor<1x1x64xf32>
-    %504 = "stablehlo.broadcast_in_dim"(%432) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
-    %505 = "stablehlo.multiply"(%499, %504) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %506 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %507 = "stablehlo.reduce"(%503, %506) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg120: tensor<f32>, %arg121: tensor<f32>):
-      %1466 = "stablehlo.add"(%arg120, %arg121) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
+    %448 = "stablehlo.broadcast_in_dim"(%447) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %449 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
+    %450 = "stablehlo.broadcast_in_dim"(%449) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %451 = "stablehlo.divide"(%448, %450) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %452 = "stablehlo.constant"() <{value = dense<9.99999997E-7> : tensor<f32>}> : () -> tensor<f32>
+    %453 = "stablehlo.broadcast_in_dim"(%452) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %454 = "stablehlo.add"(%451, %453) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %455 = "stablehlo.rsqrt"(%454) : (tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %456 = "stablehlo.divide"(%455, %454) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %457 = "stablehlo.constant"() <{value = dense<-5.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %458 = "stablehlo.broadcast_in_dim"(%457) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %459 = "stablehlo.multiply"(%458, %456) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %460 = "stablehlo.broadcast_in_dim"(%455) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
+    %461 = "stablehlo.multiply"(%444, %460) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %462 = "stablehlo.broadcast_in_dim"(%arg53) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
+    %463 = "stablehlo.broadcast_in_dim"(%462) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
+    %464 = "stablehlo.multiply"(%461, %463) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %465 = "stablehlo.dot_general"(%464, %arg55) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x128xf32>) -> tensor<8x16x128xf32>
+    %466:3 = "func.call"(%465) <{callee = @silu}> : (tensor<8x16x128xf32>) -> (tensor<8x16x128xf32>, tensor<8x16x128xf32>, tensor<8x16x128xf32>)
+    %467 = "stablehlo.dot_general"(%464, %arg56) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x128xf32>) -> tensor<8x16x128xf32>
+    %468 = "stablehlo.multiply"(%466#0, %467) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %469 = "stablehlo.dot_general"(%468, %arg54) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x128xf32>, tensor<128x64xf32>) -> tensor<8x16x64xf32>
+    %470 = "stablehlo.add"(%444, %469) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %471 = "stablehlo.multiply"(%470, %470) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %472 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %473 = "stablehlo.reduce"(%471, %472) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg166: tensor<f32>, %arg167: tensor<f32>):
+      %1466 = "stablehlo.add"(%arg166, %arg167) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1466) : (tensor<f32>) -> ()
-    }) : (tensor<1x1x64xf32>, tensor<f32>) -> tensor<64xf32>
-    %508 = "stablehlo.multiply"(%414, %505) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %509 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %510 = "stablehlo.reduce"(%508, %509) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg118: tensor<f32>, %arg119: tensor<f32>):
-      %1465 = "stablehlo.add"(%arg118, %arg119) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
+    %474 = "stablehlo.broadcast_in_dim"(%473) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %475 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
+    %476 = "stablehlo.broadcast_in_dim"(%475) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %477 = "stablehlo.divide"(%474, %476) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %478 = "stablehlo.constant"() <{value = dense<9.99999997E-7> : tensor<f32>}> : () -> tensor<f32>
+    %479 = "stablehlo.broadcast_in_dim"(%478) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %480 = "stablehlo.add"(%477, %479) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %481 = "stablehlo.rsqrt"(%480) : (tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %482 = "stablehlo.divide"(%481, %480) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %483 = "stablehlo.constant"() <{value = dense<-5.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %484 = "stablehlo.broadcast_in_dim"(%483) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %485 = "stablehlo.multiply"(%484, %482) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %486 = "stablehlo.broadcast_in_dim"(%481) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
+    %487 = "stablehlo.multiply"(%470, %486) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %488 = "stablehlo.broadcast_in_dim"(%arg61) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
+    %489 = "stablehlo.broadcast_in_dim"(%488) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
+    %490 = "stablehlo.multiply"(%487, %489) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %491 = "stablehlo.dot_general"(%490, %arg62) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
+    %492:3 = "func.call"(%491) <{callee = @log_softmax}> : (tensor<8x16x64xf32>) -> (tensor<8x16x64xf32>, tensor<8x16x64xf32>, tensor<8x16x1xf32>)
+    %493 = "stablehlo.broadcast_in_dim"(%arg107) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xi32>) -> tensor<8x16x1xi32>
+    %494:2 = "func.call"(%492#0, %493) <{callee = @take_along_axis}> : (tensor<8x16x64xf32>, tensor<8x16x1xi32>) -> (tensor<8x16x1xf32>, tensor<8x16x1x1xi32>)
+    %495 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %496 = "stablehlo.reduce"(%494#0, %495) <{dimensions = array<i64: 0, 1, 2>}> ({
+    ^bb0(%arg164: tensor<f32>, %arg165: tensor<f32>):
+      %1465 = "stablehlo.add"(%arg164, %arg165) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1465) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %511 = "stablehlo.reshape"(%510) : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %512 = "stablehlo.broadcast_in_dim"(%425) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
-    %513 = "stablehlo.multiply"(%505, %512) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %514 = "stablehlo.multiply"(%511, %429) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %515 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
-    %516 = "stablehlo.broadcast_in_dim"(%515) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %517 = "stablehlo.divide"(%514, %516) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %518 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %519 = "stablehlo.reduce"(%517, %518) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg116: tensor<f32>, %arg117: tensor<f32>):
-      %1464 = "stablehlo.add"(%arg116, %arg117) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x16x1xf32>, tensor<f32>) -> tensor<f32>
+    %497 = "stablehlo.constant"() <{value = dense<1.280000e+02> : tensor<f32>}> : () -> tensor<f32>
+    %498 = "stablehlo.divide"(%496, %497) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %499 = "stablehlo.negate"(%498) : (tensor<f32>) -> tensor<f32>
+    %500 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %501 = "stablehlo.negate"(%500) : (tensor<f32>) -> tensor<f32>
+    %502 = "stablehlo.constant"() <{value = dense<1.280000e+02> : tensor<f32>}> : () -> tensor<f32>
+    %503 = "stablehlo.divide"(%501, %502) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %504 = "stablehlo.broadcast_in_dim"(%503) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %505 = "func.call"(%494#1, %504) <{callee = @take_along_axis_1}> : (tensor<8x16x1x1xi32>, tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
+    %506 = "func.call"(%492#1, %492#2, %505) <{callee = @log_softmax_2}> : (tensor<8x16x64xf32>, tensor<8x16x1xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %507 = "stablehlo.dot_general"(%506, %490) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<64x64xf32>
+    %508 = "stablehlo.transpose"(%507) <{permutation = array<i64: 1, 0>}> : (tensor<64x64xf32>) -> tensor<64x64xf32>
+    %509 = "stablehlo.dot_general"(%506, %arg62) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
+    %510 = "stablehlo.multiply"(%487, %509) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %511 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %512 = "stablehlo.reduce"(%510, %511) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg162: tensor<f32>, %arg163: tensor<f32>):
+      %1464 = "stablehlo.add"(%arg162, %arg163) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1464) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x1xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %520 = "stablehlo.broadcast_in_dim"(%519) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x64xf32>
-    %521 = "stablehlo.multiply"(%414, %520) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %522 = "stablehlo.add"(%513, %521) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %523 = "stablehlo.multiply"(%520, %414) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %524 = "stablehlo.add"(%522, %523) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %525 = "stablehlo.dot_general"(%524, %412) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<8x16x128xf32>) -> tensor<64x128xf32>
-    %526 = "stablehlo.transpose"(%525) <{permutation = array<i64: 1, 0>}> : (tensor<64x128xf32>) -> tensor<128x64xf32>
-    %527 = "stablehlo.dot_general"(%524, %arg12) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<128x64xf32>) -> tensor<8x16x128xf32>
-    %528 = "stablehlo.multiply"(%410, %527) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %529 = "stablehlo.multiply"(%527, %411) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %530 = "stablehlo.dot_general"(%528, %396) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x128xf32>, tensor<8x16x64xf32>) -> tensor<128x64xf32>
-    %531 = "stablehlo.transpose"(%530) <{permutation = array<i64: 1, 0>}> : (tensor<128x64xf32>) -> tensor<64x128xf32>
-    %532 = "stablehlo.dot_general"(%528, %arg14) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x128xf32>, tensor<64x128xf32>) -> tensor<8x16x64xf32>
-    %533 = "stablehlo.multiply"(%397, %529) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %534 = "stablehlo.multiply"(%529, %405) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %535 = "stablehlo.multiply"(%533, %409) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %536 = "stablehlo.add"(%534, %535) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %537 = "stablehlo.dot_general"(%536, %396) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x128xf32>, tensor<8x16x64xf32>) -> tensor<128x64xf32>
-    %538 = "stablehlo.transpose"(%537) <{permutation = array<i64: 1, 0>}> : (tensor<128x64xf32>) -> tensor<64x128xf32>
-    %539 = "stablehlo.dot_general"(%536, %arg13) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x128xf32>, tensor<64x128xf32>) -> tensor<8x16x64xf32>
-    %540 = "stablehlo.add"(%532, %539) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %541 = "stablehlo.multiply"(%393, %540) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %542 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %543 = "stablehlo.reduce"(%541, %542) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg114: tensor<f32>, %arg115: tensor<f32>):
-      %1463 = "stablehlo.add"(%arg114, %arg115) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<64xf32>
+    %513 = "stablehlo.reshape"(%512) : (tensor<64xf32>) -> tensor<1x1x64xf32>
+    %514 = "stablehlo.broadcast_in_dim"(%488) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
+    %515 = "stablehlo.multiply"(%509, %514) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %516 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %517 = "stablehlo.reduce"(%513, %516) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg160: tensor<f32>, %arg161: tensor<f32>):
+      %1463 = "stablehlo.add"(%arg160, %arg161) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1463) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<64xf32>
-    %544 = "stablehlo.reshape"(%543) : (tensor<64xf32>) -> tensor<1x1x64xf32>
-    %545 = "stablehlo.broadcast_in_dim"(%394) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
-    %546 = "stablehlo.multiply"(%540, %545) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %547 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %548 = "stablehlo.reduce"(%544, %547) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg112: tensor<f32>, %arg113: tensor<f32>):
-      %1462 = "stablehlo.add"(%arg112, %arg113) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<1x1x64xf32>, tensor<f32>) -> tensor<64xf32>
+    %518 = "stablehlo.multiply"(%470, %515) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %519 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %520 = "stablehlo.reduce"(%518, %519) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg158: tensor<f32>, %arg159: tensor<f32>):
+      %1462 = "stablehlo.add"(%arg158, %arg159) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1462) : (tensor<f32>) -> ()
-    }) : (tensor<1x1x64xf32>, tensor<f32>) -> tensor<64xf32>
-    %549 = "stablehlo.multiply"(%376, %546) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %550 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %551 = "stablehlo.reduce"(%549, %550) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg110: tensor<f32>, %arg111: tensor<f32>):
-      %1461 = "stablehlo.add"(%arg110, %arg111) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
+    %521 = "stablehlo.reshape"(%520) : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %522 = "stablehlo.broadcast_in_dim"(%481) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
+    %523 = "stablehlo.multiply"(%515, %522) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %524 = "stablehlo.multiply"(%521, %485) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %525 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
+    %526 = "stablehlo.broadcast_in_dim"(%525) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %527 = "stablehlo.divide"(%524, %526) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %528 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %529 = "stablehlo.reduce"(%527, %528) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg156: tensor<f32>, %arg157: tensor<f32>):
+      %1461 = "stablehlo.add"(%arg156, %arg157) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1461) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %552 = "stablehlo.reshape"(%551) : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %553 = "stablehlo.broadcast_in_dim"(%387) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
-    %554 = "stablehlo.multiply"(%546, %553) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %555 = "stablehlo.add"(%524, %554) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %556 = "stablehlo.multiply"(%552, %391) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %557 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
-    %558 = "stablehlo.broadcast_in_dim"(%557) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %559 = "stablehlo.divide"(%556, %558) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %560 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %561 = "stablehlo.reduce"(%559, %560) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg108: tensor<f32>, %arg109: tensor<f32>):
-      %1460 = "stablehlo.add"(%arg108, %arg109) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x16x1xf32>, tensor<f32>) -> tensor<8x16xf32>
+    %530 = "stablehlo.broadcast_in_dim"(%529) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x64xf32>
+    %531 = "stablehlo.multiply"(%470, %530) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %532 = "stablehlo.add"(%523, %531) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %533 = "stablehlo.multiply"(%530, %470) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %534 = "stablehlo.add"(%532, %533) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %535 = "stablehlo.dot_general"(%534, %468) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<8x16x128xf32>) -> tensor<64x128xf32>
+    %536 = "stablehlo.transpose"(%535) <{permutation = array<i64: 1, 0>}> : (tensor<64x128xf32>) -> tensor<128x64xf32>
+    %537 = "stablehlo.dot_general"(%534, %arg54) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<128x64xf32>) -> tensor<8x16x128xf32>
+    %538 = "stablehlo.multiply"(%466#0, %537) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %539 = "stablehlo.multiply"(%537, %467) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %540 = "stablehlo.dot_general"(%538, %464) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x128xf32>, tensor<8x16x64xf32>) -> tensor<128x64xf32>
+    %541 = "stablehlo.transpose"(%540) <{permutation = array<i64: 1, 0>}> : (tensor<128x64xf32>) -> tensor<64x128xf32>
+    %542 = "stablehlo.dot_general"(%538, %arg56) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x128xf32>, tensor<64x128xf32>) -> tensor<8x16x64xf32>
+    %543 = "func.call"(%466#1, %466#2, %465, %539) <{callee = @silu_3}> : (tensor<8x16x128xf32>, tensor<8x16x128xf32>, tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %544 = "stablehlo.dot_general"(%543, %464) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x128xf32>, tensor<8x16x64xf32>) -> tensor<128x64xf32>
+    %545 = "stablehlo.transpose"(%544) <{permutation = array<i64: 1, 0>}> : (tensor<128x64xf32>) -> tensor<64x128xf32>
+    %546 = "stablehlo.dot_general"(%543, %arg55) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x128xf32>, tensor<64x128xf32>) -> tensor<8x16x64xf32>
+    %547 = "stablehlo.add"(%542, %546) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %548 = "stablehlo.multiply"(%461, %547) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %549 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %550 = "stablehlo.reduce"(%548, %549) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg154: tensor<f32>, %arg155: tensor<f32>):
+      %1460 = "stablehlo.add"(%arg154, %arg155) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1460) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x1xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %562 = "stablehlo.broadcast_in_dim"(%561) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x64xf32>
-    %563 = "stablehlo.multiply"(%376, %562) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %564 = "stablehlo.add"(%555, %563) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %565 = "stablehlo.multiply"(%562, %376) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %566 = "stablehlo.add"(%564, %565) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %567 = "stablehlo.dot_general"(%566, %374) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<64x64xf32>
-    %568 = "stablehlo.transpose"(%567) <{permutation = array<i64: 1, 0>}> : (tensor<64x64xf32>) -> tensor<64x64xf32>
-    %569 = "stablehlo.dot_general"(%566, %arg16) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
-    %570 = "stablehlo.reshape"(%569) : (tensor<8x16x64xf32>) -> tensor<8x16x4x16xf32>
-    %571 = "stablehlo.transpose"(%570) <{permutation = array<i64: 0, 2, 3, 1>}> : (tensor<8x16x4x16xf32>) -> tensor<8x4x16x16xf32>
-    %572 = "stablehlo.dot_general"(%571, %314) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 1], rhs_batching_dimensions = [0, 2], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [3]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x4x16x16xf32>, tensor<8x16x4x16xf32>) -> tensor<8x4x16x16xf32>
-    %573 = "stablehlo.dot_general"(%571, %367) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 1], rhs_batching_dimensions = [0, 1], lhs_contracting_dimensions = [3], rhs_contracting_dimensions = [2]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %574 = "stablehlo.transpose"(%573) <{permutation = array<i64: 0, 3, 1, 2>}> : (tensor<8x4x16x16xf32>) -> tensor<8x16x4x16xf32>
-    %575 = "stablehlo.broadcast_in_dim"(%371) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x16xf32>
-    %576 = "stablehlo.multiply"(%572, %575) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %577 = "stablehlo.multiply"(%576, %362) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %578 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %579 = "stablehlo.reduce"(%577, %578) <{dimensions = array<i64: 3>}> ({
-    ^bb0(%arg106: tensor<f32>, %arg107: tensor<f32>):
-      %1459 = "stablehlo.add"(%arg106, %arg107) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<64xf32>
+    %551 = "stablehlo.reshape"(%550) : (tensor<64xf32>) -> tensor<1x1x64xf32>
+    %552 = "stablehlo.broadcast_in_dim"(%462) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
+    %553 = "stablehlo.multiply"(%547, %552) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %554 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %555 = "stablehlo.reduce"(%551, %554) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg152: tensor<f32>, %arg153: tensor<f32>):
+      %1459 = "stablehlo.add"(%arg152, %arg153) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1459) : (tensor<f32>) -> ()
-    }) : (tensor<8x4x16x16xf32>, tensor<f32>) -> tensor<8x4x16xf32>
-    %580 = "stablehlo.reshape"(%579) : (tensor<8x4x16xf32>) -> tensor<8x4x16x1xf32>
-    %581 = "stablehlo.negate"(%580) : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x1xf32>
-    %582 = "stablehlo.broadcast_in_dim"(%365) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x16xf32>
-    %583 = "stablehlo.divide"(%572, %582) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %584 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %585 = "stablehlo.reduce"(%581, %584) <{dimensions = array<i64: 3>}> ({
-    ^bb0(%arg104: tensor<f32>, %arg105: tensor<f32>):
-      %1458 = "stablehlo.add"(%arg104, %arg105) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<1x1x64xf32>, tensor<f32>) -> tensor<64xf32>
+    %556 = "stablehlo.multiply"(%444, %553) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %557 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %558 = "stablehlo.reduce"(%556, %557) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg150: tensor<f32>, %arg151: tensor<f32>):
+      %1458 = "stablehlo.add"(%arg150, %arg151) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1458) : (tensor<f32>) -> ()
-    }) : (tensor<8x4x16x1xf32>, tensor<f32>) -> tensor<8x4x16xf32>
-    %586 = "stablehlo.broadcast_in_dim"(%585) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x4x16xf32>) -> tensor<8x4x16x16xf32>
-    %587 = "stablehlo.add"(%583, %586) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %588 = "stablehlo.multiply"(%587, %362) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %589 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %590 = "stablehlo.broadcast_in_dim"(%589) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x16xf32>
-    %591 = "stablehlo.select"(%328, %588, %590) : (tensor<8x4x16x16xi1>, tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %592 = "stablehlo.constant"() <{value = dense<2.500000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %593 = "stablehlo.broadcast_in_dim"(%592) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x16xf32>
-    %594 = "stablehlo.multiply"(%591, %593) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %595 = "stablehlo.dot_general"(%594, %273) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 1], rhs_batching_dimensions = [0, 2], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x4x16x16xf32>, tensor<8x16x4x16xf32>) -> tensor<8x4x16x16xf32>
-    %596 = "stablehlo.transpose"(%595) <{permutation = array<i64: 0, 2, 1, 3>}> : (tensor<8x4x16x16xf32>) -> tensor<8x16x4x16xf32>
-    %597 = "stablehlo.dot_general"(%594, %312) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 1], rhs_batching_dimensions = [0, 2], lhs_contracting_dimensions = [3], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x4x16x16xf32>, tensor<8x16x4x16xf32>) -> tensor<8x4x16x16xf32>
-    %598 = "stablehlo.transpose"(%597) <{permutation = array<i64: 0, 2, 1, 3>}> : (tensor<8x4x16x16xf32>) -> tensor<8x16x4x16xf32>
-    %599 = "stablehlo.reshape"(%574) : (tensor<8x16x4x16xf32>) -> tensor<8x16x2x2x16xf32>
-    %600 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %601 = "stablehlo.reduce"(%599, %600) <{dimensions = array<i64: 3>}> ({
-    ^bb0(%arg102: tensor<f32>, %arg103: tensor<f32>):
-      %1457 = "stablehlo.add"(%arg102, %arg103) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
+    %559 = "stablehlo.reshape"(%558) : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %560 = "stablehlo.broadcast_in_dim"(%455) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
+    %561 = "stablehlo.multiply"(%553, %560) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %562 = "stablehlo.add"(%534, %561) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %563 = "stablehlo.multiply"(%559, %459) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %564 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
+    %565 = "stablehlo.broadcast_in_dim"(%564) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %566 = "stablehlo.divide"(%563, %565) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %567 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %568 = "stablehlo.reduce"(%566, %567) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg148: tensor<f32>, %arg149: tensor<f32>):
+      %1457 = "stablehlo.add"(%arg148, %arg149) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1457) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x2x2x16xf32>, tensor<f32>) -> tensor<8x16x2x16xf32>
-    %602 = "stablehlo.reshape"(%596) : (tensor<8x16x4x16xf32>) -> tensor<8x16x2x2x16xf32>
-    %603 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %604 = "stablehlo.reduce"(%602, %603) <{dimensions = array<i64: 3>}> ({
-    ^bb0(%arg100: tensor<f32>, %arg101: tensor<f32>):
-      %1456 = "stablehlo.add"(%arg100, %arg101) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x16x1xf32>, tensor<f32>) -> tensor<8x16xf32>
+    %569 = "stablehlo.broadcast_in_dim"(%568) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x64xf32>
+    %570 = "stablehlo.multiply"(%444, %569) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %571 = "stablehlo.add"(%562, %570) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %572 = "stablehlo.multiply"(%569, %444) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %573 = "stablehlo.add"(%571, %572) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %574 = "stablehlo.dot_general"(%573, %442) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<64x64xf32>
+    %575 = "stablehlo.transpose"(%574) <{permutation = array<i64: 1, 0>}> : (tensor<64x64xf32>) -> tensor<64x64xf32>
+    %576 = "stablehlo.dot_general"(%573, %arg58) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
+    %577 = "stablehlo.reshape"(%576) : (tensor<8x16x64xf32>) -> tensor<8x16x4x16xf32>
+    %578 = "stablehlo.transpose"(%577) <{permutation = array<i64: 0, 2, 3, 1>}> : (tensor<8x16x4x16xf32>) -> tensor<8x4x16x16xf32>
+    %579 = "stablehlo.dot_general"(%578, %386) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 1], rhs_batching_dimensions = [0, 2], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [3]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x4x16x16xf32>, tensor<8x16x4x16xf32>) -> tensor<8x4x16x16xf32>
+    %580 = "stablehlo.dot_general"(%578, %435) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 1], rhs_batching_dimensions = [0, 1], lhs_contracting_dimensions = [3], rhs_contracting_dimensions = [2]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %581 = "stablehlo.transpose"(%580) <{permutation = array<i64: 0, 3, 1, 2>}> : (tensor<8x4x16x16xf32>) -> tensor<8x16x4x16xf32>
+    %582 = "stablehlo.broadcast_in_dim"(%439) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x16xf32>
+    %583 = "stablehlo.multiply"(%579, %582) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %584 = "stablehlo.multiply"(%583, %430) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %585 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %586 = "stablehlo.reduce"(%584, %585) <{dimensions = array<i64: 3>}> ({
+    ^bb0(%arg146: tensor<f32>, %arg147: tensor<f32>):
+      %1456 = "stablehlo.add"(%arg146, %arg147) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1456) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x2x2x16xf32>, tensor<f32>) -> tensor<8x16x2x16xf32>
-    %605 = "stablehlo.reshape"(%601) : (tensor<8x16x2x16xf32>) -> tensor<8x16x32xf32>
-    %606 = "stablehlo.dot_general"(%605, %238) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<8x16x64xf32>) -> tensor<32x64xf32>
-    %607 = "stablehlo.transpose"(%606) <{permutation = array<i64: 1, 0>}> : (tensor<32x64xf32>) -> tensor<64x32xf32>
-    %608 = "stablehlo.dot_general"(%605, %arg18) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<64x32xf32>) -> tensor<8x16x64xf32>
-    %609 = "stablehlo.slice"(%604) <{limit_indices = array<i64: 8, 16, 2, 8>, start_indices = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<8x16x2x16xf32>) -> tensor<8x16x2x8xf32>
-    %610 = "stablehlo.slice"(%604) <{limit_indices = array<i64: 8, 16, 2, 16>, start_indices = array<i64: 0, 0, 0, 8>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<8x16x2x16xf32>) -> tensor<8x16x2x8xf32>
-    %611 = "stablehlo.broadcast_in_dim"(%293) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x2x8xf32>
-    %612 = "stablehlo.multiply"(%610, %611) : (tensor<8x16x2x8xf32>, tensor<8x16x2x8xf32>) -> tensor<8x16x2x8xf32>
-    %613 = "stablehlo.broadcast_in_dim"(%295) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x2x8xf32>
-    %614 = "stablehlo.multiply"(%610, %613) : (tensor<8x16x2x8xf32>, tensor<8x16x2x8xf32>) -> tensor<8x16x2x8xf32>
-    %615 = "stablehlo.negate"(%609) : (tensor<8x16x2x8xf32>) -> tensor<8x16x2x8xf32>
-    %616 = "stablehlo.broadcast_in_dim"(%295) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x2x8xf32>
-    %617 = "stablehlo.multiply"(%615, %616) : (tensor<8x16x2x8xf32>, tensor<8x16x2x8xf32>) -> tensor<8x16x2x8xf32>
-    %618 = "stablehlo.add"(%612, %617) : (tensor<8x16x2x8xf32>, tensor<8x16x2x8xf32>) -> tensor<8x16x2x8xf32>
-    %619 = "stablehlo.broadcast_in_dim"(%293) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x2x8xf32>
-    %620 = "stablehlo.multiply"(%609, %619) : (tensor<8x16x2x8xf32>, tensor<8x16x2x8xf32>) -> tensor<8x16x2x8xf32>
-    %621 = "stablehlo.add"(%614, %620) : (tensor<8x16x2x8xf32>, tensor<8x16x2x8xf32>) -> tensor<8x16x2x8xf32>
-    %622 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %623 = "stablehlo.pad"(%618, %622) <{edge_padding_high = array<i64: 0, 0, 0, 0>, edge_padding_low = array<i64: 0, 0, 0, 8>, interior_padding = array<i64: 0, 0, 0, 0>}> : (tensor<8x16x2x8xf32>, tensor<f32>) -> tensor<8x16x2x16xf32>
-    %624 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %625 = "stablehlo.pad"(%621, %624) <{edge_padding_high = array<i64: 0, 0, 0, 8>, edge_padding_low = array<i64: 0, 0, 0, 0>, interior_padding = array<i64: 0, 0, 0, 0>}> : (tensor<8x16x2x8xf32>, tensor<f32>) -> tensor<8x16x2x16xf32>
-    %626 = "stablehlo.add"(%623, %625) : (tensor<8x16x2x16xf32>, tensor<8x16x2x16xf32>) -> tensor<8x16x2x16xf32>
-    %627 = "stablehlo.reshape"(%626) : (tensor<8x16x2x16xf32>) -> tensor<8x16x32xf32>
-    %628 = "stablehlo.dot_general"(%627, %238) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<8x16x64xf32>) -> tensor<32x64xf32>
-    %629 = "stablehlo.transpose"(%628) <{permutation = array<i64: 1, 0>}> : (tensor<32x64xf32>) -> tensor<64x32xf32>
-    %630 = "stablehlo.dot_general"(%627, %arg15) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<64x32xf32>) -> tensor<8x16x64xf32>
-    %631 = "stablehlo.add"(%608, %630) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %632 = "stablehlo.slice"(%598) <{limit_indices = array<i64: 8, 16, 4, 8>, start_indices = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<8x16x4x16xf32>) -> tensor<8x16x4x8xf32>
-    %633 = "stablehlo.slice"(%598) <{limit_indices = array<i64: 8, 16, 4, 16>, start_indices = array<i64: 0, 0, 0, 8>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<8x16x4x16xf32>) -> tensor<8x16x4x8xf32>
-    %634 = "stablehlo.broadcast_in_dim"(%258) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x4x8xf32>
-    %635 = "stablehlo.multiply"(%633, %634) : (tensor<8x16x4x8xf32>, tensor<8x16x4x8xf32>) -> tensor<8x16x4x8xf32>
-    %636 = "stablehlo.broadcast_in_dim"(%260) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x4x8xf32>
-    %637 = "stablehlo.multiply"(%633, %636) : (tensor<8x16x4x8xf32>, tensor<8x16x4x8xf32>) -> tensor<8x16x4x8xf32>
-    %638 = "stablehlo.negate"(%632) : (tensor<8x16x4x8xf32>) -> tensor<8x16x4x8xf32>
-    %639 = "stablehlo.broadcast_in_dim"(%260) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x4x8xf32>
-    %640 = "stablehlo.multiply"(%638, %639) : (tensor<8x16x4x8xf32>, tensor<8x16x4x8xf32>) -> tensor<8x16x4x8xf32>
-    %641 = "stablehlo.add"(%635, %640) : (tensor<8x16x4x8xf32>, tensor<8x16x4x8xf32>) -> tensor<8x16x4x8xf32>
-    %642 = "stablehlo.broadcast_in_dim"(%258) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x4x8xf32>
-    %643 = "stablehlo.multiply"(%632, %642) : (tensor<8x16x4x8xf32>, tensor<8x16x4x8xf32>) -> tensor<8x16x4x8xf32>
-    %644 = "stablehlo.add"(%637, %643) : (tensor<8x16x4x8xf32>, tensor<8x16x4x8xf32>) -> tensor<8x16x4x8xf32>
-    %645 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %646 = "stablehlo.pad"(%641, %645) <{edge_padding_high = array<i64: 0, 0, 0, 0>, edge_padding_low = array<i64: 0, 0, 0, 8>, interior_padding = array<i64: 0, 0, 0, 0>}> : (tensor<8x16x4x8xf32>, tensor<f32>) -> tensor<8x16x4x16xf32>
-    %647 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %648 = "stablehlo.pad"(%644, %647) <{edge_padding_high = array<i64: 0, 0, 0, 8>, edge_padding_low = array<i64: 0, 0, 0, 0>, interior_padding = array<i64: 0, 0, 0, 0>}> : (tensor<8x16x4x8xf32>, tensor<f32>) -> tensor<8x16x4x16xf32>
-    %649 = "stablehlo.add"(%646, %648) : (tensor<8x16x4x16xf32>, tensor<8x16x4x16xf32>) -> tensor<8x16x4x16xf32>
-    %650 = "stablehlo.reshape"(%649) : (tensor<8x16x4x16xf32>) -> tensor<8x16x64xf32>
-    %651 = "stablehlo.dot_general"(%650, %238) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<64x64xf32>
-    %652 = "stablehlo.transpose"(%651) <{permutation = array<i64: 1, 0>}> : (tensor<64x64xf32>) -> tensor<64x64xf32>
-    %653 = "stablehlo.dot_general"(%650, %arg17) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
-    %654 = "stablehlo.add"(%631, %653) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %655 = "stablehlo.multiply"(%235, %654) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %656 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %657 = "stablehlo.reduce"(%655, %656) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg98: tensor<f32>, %arg99: tensor<f32>):
-      %1455 = "stablehlo.add"(%arg98, %arg99) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1455) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<64xf32>
-    %658 = "stablehlo.reshape"(%657) : (tensor<64xf32>) -> tensor<1x1x64xf32>
-    %659 = "stablehlo.broadcast_in_dim"(%236) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
-    %660 = "stablehlo.multiply"(%654, %659) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %661 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %662 = "stablehlo.reduce"(%658, %661) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg96: tensor<f32>, %arg97: tensor<f32>):
-      %1454 = "stablehlo.add"(%arg96, %arg97) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1454) : (tensor<f32>) -> ()
-    }) : (tensor<1x1x64xf32>, tensor<f32>) -> tensor<64xf32>
-    %663 = "stablehlo.multiply"(%218, %660) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %664 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %665 = "stablehlo.reduce"(%663, %664) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg94: tensor<f32>, %arg95: tensor<f32>):
-      %1453 = "stablehlo.add"(%arg94, %arg95) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1453) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %666 = "stablehlo.reshape"(%665) : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %667 = "stablehlo.broadcast_in_dim"(%229) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
-    %668 = "stablehlo.multiply"(%660, %667) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %669 = "stablehlo.add"(%566, %668) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %670 = "stablehlo.multiply"(%666, %233) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %671 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
-    %672 = "stablehlo.broadcast_in_dim"(%671) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %673 = "stablehlo.divide"(%670, %672) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %674 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %675 = "stablehlo.reduce"(%673, %674) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg92: tensor<f32>, %arg93: tensor<f32>):
-      %1452 = "stablehlo.add"(%arg92, %arg93) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1452) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x1xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %676 = "stablehlo.broadcast_in_dim"(%675) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x64xf32>
-    %677 = "stablehlo.multiply"(%218, %676) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %678 = "stablehlo.add"(%669, %677) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %679 = "stablehlo.multiply"(%676, %218) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %680 = "stablehlo.add"(%678, %679) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %681 = "stablehlo.dot_general"(%680, %216) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<8x16x128xf32>) -> tensor<64x128xf32>
-    %682 = "stablehlo.transpose"(%681) <{permutation = array<i64: 1, 0>}> : (tensor<64x128xf32>) -> tensor<128x64xf32>
-    %683 = "stablehlo.dot_general"(%680, %arg3) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<128x64xf32>) -> tensor<8x16x128xf32>
-    %684 = "stablehlo.multiply"(%214, %683) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %685 = "stablehlo.multiply"(%683, %215) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %686 = "stablehlo.dot_general"(%684, %200) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x128xf32>, tensor<8x16x64xf32>) -> tensor<128x64xf32>
-    %687 = "stablehlo.transpose"(%686) <{permutation = array<i64: 1, 0>}> : (tensor<128x64xf32>) -> tensor<64x128xf32>
-    %688 = "stablehlo.dot_general"(%684, %arg5) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x128xf32>, tensor<64x128xf32>) -> tensor<8x16x64xf32>
-    %689 = "stablehlo.multiply"(%201, %685) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %690 = "stablehlo.multiply"(%685, %209) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %691 = "stablehlo.multiply"(%689, %213) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %692 = "stablehlo.add"(%690, %691) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %693 = "stablehlo.dot_general"(%692, %200) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x128xf32>, tensor<8x16x64xf32>) -> tensor<128x64xf32>
-    %694 = "stablehlo.transpose"(%693) <{permutation = array<i64: 1, 0>}> : (tensor<128x64xf32>) -> tensor<64x128xf32>
-    %695 = "stablehlo.dot_general"(%692, %arg4) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x128xf32>, tensor<64x128xf32>) -> tensor<8x16x64xf32>
-    %696 = "stablehlo.add"(%688, %695) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %697 = "stablehlo.multiply"(%197, %696) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %698 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %699 = "stablehlo.reduce"(%697, %698) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg90: tensor<f32>, %arg91: tensor<f32>):
-      %1451 = "stablehlo.add"(%arg90, %arg91) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1451) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<64xf32>
-    %700 = "stablehlo.reshape"(%699) : (tensor<64xf32>) -> tensor<1x1x64xf32>
-    %701 = "stablehlo.broadcast_in_dim"(%198) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
-    %702 = "stablehlo.multiply"(%696, %701) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %703 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %704 = "stablehlo.reduce"(%700, %703) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg88: tensor<f32>, %arg89: tensor<f32>):
-      %1450 = "stablehlo.add"(%arg88, %arg89) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1450) : (tensor<f32>) -> ()
-    }) : (tensor<1x1x64xf32>, tensor<f32>) -> tensor<64xf32>
-    %705 = "stablehlo.multiply"(%180, %702) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %706 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %707 = "stablehlo.reduce"(%705, %706) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg86: tensor<f32>, %arg87: tensor<f32>):
-      %1449 = "stablehlo.add"(%arg86, %arg87) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1449) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %708 = "stablehlo.reshape"(%707) : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %709 = "stablehlo.broadcast_in_dim"(%191) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
-    %710 = "stablehlo.multiply"(%702, %709) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %711 = "stablehlo.add"(%680, %710) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %712 = "stablehlo.multiply"(%708, %195) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %713 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
-    %714 = "stablehlo.broadcast_in_dim"(%713) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %715 = "stablehlo.divide"(%712, %714) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %716 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %717 = "stablehlo.reduce"(%715, %716) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg84: tensor<f32>, %arg85: tensor<f32>):
-      %1448 = "stablehlo.add"(%arg84, %arg85) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1448) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x1xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %718 = "stablehlo.broadcast_in_dim"(%717) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x64xf32>
-    %719 = "stablehlo.multiply"(%180, %718) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %720 = "stablehlo.add"(%711, %719) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %721 = "stablehlo.multiply"(%718, %180) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %722 = "stablehlo.add"(%720, %721) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %723 = "stablehlo.dot_general"(%722, %178) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<64x64xf32>
-    %724 = "stablehlo.transpose"(%723) <{permutation = array<i64: 1, 0>}> : (tensor<64x64xf32>) -> tensor<64x64xf32>
-    %725 = "stablehlo.dot_general"(%722, %arg7) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
-    %726 = "stablehlo.reshape"(%725) : (tensor<8x16x64xf32>) -> tensor<8x16x4x16xf32>
-    %727 = "stablehlo.transpose"(%726) <{permutation = array<i64: 0, 2, 3, 1>}> : (tensor<8x16x4x16xf32>) -> tensor<8x4x16x16xf32>
-    %728 = "stablehlo.dot_general"(%727, %118) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 1], rhs_batching_dimensions = [0, 2], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [3]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x4x16x16xf32>, tensor<8x16x4x16xf32>) -> tensor<8x4x16x16xf32>
-    %729 = "stablehlo.dot_general"(%727, %171) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 1], rhs_batching_dimensions = [0, 1], lhs_contracting_dimensions = [3], rhs_contracting_dimensions = [2]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %730 = "stablehlo.transpose"(%729) <{permutation = array<i64: 0, 3, 1, 2>}> : (tensor<8x4x16x16xf32>) -> tensor<8x16x4x16xf32>
-    %731 = "stablehlo.broadcast_in_dim"(%175) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x16xf32>
-    %732 = "stablehlo.multiply"(%728, %731) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %733 = "stablehlo.multiply"(%732, %166) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %734 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %735 = "stablehlo.reduce"(%733, %734) <{dimensions = array<i64: 3>}> ({
-    ^bb0(%arg82: tensor<f32>, %arg83: tensor<f32>):
-      %1447 = "stablehlo.add"(%arg82, %arg83) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1447) : (tensor<f32>) -> ()
     }) : (tensor<8x4x16x16xf32>, tensor<f32>) -> tensor<8x4x16xf32>
-    %736 = "stablehlo.reshape"(%735) : (tensor<8x4x16xf32>) -> tensor<8x4x16x1xf32>
-    %737 = "stablehlo.negate"(%736) : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x1xf32>
-    %738 = "stablehlo.broadcast_in_dim"(%169) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x16xf32>
-    %739 = "stablehlo.divide"(%728, %738) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %740 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %741 = "stablehlo.reduce"(%737, %740) <{dimensions = array<i64: 3>}> ({
-    ^bb0(%arg80: tensor<f32>, %arg81: tensor<f32>):
-      %1446 = "stablehlo.add"(%arg80, %arg81) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1446) : (tensor<f32>) -> ()
+    %587 = "stablehlo.reshape"(%586) : (tensor<8x4x16xf32>) -> tensor<8x4x16x1xf32>
+    %588 = "stablehlo.negate"(%587) : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x1xf32>
+    %589 = "stablehlo.broadcast_in_dim"(%433) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x16xf32>
+    %590 = "stablehlo.divide"(%579, %589) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %591 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %592 = "stablehlo.reduce"(%588, %591) <{dimensions = array<i64: 3>}> ({
+    ^bb0(%arg144: tensor<f32>, %arg145: tensor<f32>):
+      %1455 = "stablehlo.add"(%arg144, %arg145) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1455) : (tensor<f32>) -> ()
     }) : (tensor<8x4x16x1xf32>, tensor<f32>) -> tensor<8x4x16xf32>
-    %742 = "stablehlo.broadcast_in_dim"(%741) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x4x16xf32>) -> tensor<8x4x16x16xf32>
-    %743 = "stablehlo.add"(%739, %742) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %744 = "stablehlo.multiply"(%743, %166) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %745 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %746 = "stablehlo.broadcast_in_dim"(%745) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x16xf32>
-    %747 = "stablehlo.select"(%132, %744, %746) : (tensor<8x4x16x16xi1>, tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %593 = "stablehlo.broadcast_in_dim"(%592) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x4x16xf32>) -> tensor<8x4x16x16xf32>
+    %594 = "stablehlo.add"(%590, %593) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %595 = "stablehlo.multiply"(%594, %430) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %596 = "func.call"(%400#1, %400#2, %595) <{callee = @_where_4}> : (tensor<8x4x16x16xi1>, tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %597 = "stablehlo.constant"() <{value = dense<2.500000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %598 = "stablehlo.broadcast_in_dim"(%597) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x16xf32>
+    %599 = "stablehlo.multiply"(%596, %598) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %600 = "stablehlo.dot_general"(%599, %345) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 1], rhs_batching_dimensions = [0, 2], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x4x16x16xf32>, tensor<8x16x4x16xf32>) -> tensor<8x4x16x16xf32>
+    %601 = "stablehlo.transpose"(%600) <{permutation = array<i64: 0, 2, 1, 3>}> : (tensor<8x4x16x16xf32>) -> tensor<8x16x4x16xf32>
+    %602 = "stablehlo.dot_general"(%599, %384) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 1], rhs_batching_dimensions = [0, 2], lhs_contracting_dimensions = [3], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x4x16x16xf32>, tensor<8x16x4x16xf32>) -> tensor<8x4x16x16xf32>
+    %603 = "stablehlo.transpose"(%602) <{permutation = array<i64: 0, 2, 1, 3>}> : (tensor<8x4x16x16xf32>) -> tensor<8x16x4x16xf32>
+    %604 = "stablehlo.reshape"(%581) : (tensor<8x16x4x16xf32>) -> tensor<8x16x2x2x16xf32>
+    %605 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %606 = "stablehlo.reduce"(%604, %605) <{dimensions = array<i64: 3>}> ({
+    ^bb0(%arg142: tensor<f32>, %arg143: tensor<f32>):
+      %1454 = "stablehlo.add"(%arg142, %arg143) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1454) : (tensor<f32>) -> ()
+    }) : (tensor<8x16x2x2x16xf32>, tensor<f32>) -> tensor<8x16x2x16xf32>
+    %607 = "stablehlo.reshape"(%601) : (tensor<8x16x4x16xf32>) -> tensor<8x16x2x2x16xf32>
+    %608 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %609 = "stablehlo.reduce"(%607, %608) <{dimensions = array<i64: 3>}> ({
+    ^bb0(%arg140: tensor<f32>, %arg141: tensor<f32>):
+      %1453 = "stablehlo.add"(%arg140, %arg141) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1453) : (tensor<f32>) -> ()
+    }) : (tensor<8x16x2x2x16xf32>, tensor<f32>) -> tensor<8x16x2x16xf32>
+    %610 = "stablehlo.reshape"(%606) : (tensor<8x16x2x16xf32>) -> tensor<8x16x32xf32>
+    %611 = "stablehlo.dot_general"(%610, %310) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<8x16x64xf32>) -> tensor<32x64xf32>
+    %612 = "stablehlo.transpose"(%611) <{permutation = array<i64: 1, 0>}> : (tensor<32x64xf32>) -> tensor<64x32xf32>
+    %613 = "stablehlo.dot_general"(%610, %arg60) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<64x32xf32>) -> tensor<8x16x64xf32>
+    %614 = "stablehlo.slice"(%609) <{limit_indices = array<i64: 8, 16, 2, 8>, start_indices = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<8x16x2x16xf32>) -> tensor<8x16x2x8xf32>
+    %615 = "stablehlo.slice"(%609) <{limit_indices = array<i64: 8, 16, 2, 16>, start_indices = array<i64: 0, 0, 0, 8>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<8x16x2x16xf32>) -> tensor<8x16x2x8xf32>
+    %616 = "stablehlo.broadcast_in_dim"(%365) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x2x8xf32>
+    %617 = "stablehlo.multiply"(%615, %616) : (tensor<8x16x2x8xf32>, tensor<8x16x2x8xf32>) -> tensor<8x16x2x8xf32>
+    %618 = "stablehlo.broadcast_in_dim"(%367) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x2x8xf32>
+    %619 = "stablehlo.multiply"(%615, %618) : (tensor<8x16x2x8xf32>, tensor<8x16x2x8xf32>) -> tensor<8x16x2x8xf32>
+    %620 = "stablehlo.negate"(%614) : (tensor<8x16x2x8xf32>) -> tensor<8x16x2x8xf32>
+    %621 = "stablehlo.broadcast_in_dim"(%367) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x2x8xf32>
+    %622 = "stablehlo.multiply"(%620, %621) : (tensor<8x16x2x8xf32>, tensor<8x16x2x8xf32>) -> tensor<8x16x2x8xf32>
+    %623 = "stablehlo.add"(%617, %622) : (tensor<8x16x2x8xf32>, tensor<8x16x2x8xf32>) -> tensor<8x16x2x8xf32>
+    %624 = "stablehlo.broadcast_in_dim"(%365) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x2x8xf32>
+    %625 = "stablehlo.multiply"(%614, %624) : (tensor<8x16x2x8xf32>, tensor<8x16x2x8xf32>) -> tensor<8x16x2x8xf32>
+    %626 = "stablehlo.add"(%619, %625) : (tensor<8x16x2x8xf32>, tensor<8x16x2x8xf32>) -> tensor<8x16x2x8xf32>
+    %627 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %628 = "stablehlo.pad"(%623, %627) <{edge_padding_high = array<i64: 0, 0, 0, 0>, edge_padding_low = array<i64: 0, 0, 0, 8>, interior_padding = array<i64: 0, 0, 0, 0>}> : (tensor<8x16x2x8xf32>, tensor<f32>) -> tensor<8x16x2x16xf32>
+    %629 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %630 = "stablehlo.pad"(%626, %629) <{edge_padding_high = array<i64: 0, 0, 0, 8>, edge_padding_low = array<i64: 0, 0, 0, 0>, interior_padding = array<i64: 0, 0, 0, 0>}> : (tensor<8x16x2x8xf32>, tensor<f32>) -> tensor<8x16x2x16xf32>
+    %631 = "stablehlo.add"(%628, %630) : (tensor<8x16x2x16xf32>, tensor<8x16x2x16xf32>) -> tensor<8x16x2x16xf32>
+    %632 = "stablehlo.reshape"(%631) : (tensor<8x16x2x16xf32>) -> tensor<8x16x32xf32>
+    %633 = "stablehlo.dot_general"(%632, %310) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<8x16x64xf32>) -> tensor<32x64xf32>
+    %634 = "stablehlo.transpose"(%633) <{permutation = array<i64: 1, 0>}> : (tensor<32x64xf32>) -> tensor<64x32xf32>
+    %635 = "stablehlo.dot_general"(%632, %arg57) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<64x32xf32>) -> tensor<8x16x64xf32>
+    %636 = "stablehlo.add"(%613, %635) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %637 = "stablehlo.slice"(%603) <{limit_indices = array<i64: 8, 16, 4, 8>, start_indices = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<8x16x4x16xf32>) -> tensor<8x16x4x8xf32>
+    %638 = "stablehlo.slice"(%603) <{limit_indices = array<i64: 8, 16, 4, 16>, start_indices = array<i64: 0, 0, 0, 8>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<8x16x4x16xf32>) -> tensor<8x16x4x8xf32>
+    %639 = "stablehlo.broadcast_in_dim"(%330) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x4x8xf32>
+    %640 = "stablehlo.multiply"(%638, %639) : (tensor<8x16x4x8xf32>, tensor<8x16x4x8xf32>) -> tensor<8x16x4x8xf32>
+    %641 = "stablehlo.broadcast_in_dim"(%332) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x4x8xf32>
+    %642 = "stablehlo.multiply"(%638, %641) : (tensor<8x16x4x8xf32>, tensor<8x16x4x8xf32>) -> tensor<8x16x4x8xf32>
+    %643 = "stablehlo.negate"(%637) : (tensor<8x16x4x8xf32>) -> tensor<8x16x4x8xf32>
+    %644 = "stablehlo.broadcast_in_dim"(%332) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x4x8xf32>
+    %645 = "stablehlo.multiply"(%643, %644) : (tensor<8x16x4x8xf32>, tensor<8x16x4x8xf32>) -> tensor<8x16x4x8xf32>
+    %646 = "stablehlo.add"(%640, %645) : (tensor<8x16x4x8xf32>, tensor<8x16x4x8xf32>) -> tensor<8x16x4x8xf32>
+    %647 = "stablehlo.broadcast_in_dim"(%330) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x4x8xf32>
+    %648 = "stablehlo.multiply"(%637, %647) : (tensor<8x16x4x8xf32>, tensor<8x16x4x8xf32>) -> tensor<8x16x4x8xf32>
+    %649 = "stablehlo.add"(%642, %648) : (tensor<8x16x4x8xf32>, tensor<8x16x4x8xf32>) -> tensor<8x16x4x8xf32>
+    %650 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %651 = "stablehlo.pad"(%646, %650) <{edge_padding_high = array<i64: 0, 0, 0, 0>, edge_padding_low = array<i64: 0, 0, 0, 8>, interior_padding = array<i64: 0, 0, 0, 0>}> : (tensor<8x16x4x8xf32>, tensor<f32>) -> tensor<8x16x4x16xf32>
+    %652 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %653 = "stablehlo.pad"(%649, %652) <{edge_padding_high = array<i64: 0, 0, 0, 8>, edge_padding_low = array<i64: 0, 0, 0, 0>, interior_padding = array<i64: 0, 0, 0, 0>}> : (tensor<8x16x4x8xf32>, tensor<f32>) -> tensor<8x16x4x16xf32>
+    %654 = "stablehlo.add"(%651, %653) : (tensor<8x16x4x16xf32>, tensor<8x16x4x16xf32>) -> tensor<8x16x4x16xf32>
+    %655 = "stablehlo.reshape"(%654) : (tensor<8x16x4x16xf32>) -> tensor<8x16x64xf32>
+    %656 = "stablehlo.dot_general"(%655, %310) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<64x64xf32>
+    %657 = "stablehlo.transpose"(%656) <{permutation = array<i64: 1, 0>}> : (tensor<64x64xf32>) -> tensor<64x64xf32>
+    %658 = "stablehlo.dot_general"(%655, %arg59) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
+    %659 = "stablehlo.add"(%636, %658) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %660 = "stablehlo.multiply"(%307, %659) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %661 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %662 = "stablehlo.reduce"(%660, %661) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg138: tensor<f32>, %arg139: tensor<f32>):
+      %1452 = "stablehlo.add"(%arg138, %arg139) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1452) : (tensor<f32>) -> ()
+    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<64xf32>
+    %663 = "stablehlo.reshape"(%662) : (tensor<64xf32>) -> tensor<1x1x64xf32>
+    %664 = "stablehlo.broadcast_in_dim"(%308) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
+    %665 = "stablehlo.multiply"(%659, %664) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %666 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %667 = "stablehlo.reduce"(%663, %666) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg136: tensor<f32>, %arg137: tensor<f32>):
+      %1451 = "stablehlo.add"(%arg136, %arg137) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1451) : (tensor<f32>) -> ()
+    }) : (tensor<1x1x64xf32>, tensor<f32>) -> tensor<64xf32>
+    %668 = "stablehlo.multiply"(%290, %665) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %669 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %670 = "stablehlo.reduce"(%668, %669) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg134: tensor<f32>, %arg135: tensor<f32>):
+      %1450 = "stablehlo.add"(%arg134, %arg135) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1450) : (tensor<f32>) -> ()
+    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
+    %671 = "stablehlo.reshape"(%670) : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %672 = "stablehlo.broadcast_in_dim"(%301) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
+    %673 = "stablehlo.multiply"(%665, %672) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %674 = "stablehlo.add"(%573, %673) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %675 = "stablehlo.multiply"(%671, %305) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %676 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
+    %677 = "stablehlo.broadcast_in_dim"(%676) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %678 = "stablehlo.divide"(%675, %677) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %679 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %680 = "stablehlo.reduce"(%678, %679) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg132: tensor<f32>, %arg133: tensor<f32>):
+      %1449 = "stablehlo.add"(%arg132, %arg133) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1449) : (tensor<f32>) -> ()
+    }) : (tensor<8x16x1xf32>, tensor<f32>) -> tensor<8x16xf32>
+    %681 = "stablehlo.broadcast_in_dim"(%680) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x64xf32>
+    %682 = "stablehlo.multiply"(%290, %681) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %683 = "stablehlo.add"(%674, %682) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %684 = "stablehlo.multiply"(%681, %290) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %685 = "stablehlo.add"(%683, %684) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %686 = "stablehlo.dot_general"(%685, %288) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<8x16x128xf32>) -> tensor<64x128xf32>
+    %687 = "stablehlo.transpose"(%686) <{permutation = array<i64: 1, 0>}> : (tensor<64x128xf32>) -> tensor<128x64xf32>
+    %688 = "stablehlo.dot_general"(%685, %arg45) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<128x64xf32>) -> tensor<8x16x128xf32>
+    %689 = "stablehlo.multiply"(%286#0, %688) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %690 = "stablehlo.multiply"(%688, %287) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %691 = "stablehlo.dot_general"(%689, %284) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x128xf32>, tensor<8x16x64xf32>) -> tensor<128x64xf32>
+    %692 = "stablehlo.transpose"(%691) <{permutation = array<i64: 1, 0>}> : (tensor<128x64xf32>) -> tensor<64x128xf32>
+    %693 = "stablehlo.dot_general"(%689, %arg47) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x128xf32>, tensor<64x128xf32>) -> tensor<8x16x64xf32>
+    %694 = "func.call"(%286#1, %286#2, %285, %690) <{callee = @silu_3}> : (tensor<8x16x128xf32>, tensor<8x16x128xf32>, tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %695 = "stablehlo.dot_general"(%694, %284) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x128xf32>, tensor<8x16x64xf32>) -> tensor<128x64xf32>
+    %696 = "stablehlo.transpose"(%695) <{permutation = array<i64: 1, 0>}> : (tensor<128x64xf32>) -> tensor<64x128xf32>
+    %697 = "stablehlo.dot_general"(%694, %arg46) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x128xf32>, tensor<64x128xf32>) -> tensor<8x16x64xf32>
+    %698 = "stablehlo.add"(%693, %697) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %699 = "stablehlo.multiply"(%281, %698) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %700 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %701 = "stablehlo.reduce"(%699, %700) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg130: tensor<f32>, %arg131: tensor<f32>):
+      %1448 = "stablehlo.add"(%arg130, %arg131) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1448) : (tensor<f32>) -> ()
+    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<64xf32>
+    %702 = "stablehlo.reshape"(%701) : (tensor<64xf32>) -> tensor<1x1x64xf32>
+    %703 = "stablehlo.broadcast_in_dim"(%282) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
+    %704 = "stablehlo.multiply"(%698, %703) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %705 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %706 = "stablehlo.reduce"(%702, %705) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg128: tensor<f32>, %arg129: tensor<f32>):
+      %1447 = "stablehlo.add"(%arg128, %arg129) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1447) : (tensor<f32>) -> ()
+    }) : (tensor<1x1x64xf32>, tensor<f32>) -> tensor<64xf32>
+    %707 = "stablehlo.multiply"(%264, %704) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %708 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %709 = "stablehlo.reduce"(%707, %708) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg126: tensor<f32>, %arg127: tensor<f32>):
+      %1446 = "stablehlo.add"(%arg126, %arg127) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1446) : (tensor<f32>) -> ()
+    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
+    %710 = "stablehlo.reshape"(%709) : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %711 = "stablehlo.broadcast_in_dim"(%275) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
+    %712 = "stablehlo.multiply"(%704, %711) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %713 = "stablehlo.add"(%685, %712) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %714 = "stablehlo.multiply"(%710, %279) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %715 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
+    %716 = "stablehlo.broadcast_in_dim"(%715) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %717 = "stablehlo.divide"(%714, %716) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %718 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %719 = "stablehlo.reduce"(%717, %718) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg124: tensor<f32>, %arg125: tensor<f32>):
+      %1445 = "stablehlo.add"(%arg124, %arg125) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1445) : (tensor<f32>) -> ()
+    }) : (tensor<8x16x1xf32>, tensor<f32>) -> tensor<8x16xf32>
+    %720 = "stablehlo.broadcast_in_dim"(%719) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x64xf32>
+    %721 = "stablehlo.multiply"(%264, %720) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %722 = "stablehlo.add"(%713, %721) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %723 = "stablehlo.multiply"(%720, %264) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %724 = "stablehlo.add"(%722, %723) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %725 = "stablehlo.dot_general"(%724, %262) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<64x64xf32>
+    %726 = "stablehlo.transpose"(%725) <{permutation = array<i64: 1, 0>}> : (tensor<64x64xf32>) -> tensor<64x64xf32>
+    %727 = "stablehlo.dot_general"(%724, %arg49) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
+    %728 = "stablehlo.reshape"(%727) : (tensor<8x16x64xf32>) -> tensor<8x16x4x16xf32>
+    %729 = "stablehlo.transpose"(%728) <{permutation = array<i64: 0, 2, 3, 1>}> : (tensor<8x16x4x16xf32>) -> tensor<8x4x16x16xf32>
+    %730 = "stablehlo.dot_general"(%729, %206) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 1], rhs_batching_dimensions = [0, 2], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [3]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x4x16x16xf32>, tensor<8x16x4x16xf32>) -> tensor<8x4x16x16xf32>
+    %731 = "stablehlo.dot_general"(%729, %255) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 1], rhs_batching_dimensions = [0, 1], lhs_contracting_dimensions = [3], rhs_contracting_dimensions = [2]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %732 = "stablehlo.transpose"(%731) <{permutation = array<i64: 0, 3, 1, 2>}> : (tensor<8x4x16x16xf32>) -> tensor<8x16x4x16xf32>
+    %733 = "stablehlo.broadcast_in_dim"(%259) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x16xf32>
+    %734 = "stablehlo.multiply"(%730, %733) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %735 = "stablehlo.multiply"(%734, %250) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %736 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %737 = "stablehlo.reduce"(%735, %736) <{dimensions = array<i64: 3>}> ({
+    ^bb0(%arg122: tensor<f32>, %arg123: tensor<f32>):
+      %1444 = "stablehlo.add"(%arg122, %arg123) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1444) : (tensor<f32>) -> ()
+    }) : (tensor<8x4x16x16xf32>, tensor<f32>) -> tensor<8x4x16xf32>
+    %738 = "stablehlo.reshape"(%737) : (tensor<8x4x16xf32>) -> tensor<8x4x16x1xf32>
+    %739 = "stablehlo.negate"(%738) : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x1xf32>
+    %740 = "stablehlo.broadcast_in_dim"(%253) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x16xf32>
+    %741 = "stablehlo.divide"(%730, %740) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %742 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %743 = "stablehlo.reduce"(%739, %742) <{dimensions = array<i64: 3>}> ({
+    ^bb0(%arg120: tensor<f32>, %arg121: tensor<f32>):
+      %1443 = "stablehlo.add"(%arg120, %arg121) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1443) : (tensor<f32>) -> ()
+    }) : (tensor<8x4x16x1xf32>, tensor<f32>) -> tensor<8x4x16xf32>
+    %744 = "stablehlo.broadcast_in_dim"(%743) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x4x16xf32>) -> tensor<8x4x16x16xf32>
+    %745 = "stablehlo.add"(%741, %744) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %746 = "stablehlo.multiply"(%745, %250) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %747 = "func.call"(%220#1, %220#2, %746) <{callee = @_where_4}> : (tensor<8x4x16x16xi1>, tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
     %748 = "stablehlo.constant"() <{value = dense<2.500000e-01> : tensor<f32>}> : () -> tensor<f32>
     %749 = "stablehlo.broadcast_in_dim"(%748) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x16xf32>
     %750 = "stablehlo.multiply"(%747, %749) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %751 = "stablehlo.dot_general"(%750, %77) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 1], rhs_batching_dimensions = [0, 2], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x4x16x16xf32>, tensor<8x16x4x16xf32>) -> tensor<8x4x16x16xf32>
+    %751 = "stablehlo.dot_general"(%750, %165) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 1], rhs_batching_dimensions = [0, 2], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x4x16x16xf32>, tensor<8x16x4x16xf32>) -> tensor<8x4x16x16xf32>
     %752 = "stablehlo.transpose"(%751) <{permutation = array<i64: 0, 2, 1, 3>}> : (tensor<8x4x16x16xf32>) -> tensor<8x16x4x16xf32>
-    %753 = "stablehlo.dot_general"(%750, %116) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 1], rhs_batching_dimensions = [0, 2], lhs_contracting_dimensions = [3], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x4x16x16xf32>, tensor<8x16x4x16xf32>) -> tensor<8x4x16x16xf32>
+    %753 = "stablehlo.dot_general"(%750, %204) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 1], rhs_batching_dimensions = [0, 2], lhs_contracting_dimensions = [3], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x4x16x16xf32>, tensor<8x16x4x16xf32>) -> tensor<8x4x16x16xf32>
     %754 = "stablehlo.transpose"(%753) <{permutation = array<i64: 0, 2, 1, 3>}> : (tensor<8x4x16x16xf32>) -> tensor<8x16x4x16xf32>
-    %755 = "stablehlo.reshape"(%730) : (tensor<8x16x4x16xf32>) -> tensor<8x16x2x2x16xf32>
+    %755 = "stablehlo.reshape"(%732) : (tensor<8x16x4x16xf32>) -> tensor<8x16x2x2x16xf32>
     %756 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
     %757 = "stablehlo.reduce"(%755, %756) <{dimensions = array<i64: 3>}> ({
-    ^bb0(%arg78: tensor<f32>, %arg79: tensor<f32>):
-      %1445 = "stablehlo.add"(%arg78, %arg79) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1445) : (tensor<f32>) -> ()
+    ^bb0(%arg118: tensor<f32>, %arg119: tensor<f32>):
+      %1442 = "stablehlo.add"(%arg118, %arg119) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1442) : (tensor<f32>) -> ()
     }) : (tensor<8x16x2x2x16xf32>, tensor<f32>) -> tensor<8x16x2x16xf32>
     %758 = "stablehlo.reshape"(%752) : (tensor<8x16x4x16xf32>) -> tensor<8x16x2x2x16xf32>
     %759 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
     %760 = "stablehlo.reduce"(%758, %759) <{dimensions = array<i64: 3>}> ({
-    ^bb0(%arg76: tensor<f32>, %arg77: tensor<f32>):
-      %1444 = "stablehlo.add"(%arg76, %arg77) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1444) : (tensor<f32>) -> ()
+    ^bb0(%arg116: tensor<f32>, %arg117: tensor<f32>):
+      %1441 = "stablehlo.add"(%arg116, %arg117) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1441) : (tensor<f32>) -> ()
     }) : (tensor<8x16x2x2x16xf32>, tensor<f32>) -> tensor<8x16x2x16xf32>
     %761 = "stablehlo.reshape"(%757) : (tensor<8x16x2x16xf32>) -> tensor<8x16x32xf32>
-    %762 = "stablehlo.dot_general"(%761, %42) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<8x16x64xf32>) -> tensor<32x64xf32>
+    %762 = "stablehlo.dot_general"(%761, %130) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<8x16x64xf32>) -> tensor<32x64xf32>
     %763 = "stablehlo.transpose"(%762) <{permutation = array<i64: 1, 0>}> : (tensor<32x64xf32>) -> tensor<64x32xf32>
-    %764 = "stablehlo.dot_general"(%761, %arg9) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<64x32xf32>) -> tensor<8x16x64xf32>
+    %764 = "stablehlo.dot_general"(%761, %arg51) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<64x32xf32>) -> tensor<8x16x64xf32>
     %765 = "stablehlo.slice"(%760) <{limit_indices = array<i64: 8, 16, 2, 8>, start_indices = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<8x16x2x16xf32>) -> tensor<8x16x2x8xf32>
     %766 = "stablehlo.slice"(%760) <{limit_indices = array<i64: 8, 16, 2, 16>, start_indices = array<i64: 0, 0, 0, 8>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<8x16x2x16xf32>) -> tensor<8x16x2x8xf32>
-    %767 = "stablehlo.broadcast_in_dim"(%97) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x2x8xf32>
+    %767 = "stablehlo.broadcast_in_dim"(%185) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x2x8xf32>
     %768 = "stablehlo.multiply"(%766, %767) : (tensor<8x16x2x8xf32>, tensor<8x16x2x8xf32>) -> tensor<8x16x2x8xf32>
-    %769 = "stablehlo.broadcast_in_dim"(%99) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x2x8xf32>
+    %769 = "stablehlo.broadcast_in_dim"(%187) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x2x8xf32>
     %770 = "stablehlo.multiply"(%766, %769) : (tensor<8x16x2x8xf32>, tensor<8x16x2x8xf32>) -> tensor<8x16x2x8xf32>
     %771 = "stablehlo.negate"(%765) : (tensor<8x16x2x8xf32>) -> tensor<8x16x2x8xf32>
-    %772 = "stablehlo.broadcast_in_dim"(%99) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x2x8xf32>
+    %772 = "stablehlo.broadcast_in_dim"(%187) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x2x8xf32>
     %773 = "stablehlo.multiply"(%771, %772) : (tensor<8x16x2x8xf32>, tensor<8x16x2x8xf32>) -> tensor<8x16x2x8xf32>
     %774 = "stablehlo.add"(%768, %773) : (tensor<8x16x2x8xf32>, tensor<8x16x2x8xf32>) -> tensor<8x16x2x8xf32>
-    %775 = "stablehlo.broadcast_in_dim"(%97) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x2x8xf32>
+    %775 = "stablehlo.broadcast_in_dim"(%185) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x2x8xf32>
     %776 = "stablehlo.multiply"(%765, %775) : (tensor<8x16x2x8xf32>, tensor<8x16x2x8xf32>) -> tensor<8x16x2x8xf32>
     %777 = "stablehlo.add"(%770, %776) : (tensor<8x16x2x8xf32>, tensor<8x16x2x8xf32>) -> tensor<8x16x2x8xf32>
     %778 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
@@ -960,21 +822,21 @@
     %781 = "stablehlo.pad"(%777, %780) <{edge_padding_high = array<i64: 0, 0, 0, 8>, edge_padding_low = array<i64: 0, 0, 0, 0>, interior_padding = array<i64: 0, 0, 0, 0>}> : (tensor<8x16x2x8xf32>, tensor<f32>) -> tensor<8x16x2x16xf32>
     %782 = "stablehlo.add"(%779, %781) : (tensor<8x16x2x16xf32>, tensor<8x16x2x16xf32>) -> tensor<8x16x2x16xf32>
     %783 = "stablehlo.reshape"(%782) : (tensor<8x16x2x16xf32>) -> tensor<8x16x32xf32>
-    %784 = "stablehlo.dot_general"(%783, %42) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<8x16x64xf32>) -> tensor<32x64xf32>
+    %784 = "stablehlo.dot_general"(%783, %130) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<8x16x64xf32>) -> tensor<32x64xf32>
     %785 = "stablehlo.transpose"(%784) <{permutation = array<i64: 1, 0>}> : (tensor<32x64xf32>) -> tensor<64x32xf32>
-    %786 = "stablehlo.dot_general"(%783, %arg6) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<64x32xf32>) -> tensor<8x16x64xf32>
+    %786 = "stablehlo.dot_general"(%783, %arg48) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x32xf32>, tensor<64x32xf32>) -> tensor<8x16x64xf32>
     %787 = "stablehlo.add"(%764, %786) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
     %788 = "stablehlo.slice"(%754) <{limit_indices = array<i64: 8, 16, 4, 8>, start_indices = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<8x16x4x16xf32>) -> tensor<8x16x4x8xf32>
     %789 = "stablehlo.slice"(%754) <{limit_indices = array<i64: 8, 16, 4, 16>, start_indices = array<i64: 0, 0, 0, 8>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<8x16x4x16xf32>) -> tensor<8x16x4x8xf32>
-    %790 = "stablehlo.broadcast_in_dim"(%62) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x4x8xf32>
+    %790 = "stablehlo.broadcast_in_dim"(%150) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x4x8xf32>
     %791 = "stablehlo.multiply"(%789, %790) : (tensor<8x16x4x8xf32>, tensor<8x16x4x8xf32>) -> tensor<8x16x4x8xf32>
-    %792 = "stablehlo.broadcast_in_dim"(%64) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x4x8xf32>
+    %792 = "stablehlo.broadcast_in_dim"(%152) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x4x8xf32>
     %793 = "stablehlo.multiply"(%789, %792) : (tensor<8x16x4x8xf32>, tensor<8x16x4x8xf32>) -> tensor<8x16x4x8xf32>
     %794 = "stablehlo.negate"(%788) : (tensor<8x16x4x8xf32>) -> tensor<8x16x4x8xf32>
-    %795 = "stablehlo.broadcast_in_dim"(%64) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x4x8xf32>
+    %795 = "stablehlo.broadcast_in_dim"(%152) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x4x8xf32>
     %796 = "stablehlo.multiply"(%794, %795) : (tensor<8x16x4x8xf32>, tensor<8x16x4x8xf32>) -> tensor<8x16x4x8xf32>
     %797 = "stablehlo.add"(%791, %796) : (tensor<8x16x4x8xf32>, tensor<8x16x4x8xf32>) -> tensor<8x16x4x8xf32>
-    %798 = "stablehlo.broadcast_in_dim"(%62) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x4x8xf32>
+    %798 = "stablehlo.broadcast_in_dim"(%150) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x16x1x8xf32>) -> tensor<8x16x4x8xf32>
     %799 = "stablehlo.multiply"(%788, %798) : (tensor<8x16x4x8xf32>, tensor<8x16x4x8xf32>) -> tensor<8x16x4x8xf32>
     %800 = "stablehlo.add"(%793, %799) : (tensor<8x16x4x8xf32>, tensor<8x16x4x8xf32>) -> tensor<8x16x4x8xf32>
     %801 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
@@ -983,659 +845,831 @@
     %804 = "stablehlo.pad"(%800, %803) <{edge_padding_high = array<i64: 0, 0, 0, 8>, edge_padding_low = array<i64: 0, 0, 0, 0>, interior_padding = array<i64: 0, 0, 0, 0>}> : (tensor<8x16x4x8xf32>, tensor<f32>) -> tensor<8x16x4x16xf32>
     %805 = "stablehlo.add"(%802, %804) : (tensor<8x16x4x16xf32>, tensor<8x16x4x16xf32>) -> tensor<8x16x4x16xf32>
     %806 = "stablehlo.reshape"(%805) : (tensor<8x16x4x16xf32>) -> tensor<8x16x64xf32>
-    %807 = "stablehlo.dot_general"(%806, %42) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<64x64xf32>
+    %807 = "stablehlo.dot_general"(%806, %130) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<64x64xf32>
     %808 = "stablehlo.transpose"(%807) <{permutation = array<i64: 1, 0>}> : (tensor<64x64xf32>) -> tensor<64x64xf32>
-    %809 = "stablehlo.dot_general"(%806, %arg8) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
+    %809 = "stablehlo.dot_general"(%806, %arg50) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
     %810 = "stablehlo.add"(%787, %809) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %811 = "stablehlo.multiply"(%39, %810) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %811 = "stablehlo.multiply"(%127, %810) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
     %812 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
     %813 = "stablehlo.reduce"(%811, %812) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg74: tensor<f32>, %arg75: tensor<f32>):
-      %1443 = "stablehlo.add"(%arg74, %arg75) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1443) : (tensor<f32>) -> ()
+    ^bb0(%arg114: tensor<f32>, %arg115: tensor<f32>):
+      %1440 = "stablehlo.add"(%arg114, %arg115) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1440) : (tensor<f32>) -> ()
     }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<64xf32>
     %814 = "stablehlo.reshape"(%813) : (tensor<64xf32>) -> tensor<1x1x64xf32>
-    %815 = "stablehlo.broadcast_in_dim"(%40) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
+    %815 = "stablehlo.broadcast_in_dim"(%128) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
     %816 = "stablehlo.multiply"(%810, %815) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
     %817 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
     %818 = "stablehlo.reduce"(%814, %817) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg72: tensor<f32>, %arg73: tensor<f32>):
-      %1442 = "stablehlo.add"(%arg72, %arg73) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1442) : (tensor<f32>) -> ()
+    ^bb0(%arg112: tensor<f32>, %arg113: tensor<f32>):
+      %1439 = "stablehlo.add"(%arg112, %arg113) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1439) : (tensor<f32>) -> ()
     }) : (tensor<1x1x64xf32>, tensor<f32>) -> tensor<64xf32>
-    %819 = "stablehlo.multiply"(%22, %816) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %819 = "stablehlo.multiply"(%110#0, %816) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
     %820 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
     %821 = "stablehlo.reduce"(%819, %820) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg70: tensor<f32>, %arg71: tensor<f32>):
-      %1441 = "stablehlo.add"(%arg70, %arg71) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1441) : (tensor<f32>) -> ()
+    ^bb0(%arg110: tensor<f32>, %arg111: tensor<f32>):
+      %1438 = "stablehlo.add"(%arg110, %arg111) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1438) : (tensor<f32>) -> ()
     }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
     %822 = "stablehlo.reshape"(%821) : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %823 = "stablehlo.broadcast_in_dim"(%33) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
+    %823 = "stablehlo.broadcast_in_dim"(%121) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
     %824 = "stablehlo.multiply"(%816, %823) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %825 = "stablehlo.add"(%722, %824) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %826 = "stablehlo.multiply"(%822, %37) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %825 = "stablehlo.add"(%724, %824) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %826 = "stablehlo.multiply"(%822, %125) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
     %827 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
     %828 = "stablehlo.broadcast_in_dim"(%827) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
     %829 = "stablehlo.divide"(%826, %828) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
     %830 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
     %831 = "stablehlo.reduce"(%829, %830) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg68: tensor<f32>, %arg69: tensor<f32>):
-      %1440 = "stablehlo.add"(%arg68, %arg69) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1440) : (tensor<f32>) -> ()
+    ^bb0(%arg108: tensor<f32>, %arg109: tensor<f32>):
+      %1437 = "stablehlo.add"(%arg108, %arg109) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1437) : (tensor<f32>) -> ()
     }) : (tensor<8x16x1xf32>, tensor<f32>) -> tensor<8x16xf32>
     %832 = "stablehlo.broadcast_in_dim"(%831) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x64xf32>
-    %833 = "stablehlo.multiply"(%22, %832) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %833 = "stablehlo.multiply"(%110#0, %832) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
     %834 = "stablehlo.add"(%825, %833) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %835 = "stablehlo.multiply"(%832, %22) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %835 = "stablehlo.multiply"(%832, %110#0) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
     %836 = "stablehlo.add"(%834, %835) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %837 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %838 = "stablehlo.broadcast_in_dim"(%837) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %839 = "stablehlo.scatter"(%838, %7, %836) <{indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [2], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 2>, unique_indices = false}> ({
-    ^bb0(%arg66: tensor<f32>, %arg67: tensor<f32>):
-      %1439 = "stablehlo.add"(%arg66, %arg67) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1439) : (tensor<f32>) -> ()
+    %837 = "func.call"(%110#1, %836) <{callee = @_take_5}> : (tensor<8x16x1xi32>, tensor<8x16x64xf32>) -> tensor<64x64xf32>
+    %838 = "stablehlo.constant"() <{value = dense<1> : tensor<i32>}> : () -> tensor<i32>
+    %839 = "stablehlo.add"(%arg63, %838) : (tensor<i32>, tensor<i32>) -> tensor<i32>
+    %840 = "stablehlo.convert"(%839) : (tensor<i32>) -> tensor<f32>
+    %841 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %842 = "stablehlo.broadcast_in_dim"(%841) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %843 = "stablehlo.multiply"(%842, %arg64) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %844 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %845 = "stablehlo.broadcast_in_dim"(%844) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %846 = "stablehlo.multiply"(%845, %837) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %847 = "stablehlo.add"(%843, %846) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %848 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %849 = "stablehlo.broadcast_in_dim"(%848) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %850 = "stablehlo.multiply"(%849, %arg65) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %851 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %852 = "stablehlo.broadcast_in_dim"(%851) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %853 = "stablehlo.multiply"(%852, %818) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %854 = "stablehlo.add"(%850, %853) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %855 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %856 = "stablehlo.broadcast_in_dim"(%855) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %857 = "stablehlo.multiply"(%856, %arg66) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %858 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %859 = "stablehlo.broadcast_in_dim"(%858) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %860 = "stablehlo.multiply"(%859, %706) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %861 = "stablehlo.add"(%857, %860) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %862 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %863 = "stablehlo.broadcast_in_dim"(%862) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
+    %864 = "stablehlo.multiply"(%863, %arg67) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %865 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %866 = "stablehlo.broadcast_in_dim"(%865) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
+    %867 = "stablehlo.multiply"(%866, %687) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %868 = "stablehlo.add"(%864, %867) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %869 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %870 = "stablehlo.broadcast_in_dim"(%869) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %871 = "stablehlo.multiply"(%870, %arg68) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %872 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %873 = "stablehlo.broadcast_in_dim"(%872) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %874 = "stablehlo.multiply"(%873, %696) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %875 = "stablehlo.add"(%871, %874) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %876 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %877 = "stablehlo.broadcast_in_dim"(%876) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %878 = "stablehlo.multiply"(%877, %arg69) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %879 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %880 = "stablehlo.broadcast_in_dim"(%879) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %881 = "stablehlo.multiply"(%880, %692) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %882 = "stablehlo.add"(%878, %881) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %883 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %884 = "stablehlo.broadcast_in_dim"(%883) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %885 = "stablehlo.multiply"(%884, %arg70) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %886 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %887 = "stablehlo.broadcast_in_dim"(%886) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %888 = "stablehlo.multiply"(%887, %785) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %889 = "stablehlo.add"(%885, %888) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %890 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %891 = "stablehlo.broadcast_in_dim"(%890) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %892 = "stablehlo.multiply"(%891, %arg71) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %893 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %894 = "stablehlo.broadcast_in_dim"(%893) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %895 = "stablehlo.multiply"(%894, %726) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %896 = "stablehlo.add"(%892, %895) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %897 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %898 = "stablehlo.broadcast_in_dim"(%897) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %899 = "stablehlo.multiply"(%898, %arg72) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %900 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %901 = "stablehlo.broadcast_in_dim"(%900) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %902 = "stablehlo.multiply"(%901, %808) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %903 = "stablehlo.add"(%899, %902) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %904 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %905 = "stablehlo.broadcast_in_dim"(%904) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %906 = "stablehlo.multiply"(%905, %arg73) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %907 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %908 = "stablehlo.broadcast_in_dim"(%907) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %909 = "stablehlo.multiply"(%908, %763) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %910 = "stablehlo.add"(%906, %909) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %911 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %912 = "stablehlo.broadcast_in_dim"(%911) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %913 = "stablehlo.multiply"(%912, %arg74) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %914 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %915 = "stablehlo.broadcast_in_dim"(%914) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %916 = "stablehlo.multiply"(%915, %667) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %917 = "stablehlo.add"(%913, %916) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %918 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %919 = "stablehlo.broadcast_in_dim"(%918) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %920 = "stablehlo.multiply"(%919, %arg75) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %921 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %922 = "stablehlo.broadcast_in_dim"(%921) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %923 = "stablehlo.multiply"(%922, %555) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %924 = "stablehlo.add"(%920, %923) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %925 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %926 = "stablehlo.broadcast_in_dim"(%925) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
+    %927 = "stablehlo.multiply"(%926, %arg76) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %928 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %929 = "stablehlo.broadcast_in_dim"(%928) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
+    %930 = "stablehlo.multiply"(%929, %536) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %931 = "stablehlo.add"(%927, %930) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %932 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %933 = "stablehlo.broadcast_in_dim"(%932) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %934 = "stablehlo.multiply"(%933, %arg77) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %935 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %936 = "stablehlo.broadcast_in_dim"(%935) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %937 = "stablehlo.multiply"(%936, %545) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %938 = "stablehlo.add"(%934, %937) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %939 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %940 = "stablehlo.broadcast_in_dim"(%939) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %941 = "stablehlo.multiply"(%940, %arg78) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %942 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %943 = "stablehlo.broadcast_in_dim"(%942) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %944 = "stablehlo.multiply"(%943, %541) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %945 = "stablehlo.add"(%941, %944) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %946 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %947 = "stablehlo.broadcast_in_dim"(%946) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %948 = "stablehlo.multiply"(%947, %arg79) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %949 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %950 = "stablehlo.broadcast_in_dim"(%949) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %951 = "stablehlo.multiply"(%950, %634) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %952 = "stablehlo.add"(%948, %951) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %953 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %954 = "stablehlo.broadcast_in_dim"(%953) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %955 = "stablehlo.multiply"(%954, %arg80) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %956 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %957 = "stablehlo.broadcast_in_dim"(%956) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %958 = "stablehlo.multiply"(%957, %575) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %959 = "stablehlo.add"(%955, %958) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %960 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %961 = "stablehlo.broadcast_in_dim"(%960) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %962 = "stablehlo.multiply"(%961, %arg81) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %963 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %964 = "stablehlo.broadcast_in_dim"(%963) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %965 = "stablehlo.multiply"(%964, %657) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %966 = "stablehlo.add"(%962, %965) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %967 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %968 = "stablehlo.broadcast_in_dim"(%967) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %969 = "stablehlo.multiply"(%968, %arg82) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %970 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %971 = "stablehlo.broadcast_in_dim"(%970) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %972 = "stablehlo.multiply"(%971, %612) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %973 = "stablehlo.add"(%969, %972) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %974 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %975 = "stablehlo.broadcast_in_dim"(%974) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %976 = "stablehlo.multiply"(%975, %arg83) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %977 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %978 = "stablehlo.broadcast_in_dim"(%977) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %979 = "stablehlo.multiply"(%978, %517) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %980 = "stablehlo.add"(%976, %979) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %981 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %982 = "stablehlo.broadcast_in_dim"(%981) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %983 = "stablehlo.multiply"(%982, %arg84) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %984 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %985 = "stablehlo.broadcast_in_dim"(%984) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %986 = "stablehlo.multiply"(%985, %508) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %987 = "stablehlo.add"(%983, %986) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %988 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %989 = "stablehlo.broadcast_in_dim"(%988) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %990 = "stablehlo.multiply"(%989, %arg85) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %991 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %992 = "stablehlo.broadcast_in_dim"(%991) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %993 = "stablehlo.multiply"(%992, %837) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %994 = "stablehlo.multiply"(%993, %837) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %995 = "stablehlo.add"(%990, %994) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %996 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %997 = "stablehlo.broadcast_in_dim"(%996) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %998 = "stablehlo.multiply"(%997, %arg86) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %999 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1000 = "stablehlo.broadcast_in_dim"(%999) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1001 = "stablehlo.multiply"(%1000, %818) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1002 = "stablehlo.multiply"(%1001, %818) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1003 = "stablehlo.add"(%998, %1002) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1004 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1005 = "stablehlo.broadcast_in_dim"(%1004) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1006 = "stablehlo.multiply"(%1005, %arg87) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1007 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1008 = "stablehlo.broadcast_in_dim"(%1007) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1009 = "stablehlo.multiply"(%1008, %706) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1010 = "stablehlo.multiply"(%1009, %706) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1011 = "stablehlo.add"(%1006, %1010) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1012 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1013 = "stablehlo.broadcast_in_dim"(%1012) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
+    %1014 = "stablehlo.multiply"(%1013, %arg88) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %1015 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1016 = "stablehlo.broadcast_in_dim"(%1015) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
+    %1017 = "stablehlo.multiply"(%1016, %687) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %1018 = "stablehlo.multiply"(%1017, %687) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %1019 = "stablehlo.add"(%1014, %1018) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %1020 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1021 = "stablehlo.broadcast_in_dim"(%1020) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %1022 = "stablehlo.multiply"(%1021, %arg89) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1023 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1024 = "stablehlo.broadcast_in_dim"(%1023) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %1025 = "stablehlo.multiply"(%1024, %696) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1026 = "stablehlo.multiply"(%1025, %696) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1027 = "stablehlo.add"(%1022, %1026) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1028 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1029 = "stablehlo.broadcast_in_dim"(%1028) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %1030 = "stablehlo.multiply"(%1029, %arg90) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1031 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1032 = "stablehlo.broadcast_in_dim"(%1031) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %1033 = "stablehlo.multiply"(%1032, %692) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1034 = "stablehlo.multiply"(%1033, %692) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1035 = "stablehlo.add"(%1030, %1034) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1036 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1037 = "stablehlo.broadcast_in_dim"(%1036) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %1038 = "stablehlo.multiply"(%1037, %arg91) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1039 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1040 = "stablehlo.broadcast_in_dim"(%1039) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %1041 = "stablehlo.multiply"(%1040, %785) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1042 = "stablehlo.multiply"(%1041, %785) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1043 = "stablehlo.add"(%1038, %1042) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1044 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1045 = "stablehlo.broadcast_in_dim"(%1044) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1046 = "stablehlo.multiply"(%1045, %arg92) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1047 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1048 = "stablehlo.broadcast_in_dim"(%1047) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1049 = "stablehlo.multiply"(%1048, %726) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1050 = "stablehlo.multiply"(%1049, %726) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1051 = "stablehlo.add"(%1046, %1050) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1052 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1053 = "stablehlo.broadcast_in_dim"(%1052) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1054 = "stablehlo.multiply"(%1053, %arg93) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1055 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1056 = "stablehlo.broadcast_in_dim"(%1055) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1057 = "stablehlo.multiply"(%1056, %808) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1058 = "stablehlo.multiply"(%1057, %808) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1059 = "stablehlo.add"(%1054, %1058) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1060 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1061 = "stablehlo.broadcast_in_dim"(%1060) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %1062 = "stablehlo.multiply"(%1061, %arg94) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1063 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1064 = "stablehlo.broadcast_in_dim"(%1063) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %1065 = "stablehlo.multiply"(%1064, %763) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1066 = "stablehlo.multiply"(%1065, %763) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1067 = "stablehlo.add"(%1062, %1066) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1068 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1069 = "stablehlo.broadcast_in_dim"(%1068) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1070 = "stablehlo.multiply"(%1069, %arg95) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1071 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1072 = "stablehlo.broadcast_in_dim"(%1071) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1073 = "stablehlo.multiply"(%1072, %667) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1074 = "stablehlo.multiply"(%1073, %667) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1075 = "stablehlo.add"(%1070, %1074) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1076 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1077 = "stablehlo.broadcast_in_dim"(%1076) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1078 = "stablehlo.multiply"(%1077, %arg96) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1079 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1080 = "stablehlo.broadcast_in_dim"(%1079) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1081 = "stablehlo.multiply"(%1080, %555) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1082 = "stablehlo.multiply"(%1081, %555) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1083 = "stablehlo.add"(%1078, %1082) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1084 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1085 = "stablehlo.broadcast_in_dim"(%1084) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
+    %1086 = "stablehlo.multiply"(%1085, %arg97) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %1087 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1088 = "stablehlo.broadcast_in_dim"(%1087) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
+    %1089 = "stablehlo.multiply"(%1088, %536) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %1090 = "stablehlo.multiply"(%1089, %536) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %1091 = "stablehlo.add"(%1086, %1090) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %1092 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1093 = "stablehlo.broadcast_in_dim"(%1092) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %1094 = "stablehlo.multiply"(%1093, %arg98) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1095 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1096 = "stablehlo.broadcast_in_dim"(%1095) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %1097 = "stablehlo.multiply"(%1096, %545) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1098 = "stablehlo.multiply"(%1097, %545) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1099 = "stablehlo.add"(%1094, %1098) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1100 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1101 = "stablehlo.broadcast_in_dim"(%1100) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %1102 = "stablehlo.multiply"(%1101, %arg99) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1103 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1104 = "stablehlo.broadcast_in_dim"(%1103) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %1105 = "stablehlo.multiply"(%1104, %541) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1106 = "stablehlo.multiply"(%1105, %541) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1107 = "stablehlo.add"(%1102, %1106) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1108 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1109 = "stablehlo.broadcast_in_dim"(%1108) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %1110 = "stablehlo.multiply"(%1109, %arg100) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1111 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1112 = "stablehlo.broadcast_in_dim"(%1111) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %1113 = "stablehlo.multiply"(%1112, %634) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1114 = "stablehlo.multiply"(%1113, %634) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1115 = "stablehlo.add"(%1110, %1114) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1116 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1117 = "stablehlo.broadcast_in_dim"(%1116) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1118 = "stablehlo.multiply"(%1117, %arg101) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1119 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1120 = "stablehlo.broadcast_in_dim"(%1119) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1121 = "stablehlo.multiply"(%1120, %575) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1122 = "stablehlo.multiply"(%1121, %575) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1123 = "stablehlo.add"(%1118, %1122) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1124 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1125 = "stablehlo.broadcast_in_dim"(%1124) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1126 = "stablehlo.multiply"(%1125, %arg102) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1127 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1128 = "stablehlo.broadcast_in_dim"(%1127) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1129 = "stablehlo.multiply"(%1128, %657) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1130 = "stablehlo.multiply"(%1129, %657) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1131 = "stablehlo.add"(%1126, %1130) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1132 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1133 = "stablehlo.broadcast_in_dim"(%1132) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %1134 = "stablehlo.multiply"(%1133, %arg103) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1135 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1136 = "stablehlo.broadcast_in_dim"(%1135) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %1137 = "stablehlo.multiply"(%1136, %612) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1138 = "stablehlo.multiply"(%1137, %612) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1139 = "stablehlo.add"(%1134, %1138) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1140 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1141 = "stablehlo.broadcast_in_dim"(%1140) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1142 = "stablehlo.multiply"(%1141, %arg104) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1143 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1144 = "stablehlo.broadcast_in_dim"(%1143) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1145 = "stablehlo.multiply"(%1144, %517) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1146 = "stablehlo.multiply"(%1145, %517) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1147 = "stablehlo.add"(%1142, %1146) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1148 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1149 = "stablehlo.broadcast_in_dim"(%1148) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1150 = "stablehlo.multiply"(%1149, %arg105) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1151 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1152 = "stablehlo.broadcast_in_dim"(%1151) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1153 = "stablehlo.multiply"(%1152, %508) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1154 = "stablehlo.multiply"(%1153, %508) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1155 = "stablehlo.add"(%1150, %1154) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1156 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %1157 = "stablehlo.power"(%1156, %840) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %1158 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %1159 = "stablehlo.subtract"(%1158, %1157) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %1160 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1161 = "stablehlo.power"(%1160, %840) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %1162 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %1163 = "stablehlo.subtract"(%1162, %1161) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %1164 = "stablehlo.broadcast_in_dim"(%1159) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1165 = "stablehlo.divide"(%847, %1164) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1166 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1167 = "stablehlo.broadcast_in_dim"(%1166) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1168 = "stablehlo.multiply"(%1167, %1165) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1169 = "stablehlo.broadcast_in_dim"(%1163) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1170 = "stablehlo.divide"(%995, %1169) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1171 = "stablehlo.sqrt"(%1170) : (tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1172 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1173 = "stablehlo.broadcast_in_dim"(%1172) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1174 = "stablehlo.add"(%1171, %1173) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1175 = "stablehlo.divide"(%1168, %1174) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1176 = "stablehlo.subtract"(%arg42, %1175) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1177 = "stablehlo.broadcast_in_dim"(%1159) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1178 = "stablehlo.divide"(%854, %1177) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1179 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1180 = "stablehlo.broadcast_in_dim"(%1179) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1181 = "stablehlo.multiply"(%1180, %1178) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1182 = "stablehlo.broadcast_in_dim"(%1163) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1183 = "stablehlo.divide"(%1003, %1182) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1184 = "stablehlo.sqrt"(%1183) : (tensor<64xf32>) -> tensor<64xf32>
+    %1185 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1186 = "stablehlo.broadcast_in_dim"(%1185) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1187 = "stablehlo.add"(%1184, %1186) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1188 = "stablehlo.divide"(%1181, %1187) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1189 = "stablehlo.subtract"(%arg43, %1188) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1190 = "stablehlo.broadcast_in_dim"(%1159) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1191 = "stablehlo.divide"(%861, %1190) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1192 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1193 = "stablehlo.broadcast_in_dim"(%1192) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1194 = "stablehlo.multiply"(%1193, %1191) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1195 = "stablehlo.broadcast_in_dim"(%1163) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1196 = "stablehlo.divide"(%1011, %1195) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1197 = "stablehlo.sqrt"(%1196) : (tensor<64xf32>) -> tensor<64xf32>
+    %1198 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1199 = "stablehlo.broadcast_in_dim"(%1198) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1200 = "stablehlo.add"(%1197, %1199) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1201 = "stablehlo.divide"(%1194, %1200) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1202 = "stablehlo.subtract"(%arg44, %1201) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1203 = "stablehlo.broadcast_in_dim"(%1159) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
+    %1204 = "stablehlo.divide"(%868, %1203) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %1205 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1206 = "stablehlo.broadcast_in_dim"(%1205) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
+    %1207 = "stablehlo.multiply"(%1206, %1204) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %1208 = "stablehlo.broadcast_in_dim"(%1163) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
+    %1209 = "stablehlo.divide"(%1019, %1208) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %1210 = "stablehlo.sqrt"(%1209) : (tensor<128x64xf32>) -> tensor<128x64xf32>
+    %1211 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1212 = "stablehlo.broadcast_in_dim"(%1211) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
+    %1213 = "stablehlo.add"(%1210, %1212) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %1214 = "stablehlo.divide"(%1207, %1213) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %1215 = "stablehlo.subtract"(%arg45, %1214) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %1216 = "stablehlo.broadcast_in_dim"(%1159) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %1217 = "stablehlo.divide"(%875, %1216) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1218 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1219 = "stablehlo.broadcast_in_dim"(%1218) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %1220 = "stablehlo.multiply"(%1219, %1217) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1221 = "stablehlo.broadcast_in_dim"(%1163) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %1222 = "stablehlo.divide"(%1027, %1221) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1223 = "stablehlo.sqrt"(%1222) : (tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1224 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1225 = "stablehlo.broadcast_in_dim"(%1224) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %1226 = "stablehlo.add"(%1223, %1225) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1227 = "stablehlo.divide"(%1220, %1226) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1228 = "stablehlo.subtract"(%arg46, %1227) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1229 = "stablehlo.broadcast_in_dim"(%1159) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %1230 = "stablehlo.divide"(%882, %1229) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1231 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1232 = "stablehlo.broadcast_in_dim"(%1231) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %1233 = "stablehlo.multiply"(%1232, %1230) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1234 = "stablehlo.broadcast_in_dim"(%1163) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %1235 = "stablehlo.divide"(%1035, %1234) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1236 = "stablehlo.sqrt"(%1235) : (tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1237 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1238 = "stablehlo.broadcast_in_dim"(%1237) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %1239 = "stablehlo.add"(%1236, %1238) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1240 = "stablehlo.divide"(%1233, %1239) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1241 = "stablehlo.subtract"(%arg47, %1240) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1242 = "stablehlo.broadcast_in_dim"(%1159) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %1243 = "stablehlo.divide"(%889, %1242) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1244 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1245 = "stablehlo.broadcast_in_dim"(%1244) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %1246 = "stablehlo.multiply"(%1245, %1243) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1247 = "stablehlo.broadcast_in_dim"(%1163) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %1248 = "stablehlo.divide"(%1043, %1247) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1249 = "stablehlo.sqrt"(%1248) : (tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1250 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1251 = "stablehlo.broadcast_in_dim"(%1250) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %1252 = "stablehlo.add"(%1249, %1251) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1253 = "stablehlo.divide"(%1246, %1252) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1254 = "stablehlo.subtract"(%arg48, %1253) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1255 = "stablehlo.broadcast_in_dim"(%1159) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1256 = "stablehlo.divide"(%896, %1255) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1257 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1258 = "stablehlo.broadcast_in_dim"(%1257) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1259 = "stablehlo.multiply"(%1258, %1256) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1260 = "stablehlo.broadcast_in_dim"(%1163) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1261 = "stablehlo.divide"(%1051, %1260) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1262 = "stablehlo.sqrt"(%1261) : (tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1263 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1264 = "stablehlo.broadcast_in_dim"(%1263) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1265 = "stablehlo.add"(%1262, %1264) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1266 = "stablehlo.divide"(%1259, %1265) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1267 = "stablehlo.subtract"(%arg49, %1266) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1268 = "stablehlo.broadcast_in_dim"(%1159) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1269 = "stablehlo.divide"(%903, %1268) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1270 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1271 = "stablehlo.broadcast_in_dim"(%1270) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1272 = "stablehlo.multiply"(%1271, %1269) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1273 = "stablehlo.broadcast_in_dim"(%1163) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1274 = "stablehlo.divide"(%1059, %1273) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1275 = "stablehlo.sqrt"(%1274) : (tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1276 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1277 = "stablehlo.broadcast_in_dim"(%1276) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1278 = "stablehlo.add"(%1275, %1277) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1279 = "stablehlo.divide"(%1272, %1278) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1280 = "stablehlo.subtract"(%arg50, %1279) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1281 = "stablehlo.broadcast_in_dim"(%1159) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %1282 = "stablehlo.divide"(%910, %1281) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1283 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1284 = "stablehlo.broadcast_in_dim"(%1283) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %1285 = "stablehlo.multiply"(%1284, %1282) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1286 = "stablehlo.broadcast_in_dim"(%1163) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %1287 = "stablehlo.divide"(%1067, %1286) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1288 = "stablehlo.sqrt"(%1287) : (tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1289 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1290 = "stablehlo.broadcast_in_dim"(%1289) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %1291 = "stablehlo.add"(%1288, %1290) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1292 = "stablehlo.divide"(%1285, %1291) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1293 = "stablehlo.subtract"(%arg51, %1292) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1294 = "stablehlo.broadcast_in_dim"(%1159) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1295 = "stablehlo.divide"(%917, %1294) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1296 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1297 = "stablehlo.broadcast_in_dim"(%1296) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1298 = "stablehlo.multiply"(%1297, %1295) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1299 = "stablehlo.broadcast_in_dim"(%1163) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1300 = "stablehlo.divide"(%1075, %1299) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1301 = "stablehlo.sqrt"(%1300) : (tensor<64xf32>) -> tensor<64xf32>
+    %1302 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1303 = "stablehlo.broadcast_in_dim"(%1302) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1304 = "stablehlo.add"(%1301, %1303) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1305 = "stablehlo.divide"(%1298, %1304) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1306 = "stablehlo.subtract"(%arg52, %1305) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1307 = "stablehlo.broadcast_in_dim"(%1159) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1308 = "stablehlo.divide"(%924, %1307) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1309 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1310 = "stablehlo.broadcast_in_dim"(%1309) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1311 = "stablehlo.multiply"(%1310, %1308) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1312 = "stablehlo.broadcast_in_dim"(%1163) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1313 = "stablehlo.divide"(%1083, %1312) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1314 = "stablehlo.sqrt"(%1313) : (tensor<64xf32>) -> tensor<64xf32>
+    %1315 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1316 = "stablehlo.broadcast_in_dim"(%1315) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1317 = "stablehlo.add"(%1314, %1316) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1318 = "stablehlo.divide"(%1311, %1317) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1319 = "stablehlo.subtract"(%arg53, %1318) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1320 = "stablehlo.broadcast_in_dim"(%1159) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
+    %1321 = "stablehlo.divide"(%931, %1320) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %1322 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1323 = "stablehlo.broadcast_in_dim"(%1322) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
+    %1324 = "stablehlo.multiply"(%1323, %1321) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %1325 = "stablehlo.broadcast_in_dim"(%1163) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
+    %1326 = "stablehlo.divide"(%1091, %1325) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %1327 = "stablehlo.sqrt"(%1326) : (tensor<128x64xf32>) -> tensor<128x64xf32>
+    %1328 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1329 = "stablehlo.broadcast_in_dim"(%1328) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
+    %1330 = "stablehlo.add"(%1327, %1329) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %1331 = "stablehlo.divide"(%1324, %1330) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %1332 = "stablehlo.subtract"(%arg54, %1331) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %1333 = "stablehlo.broadcast_in_dim"(%1159) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %1334 = "stablehlo.divide"(%938, %1333) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1335 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1336 = "stablehlo.broadcast_in_dim"(%1335) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %1337 = "stablehlo.multiply"(%1336, %1334) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1338 = "stablehlo.broadcast_in_dim"(%1163) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %1339 = "stablehlo.divide"(%1099, %1338) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1340 = "stablehlo.sqrt"(%1339) : (tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1341 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1342 = "stablehlo.broadcast_in_dim"(%1341) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %1343 = "stablehlo.add"(%1340, %1342) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1344 = "stablehlo.divide"(%1337, %1343) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1345 = "stablehlo.subtract"(%arg55, %1344) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1346 = "stablehlo.broadcast_in_dim"(%1159) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %1347 = "stablehlo.divide"(%945, %1346) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1348 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1349 = "stablehlo.broadcast_in_dim"(%1348) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %1350 = "stablehlo.multiply"(%1349, %1347) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1351 = "stablehlo.broadcast_in_dim"(%1163) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %1352 = "stablehlo.divide"(%1107, %1351) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1353 = "stablehlo.sqrt"(%1352) : (tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1354 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1355 = "stablehlo.broadcast_in_dim"(%1354) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %1356 = "stablehlo.add"(%1353, %1355) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1357 = "stablehlo.divide"(%1350, %1356) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1358 = "stablehlo.subtract"(%arg56, %1357) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1359 = "stablehlo.broadcast_in_dim"(%1159) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %1360 = "stablehlo.divide"(%952, %1359) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1361 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1362 = "stablehlo.broadcast_in_dim"(%1361) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %1363 = "stablehlo.multiply"(%1362, %1360) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1364 = "stablehlo.broadcast_in_dim"(%1163) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %1365 = "stablehlo.divide"(%1115, %1364) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1366 = "stablehlo.sqrt"(%1365) : (tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1367 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1368 = "stablehlo.broadcast_in_dim"(%1367) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %1369 = "stablehlo.add"(%1366, %1368) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1370 = "stablehlo.divide"(%1363, %1369) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1371 = "stablehlo.subtract"(%arg57, %1370) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1372 = "stablehlo.broadcast_in_dim"(%1159) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1373 = "stablehlo.divide"(%959, %1372) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1374 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1375 = "stablehlo.broadcast_in_dim"(%1374) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1376 = "stablehlo.multiply"(%1375, %1373) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1377 = "stablehlo.broadcast_in_dim"(%1163) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1378 = "stablehlo.divide"(%1123, %1377) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1379 = "stablehlo.sqrt"(%1378) : (tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1380 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1381 = "stablehlo.broadcast_in_dim"(%1380) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1382 = "stablehlo.add"(%1379, %1381) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1383 = "stablehlo.divide"(%1376, %1382) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1384 = "stablehlo.subtract"(%arg58, %1383) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1385 = "stablehlo.broadcast_in_dim"(%1159) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1386 = "stablehlo.divide"(%966, %1385) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1387 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1388 = "stablehlo.broadcast_in_dim"(%1387) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1389 = "stablehlo.multiply"(%1388, %1386) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1390 = "stablehlo.broadcast_in_dim"(%1163) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1391 = "stablehlo.divide"(%1131, %1390) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1392 = "stablehlo.sqrt"(%1391) : (tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1393 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1394 = "stablehlo.broadcast_in_dim"(%1393) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1395 = "stablehlo.add"(%1392, %1394) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1396 = "stablehlo.divide"(%1389, %1395) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1397 = "stablehlo.subtract"(%arg59, %1396) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1398 = "stablehlo.broadcast_in_dim"(%1159) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %1399 = "stablehlo.divide"(%973, %1398) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1400 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1401 = "stablehlo.broadcast_in_dim"(%1400) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %1402 = "stablehlo.multiply"(%1401, %1399) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1403 = "stablehlo.broadcast_in_dim"(%1163) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %1404 = "stablehlo.divide"(%1139, %1403) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1405 = "stablehlo.sqrt"(%1404) : (tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1406 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1407 = "stablehlo.broadcast_in_dim"(%1406) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
+    %1408 = "stablehlo.add"(%1405, %1407) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1409 = "stablehlo.divide"(%1402, %1408) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1410 = "stablehlo.subtract"(%arg60, %1409) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    %1411 = "stablehlo.broadcast_in_dim"(%1159) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1412 = "stablehlo.divide"(%980, %1411) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1413 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1414 = "stablehlo.broadcast_in_dim"(%1413) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1415 = "stablehlo.multiply"(%1414, %1412) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1416 = "stablehlo.broadcast_in_dim"(%1163) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1417 = "stablehlo.divide"(%1147, %1416) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1418 = "stablehlo.sqrt"(%1417) : (tensor<64xf32>) -> tensor<64xf32>
+    %1419 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1420 = "stablehlo.broadcast_in_dim"(%1419) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1421 = "stablehlo.add"(%1418, %1420) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1422 = "stablehlo.divide"(%1415, %1421) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1423 = "stablehlo.subtract"(%arg61, %1422) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1424 = "stablehlo.broadcast_in_dim"(%1159) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1425 = "stablehlo.divide"(%987, %1424) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1426 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1427 = "stablehlo.broadcast_in_dim"(%1426) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1428 = "stablehlo.multiply"(%1427, %1425) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1429 = "stablehlo.broadcast_in_dim"(%1163) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1430 = "stablehlo.divide"(%1155, %1429) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1431 = "stablehlo.sqrt"(%1430) : (tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1432 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1433 = "stablehlo.broadcast_in_dim"(%1432) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1434 = "stablehlo.add"(%1431, %1433) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1435 = "stablehlo.divide"(%1428, %1434) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1436 = "stablehlo.subtract"(%arg62, %1435) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    "func.return"(%1176, %1189, %1202, %1215, %1228, %1241, %1254, %1267, %1280, %1293, %1306, %1319, %1332, %1345, %1358, %1371, %1384, %1397, %1410, %1423, %1436, %839, %847, %854, %861, %868, %875, %882, %889, %896, %903, %910, %917, %924, %931, %938, %945, %952, %959, %966, %973, %980, %987, %995, %1003, %1011, %1019, %1027, %1035, %1043, %1051, %1059, %1067, %1075, %1083, %1091, %1099, %1107, %1115, %1123, %1131, %1139, %1147, %1155, %499) : (tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<128x64xf32>, tensor<64x128xf32>, tensor<64x128xf32>, tensor<64x32xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x32xf32>, tensor<64xf32>, tensor<64xf32>, tensor<128x64xf32>, tensor<64x128xf32>, tensor<64x128xf32>, tensor<64x32xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x32xf32>, tensor<64xf32>, tensor<64x64xf32>, tensor<i32>, tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<128x64xf32>, tensor<64x128xf32>, tensor<64x128xf32>, tensor<64x32xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x32xf32>, tensor<64xf32>, tensor<64xf32>, tensor<128x64xf32>, tensor<64x128xf32>, tensor<64x128xf32>, tensor<64x32xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x32xf32>, tensor<64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<128x64xf32>, tensor<64x128xf32>, tensor<64x128xf32>, tensor<64x32xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x32xf32>, tensor<64xf32>, tensor<64xf32>, tensor<128x64xf32>, tensor<64x128xf32>, tensor<64x128xf32>, tensor<64x32xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x32xf32>, tensor<64xf32>, tensor<64x64xf32>, tensor<f32>) -> ()
+  }) : () -> ()
+  "func.func"() <{arg_attrs = [{}, {}], function_type = (tensor<64x64xf32>, tensor<8x16xi32>) -> (tensor<8x16x64xf32>, tensor<8x16x1xi32>), res_attrs = [{}, {}], sym_name = "_take", sym_visibility = "private"}> ({
+  ^bb0(%arg38: tensor<64x64xf32>, %arg39: tensor<8x16xi32>):
+    %86 = "stablehlo.constant"() <{value = dense<0> : tensor<i32>}> : () -> tensor<i32>
+    %87 = "stablehlo.broadcast_in_dim"(%86) <{broadcast_dimensions = array<i64>}> : (tensor<i32>) -> tensor<8x16xi32>
+    %88 = "stablehlo.compare"(%arg39, %87) <{compare_type = #stablehlo<comparison_type SIGNED>, comparison_direction = #stablehlo<comparison_direction LT>}> : (tensor<8x16xi32>, tensor<8x16xi32>) -> tensor<8x16xi1>
+    %89 = "stablehlo.constant"() <{value = dense<64> : tensor<i32>}> : () -> tensor<i32>
+    %90 = "stablehlo.broadcast_in_dim"(%89) <{broadcast_dimensions = array<i64>}> : (tensor<i32>) -> tensor<8x16xi32>
+    %91 = "stablehlo.add"(%arg39, %90) : (tensor<8x16xi32>, tensor<8x16xi32>) -> tensor<8x16xi32>
+    %92 = "func.call"(%88, %91, %arg39) <{callee = @_where}> : (tensor<8x16xi1>, tensor<8x16xi32>, tensor<8x16xi32>) -> tensor<8x16xi32>
+    %93 = "stablehlo.broadcast_in_dim"(%92) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xi32>) -> tensor<8x16x1xi32>
+    %94 = "stablehlo.constant"() <{value = dense<63> : tensor<1xi32>}> : () -> tensor<1xi32>
+    %95 = "stablehlo.constant"() <{value = dense<0> : tensor<i32>}> : () -> tensor<i32>
+    %96 = "stablehlo.broadcast_in_dim"(%95) <{broadcast_dimensions = array<i64>}> : (tensor<i32>) -> tensor<8x16x1xi32>
+    %97 = "stablehlo.compare"(%93, %96) <{compare_type = #stablehlo<comparison_type SIGNED>, comparison_direction = #stablehlo<comparison_direction GE>}> : (tensor<8x16x1xi32>, tensor<8x16x1xi32>) -> tensor<8x16x1xi1>
+    %98 = "stablehlo.broadcast_in_dim"(%94) <{broadcast_dimensions = array<i64: 2>}> : (tensor<1xi32>) -> tensor<1x1x1xi32>
+    %99 = "stablehlo.broadcast_in_dim"(%98) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x1xi32>) -> tensor<8x16x1xi32>
+    %100 = "stablehlo.compare"(%93, %99) <{compare_type = #stablehlo<comparison_type SIGNED>, comparison_direction = #stablehlo<comparison_direction LE>}> : (tensor<8x16x1xi32>, tensor<8x16x1xi32>) -> tensor<8x16x1xi1>
+    %101 = "stablehlo.and"(%97, %100) : (tensor<8x16x1xi1>, tensor<8x16x1xi1>) -> tensor<8x16x1xi1>
+    %102 = "stablehlo.constant"() <{value = dense<true> : tensor<i1>}> : () -> tensor<i1>
+    %103 = "stablehlo.reduce"(%101, %102) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg40: tensor<i1>, %arg41: tensor<i1>):
+      %109 = "stablehlo.and"(%arg40, %arg41) : (tensor<i1>, tensor<i1>) -> tensor<i1>
+      "stablehlo.return"(%109) : (tensor<i1>) -> ()
+    }) : (tensor<8x16x1xi1>, tensor<i1>) -> tensor<8x16xi1>
+    %104 = "stablehlo.gather"(%arg38, %93) <{dimension_numbers = #stablehlo.gather<offset_dims = [2], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 2>, indices_are_sorted = false, slice_sizes = array<i64: 1, 64>}> : (tensor<64x64xf32>, tensor<8x16x1xi32>) -> tensor<8x16x64xf32>
+    %105 = "stablehlo.broadcast_in_dim"(%103) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xi1>) -> tensor<8x16x64xi1>
+    %106 = "stablehlo.constant"() <{value = dense<0x7FC00000> : tensor<f32>}> : () -> tensor<f32>
+    %107 = "stablehlo.broadcast_in_dim"(%106) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x64xf32>
+    %108 = "stablehlo.select"(%105, %104, %107) : (tensor<8x16x64xi1>, tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    "func.return"(%108, %93) : (tensor<8x16x64xf32>, tensor<8x16x1xi32>) -> ()
+  }) : () -> ()
+  "func.func"() <{arg_attrs = [{}, {}, {}], function_type = (tensor<8x16xi1>, tensor<8x16xi32>, tensor<8x16xi32>) -> tensor<8x16xi32>, res_attrs = [{}], sym_name = "_where", sym_visibility = "private"}> ({
+  ^bb0(%arg35: tensor<8x16xi1>, %arg36: tensor<8x16xi32>, %arg37: tensor<8x16xi32>):
+    %85 = "stablehlo.select"(%arg35, %arg36, %arg37) : (tensor<8x16xi1>, tensor<8x16xi32>, tensor<8x16xi32>) -> tensor<8x16xi32>
+    "func.return"(%85) : (tensor<8x16xi32>) -> ()
+  }) : () -> ()
+  "func.func"() <{arg_attrs = [{}, {}, {}], function_type = (tensor<1x1x16x16xi1>, tensor<8x4x16x16xf32>, tensor<f32>) -> (tensor<8x4x16x16xf32>, tensor<8x4x16x16xi1>, tensor<8x4x16x16xf32>), res_attrs = [{}, {}, {}], sym_name = "_where_0", sym_visibility = "private"}> ({
+  ^bb0(%arg32: tensor<1x1x16x16xi1>, %arg33: tensor<8x4x16x16xf32>, %arg34: tensor<f32>):
+    %80 = "stablehlo.broadcast_in_dim"(%arg32) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x1x16x16xi1>) -> tensor<8x4x16x16xi1>
+    %81 = "stablehlo.broadcast_in_dim"(%arg34) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x16xf32>
+    %82 = "stablehlo.select"(%80, %arg33, %81) : (tensor<8x4x16x16xi1>, tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %83 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %84 = "stablehlo.broadcast_in_dim"(%83) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x16xf32>
+    "func.return"(%82, %80, %84) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xi1>, tensor<8x4x16x16xf32>) -> ()
+  }) : () -> ()
+  "func.func"() <{arg_attrs = [{}], function_type = (tensor<8x16x128xf32>) -> (tensor<8x16x128xf32>, tensor<8x16x128xf32>, tensor<8x16x128xf32>), res_attrs = [{}, {}, {}], sym_name = "silu", sym_visibility = "private"}> ({
+  ^bb0(%arg31: tensor<8x16x128xf32>):
+    %67 = "stablehlo.negate"(%arg31) : (tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %68 = "stablehlo.exponential"(%67) : (tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %69 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %70 = "stablehlo.broadcast_in_dim"(%69) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
+    %71 = "stablehlo.add"(%70, %68) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %72 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %73 = "stablehlo.broadcast_in_dim"(%72) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
+    %74 = "stablehlo.divide"(%73, %71) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %75 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %76 = "stablehlo.broadcast_in_dim"(%75) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
+    %77 = "stablehlo.subtract"(%76, %74) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %78 = "stablehlo.multiply"(%74, %77) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %79 = "stablehlo.multiply"(%arg31, %74) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    "func.return"(%79, %78, %74) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> ()
+  }) : () -> ()
+  "func.func"() <{arg_attrs = [{}], function_type = (tensor<8x16x64xf32>) -> (tensor<8x16x64xf32>, tensor<8x16x64xf32>, tensor<8x16x1xf32>), res_attrs = [{}, {}, {}], sym_name = "log_softmax", sym_visibility = "private"}> ({
+  ^bb0(%arg26: tensor<8x16x64xf32>):
+    %50 = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
+    %51 = "stablehlo.reduce"(%arg26, %50) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg29: tensor<f32>, %arg30: tensor<f32>):
+      %66 = "stablehlo.maximum"(%arg29, %arg30) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%66) : (tensor<f32>) -> ()
+    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
+    %52 = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
+    %53 = "stablehlo.broadcast_in_dim"(%52) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16xf32>
+    %54 = "stablehlo.maximum"(%53, %51) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+    %55 = "stablehlo.broadcast_in_dim"(%54) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %56 = "stablehlo.broadcast_in_dim"(%55) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
+    %57 = "stablehlo.subtract"(%arg26, %56) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %58 = "stablehlo.exponential"(%57) : (tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %59 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %60 = "stablehlo.reduce"(%58, %59) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg27: tensor<f32>, %arg28: tensor<f32>):
+      %65 = "stablehlo.add"(%arg27, %arg28) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%65) : (tensor<f32>) -> ()
+    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
+    %61 = "stablehlo.broadcast_in_dim"(%60) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %62 = "stablehlo.log"(%61) : (tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %63 = "stablehlo.broadcast_in_dim"(%62) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
+    %64 = "stablehlo.subtract"(%57, %63) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    "func.return"(%64, %58, %61) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>, tensor<8x16x1xf32>) -> ()
+  }) : () -> ()
+  "func.func"() <{arg_attrs = [{}, {}], function_type = (tensor<8x16x64xf32>, tensor<8x16x1xi32>) -> (tensor<8x16x1xf32>, tensor<8x16x1x1xi32>), res_attrs = [{}, {}], sym_name = "take_along_axis", sym_visibility = "private"}> ({
+  ^bb0(%arg22: tensor<8x16x64xf32>, %arg23: tensor<8x16x1xi32>):
+    %27 = "stablehlo.constant"() <{value = dense<0> : tensor<i32>}> : () -> tensor<i32>
+    %28 = "stablehlo.broadcast_in_dim"(%27) <{broadcast_dimensions = array<i64>}> : (tensor<i32>) -> tensor<8x16x1xi32>
+    %29 = "stablehlo.compare"(%arg23, %28) <{compare_type = #stablehlo<comparison_type SIGNED>, comparison_direction = #stablehlo<comparison_direction LT>}> : (tensor<8x16x1xi32>, tensor<8x16x1xi32>) -> tensor<8x16x1xi1>
+    %30 = "stablehlo.constant"() <{value = dense<64> : tensor<i32>}> : () -> tensor<i32>
+    %31 = "stablehlo.broadcast_in_dim"(%30) <{broadcast_dimensions = array<i64>}> : (tensor<i32>) -> tensor<8x16x1xi32>
+    %32 = "stablehlo.add"(%arg23, %31) : (tensor<8x16x1xi32>, tensor<8x16x1xi32>) -> tensor<8x16x1xi32>
+    %33 = "stablehlo.select"(%29, %32, %arg23) : (tensor<8x16x1xi1>, tensor<8x16x1xi32>, tensor<8x16x1xi32>) -> tensor<8x16x1xi32>
+    %34 = "stablehlo.reshape"(%33) : (tensor<8x16x1xi32>) -> tensor<8x16x1x1xi32>
+    %35 = "stablehlo.constant"() <{value = dense<63> : tensor<1xi32>}> : () -> tensor<1xi32>
+    %36 = "stablehlo.constant"() <{value = dense<0> : tensor<i32>}> : () -> tensor<i32>
+    %37 = "stablehlo.broadcast_in_dim"(%36) <{broadcast_dimensions = array<i64>}> : (tensor<i32>) -> tensor<8x16x1x1xi32>
+    %38 = "stablehlo.compare"(%34, %37) <{compare_type = #stablehlo<comparison_type SIGNED>, comparison_direction = #stablehlo<comparison_direction GE>}> : (tensor<8x16x1x1xi32>, tensor<8x16x1x1xi32>) -> tensor<8x16x1x1xi1>
+    %39 = "stablehlo.broadcast_in_dim"(%35) <{broadcast_dimensions = array<i64: 3>}> : (tensor<1xi32>) -> tensor<1x1x1x1xi32>
+    %40 = "stablehlo.broadcast_in_dim"(%39) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x1x1x1xi32>) -> tensor<8x16x1x1xi32>
+    %41 = "stablehlo.compare"(%34, %40) <{compare_type = #stablehlo<comparison_type SIGNED>, comparison_direction = #stablehlo<comparison_direction LE>}> : (tensor<8x16x1x1xi32>, tensor<8x16x1x1xi32>) -> tensor<8x16x1x1xi1>
+    %42 = "stablehlo.and"(%38, %41) : (tensor<8x16x1x1xi1>, tensor<8x16x1x1xi1>) -> tensor<8x16x1x1xi1>
+    %43 = "stablehlo.constant"() <{value = dense<true> : tensor<i1>}> : () -> tensor<i1>
+    %44 = "stablehlo.reduce"(%42, %43) <{dimensions = array<i64: 3>}> ({
+    ^bb0(%arg24: tensor<i1>, %arg25: tensor<i1>):
+      %49 = "stablehlo.and"(%arg24, %arg25) : (tensor<i1>, tensor<i1>) -> tensor<i1>
+      "stablehlo.return"(%49) : (tensor<i1>) -> ()
+    }) : (tensor<8x16x1x1xi1>, tensor<i1>) -> tensor<8x16x1xi1>
+    %45 = "stablehlo.gather"(%arg22, %34) <{dimension_numbers = #stablehlo.gather<collapsed_slice_dims = [2], operand_batching_dims = [0, 1], start_indices_batching_dims = [0, 1], start_index_map = [2], index_vector_dim = 3>, indices_are_sorted = false, slice_sizes = array<i64: 1, 1, 1>}> : (tensor<8x16x64xf32>, tensor<8x16x1x1xi32>) -> tensor<8x16x1xf32>
+    %46 = "stablehlo.constant"() <{value = dense<0x7FC00000> : tensor<f32>}> : () -> tensor<f32>
+    %47 = "stablehlo.broadcast_in_dim"(%46) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %48 = "stablehlo.select"(%44, %45, %47) : (tensor<8x16x1xi1>, tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    "func.return"(%48, %34) : (tensor<8x16x1xf32>, tensor<8x16x1x1xi32>) -> ()
+  }) : () -> ()
+  "func.func"() <{arg_attrs = [{}, {}], function_type = (tensor<8x16x1x1xi32>, tensor<8x16x1xf32>) -> tensor<8x16x64xf32>, res_attrs = [{}], sym_name = "take_along_axis_1", sym_visibility = "private"}> ({
+  ^bb0(%arg18: tensor<8x16x1x1xi32>, %arg19: tensor<8x16x1xf32>):
+    %23 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %24 = "stablehlo.broadcast_in_dim"(%23) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x64xf32>
+    %25 = "stablehlo.scatter"(%24, %arg18, %arg19) <{indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [2], input_batching_dims = [0, 1], scatter_indices_batching_dims = [0, 1], scatter_dims_to_operand_dims = [2], index_vector_dim = 3>, unique_indices = false}> ({
+    ^bb0(%arg20: tensor<f32>, %arg21: tensor<f32>):
+      %26 = "stablehlo.add"(%arg20, %arg21) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%26) : (tensor<f32>) -> ()
+    }) : (tensor<8x16x64xf32>, tensor<8x16x1x1xi32>, tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
+    "func.return"(%25) : (tensor<8x16x64xf32>) -> ()
+  }) : () -> ()
+  "func.func"() <{arg_attrs = [{}, {}, {}], function_type = (tensor<8x16x64xf32>, tensor<8x16x1xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>, res_attrs = [{}], sym_name = "log_softmax_2", sym_visibility = "private"}> ({
+  ^bb0(%arg11: tensor<8x16x64xf32>, %arg12: tensor<8x16x1xf32>, %arg13: tensor<8x16x64xf32>):
+    %11 = "stablehlo.negate"(%arg13) : (tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %12 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %13 = "stablehlo.reduce"(%11, %12) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg16: tensor<f32>, %arg17: tensor<f32>):
+      %22 = "stablehlo.add"(%arg16, %arg17) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%22) : (tensor<f32>) -> ()
+    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
+    %14 = "stablehlo.reshape"(%13) : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %15 = "stablehlo.divide"(%14, %arg12) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %16 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %17 = "stablehlo.reduce"(%15, %16) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg14: tensor<f32>, %arg15: tensor<f32>):
+      %21 = "stablehlo.add"(%arg14, %arg15) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%21) : (tensor<f32>) -> ()
+    }) : (tensor<8x16x1xf32>, tensor<f32>) -> tensor<8x16xf32>
+    %18 = "stablehlo.broadcast_in_dim"(%17) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x64xf32>
+    %19 = "stablehlo.multiply"(%18, %arg11) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %20 = "stablehlo.add"(%arg13, %19) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    "func.return"(%20) : (tensor<8x16x64xf32>) -> ()
+  }) : () -> ()
+  "func.func"() <{arg_attrs = [{}, {}, {}, {}], function_type = (tensor<8x16x128xf32>, tensor<8x16x128xf32>, tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>, res_attrs = [{}], sym_name = "silu_3", sym_visibility = "private"}> ({
+  ^bb0(%arg7: tensor<8x16x128xf32>, %arg8: tensor<8x16x128xf32>, %arg9: tensor<8x16x128xf32>, %arg10: tensor<8x16x128xf32>):
+    %7 = "stablehlo.multiply"(%arg9, %arg10) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %8 = "stablehlo.multiply"(%arg10, %arg8) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %9 = "stablehlo.multiply"(%7, %arg7) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %10 = "stablehlo.add"(%8, %9) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    "func.return"(%10) : (tensor<8x16x128xf32>) -> ()
+  }) : () -> ()
+  "func.func"() <{arg_attrs = [{}, {}, {}], function_type = (tensor<8x4x16x16xi1>, tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>, res_attrs = [{}], sym_name = "_where_4", sym_visibility = "private"}> ({
+  ^bb0(%arg4: tensor<8x4x16x16xi1>, %arg5: tensor<8x4x16x16xf32>, %arg6: tensor<8x4x16x16xf32>):
+    %4 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %5 = "stablehlo.broadcast_in_dim"(%4) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x16xf32>
+    %6 = "stablehlo.select"(%arg4, %arg6, %5) : (tensor<8x4x16x16xi1>, tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    "func.return"(%6) : (tensor<8x4x16x16xf32>) -> ()
+  }) : () -> ()
+  "func.func"() <{arg_attrs = [{}, {}], function_type = (tensor<8x16x1xi32>, tensor<8x16x64xf32>) -> tensor<64x64xf32>, res_attrs = [{}], sym_name = "_take_5", sym_visibility = "private"}> ({
+  ^bb0(%arg0: tensor<8x16x1xi32>, %arg1: tensor<8x16x64xf32>):
+    %0 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %1 = "stablehlo.broadcast_in_dim"(%0) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %2 = "stablehlo.scatter"(%1, %arg0, %arg1) <{indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [2], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 2>, unique_indices = false}> ({
+    ^bb0(%arg2: tensor<f32>, %arg3: tensor<f32>):
+      %3 = "stablehlo.add"(%arg2, %arg3) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%3) : (tensor<f32>) -> ()
     }) : (tensor<64x64xf32>, tensor<8x16x1xi32>, tensor<8x16x64xf32>) -> tensor<64x64xf32>
-    %840 = "stablehlo.constant"() <{value = dense<1> : tensor<i32>}> : () -> tensor<i32>
-    %841 = "stablehlo.add"(%arg21, %840) : (tensor<i32>, tensor<i32>) -> tensor<i32>
-    %842 = "stablehlo.convert"(%841) : (tensor<i32>) -> tensor<f32>
-    %843 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %844 = "stablehlo.broadcast_in_dim"(%843) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %845 = "stablehlo.multiply"(%844, %arg22) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %846 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %847 = "stablehlo.broadcast_in_dim"(%846) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %848 = "stablehlo.multiply"(%847, %839) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %849 = "stablehlo.add"(%845, %848) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %850 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %851 = "stablehlo.broadcast_in_dim"(%850) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %852 = "stablehlo.multiply"(%851, %arg23) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %853 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %854 = "stablehlo.broadcast_in_dim"(%853) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %855 = "stablehlo.multiply"(%854, %818) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %856 = "stablehlo.add"(%852, %855) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %857 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %858 = "stablehlo.broadcast_in_dim"(%857) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %859 = "stablehlo.multiply"(%858, %arg24) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %860 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %861 = "stablehlo.broadcast_in_dim"(%860) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %862 = "stablehlo.multiply"(%861, %704) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %863 = "stablehlo.add"(%859, %862) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %864 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %865 = "stablehlo.broadcast_in_dim"(%864) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
-    %866 = "stablehlo.multiply"(%865, %arg25) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %867 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %868 = "stablehlo.broadcast_in_dim"(%867) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
-    %869 = "stablehlo.multiply"(%868, %682) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %870 = "stablehlo.add"(%866, %869) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %871 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %872 = "stablehlo.broadcast_in_dim"(%871) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %873 = "stablehlo.multiply"(%872, %arg26) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %874 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %875 = "stablehlo.broadcast_in_dim"(%874) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %876 = "stablehlo.multiply"(%875, %694) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %877 = "stablehlo.add"(%873, %876) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %878 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %879 = "stablehlo.broadcast_in_dim"(%878) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %880 = "stablehlo.multiply"(%879, %arg27) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %881 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %882 = "stablehlo.broadcast_in_dim"(%881) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %883 = "stablehlo.multiply"(%882, %687) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %884 = "stablehlo.add"(%880, %883) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %885 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %886 = "stablehlo.broadcast_in_dim"(%885) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %887 = "stablehlo.multiply"(%886, %arg28) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %888 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %889 = "stablehlo.broadcast_in_dim"(%888) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %890 = "stablehlo.multiply"(%889, %785) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %891 = "stablehlo.add"(%887, %890) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %892 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %893 = "stablehlo.broadcast_in_dim"(%892) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %894 = "stablehlo.multiply"(%893, %arg29) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %895 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %896 = "stablehlo.broadcast_in_dim"(%895) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %897 = "stablehlo.multiply"(%896, %724) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %898 = "stablehlo.add"(%894, %897) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %899 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %900 = "stablehlo.broadcast_in_dim"(%899) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %901 = "stablehlo.multiply"(%900, %arg30) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %902 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %903 = "stablehlo.broadcast_in_dim"(%902) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %904 = "stablehlo.multiply"(%903, %808) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %905 = "stablehlo.add"(%901, %904) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %906 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %907 = "stablehlo.broadcast_in_dim"(%906) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %908 = "stablehlo.multiply"(%907, %arg31) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %909 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %910 = "stablehlo.broadcast_in_dim"(%909) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %911 = "stablehlo.multiply"(%910, %763) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %912 = "stablehlo.add"(%908, %911) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %913 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %914 = "stablehlo.broadcast_in_dim"(%913) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %915 = "stablehlo.multiply"(%914, %arg32) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %916 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %917 = "stablehlo.broadcast_in_dim"(%916) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %918 = "stablehlo.multiply"(%917, %662) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %919 = "stablehlo.add"(%915, %918) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %920 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %921 = "stablehlo.broadcast_in_dim"(%920) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %922 = "stablehlo.multiply"(%921, %arg33) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %923 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %924 = "stablehlo.broadcast_in_dim"(%923) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %925 = "stablehlo.multiply"(%924, %548) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %926 = "stablehlo.add"(%922, %925) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %927 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %928 = "stablehlo.broadcast_in_dim"(%927) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
-    %929 = "stablehlo.multiply"(%928, %arg34) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %930 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %931 = "stablehlo.broadcast_in_dim"(%930) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
-    %932 = "stablehlo.multiply"(%931, %526) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %933 = "stablehlo.add"(%929, %932) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %934 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %935 = "stablehlo.broadcast_in_dim"(%934) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %936 = "stablehlo.multiply"(%935, %arg35) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %937 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %938 = "stablehlo.broadcast_in_dim"(%937) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %939 = "stablehlo.multiply"(%938, %538) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %940 = "stablehlo.add"(%936, %939) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %941 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %942 = "stablehlo.broadcast_in_dim"(%941) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %943 = "stablehlo.multiply"(%942, %arg36) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %944 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %945 = "stablehlo.broadcast_in_dim"(%944) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %946 = "stablehlo.multiply"(%945, %531) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %947 = "stablehlo.add"(%943, %946) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %948 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %949 = "stablehlo.broadcast_in_dim"(%948) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %950 = "stablehlo.multiply"(%949, %arg37) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %951 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %952 = "stablehlo.broadcast_in_dim"(%951) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %953 = "stablehlo.multiply"(%952, %629) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %954 = "stablehlo.add"(%950, %953) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %955 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %956 = "stablehlo.broadcast_in_dim"(%955) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %957 = "stablehlo.multiply"(%956, %arg38) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %958 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %959 = "stablehlo.broadcast_in_dim"(%958) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %960 = "stablehlo.multiply"(%959, %568) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %961 = "stablehlo.add"(%957, %960) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %962 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %963 = "stablehlo.broadcast_in_dim"(%962) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %964 = "stablehlo.multiply"(%963, %arg39) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %965 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %966 = "stablehlo.broadcast_in_dim"(%965) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %967 = "stablehlo.multiply"(%966, %652) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %968 = "stablehlo.add"(%964, %967) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %969 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %970 = "stablehlo.broadcast_in_dim"(%969) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %971 = "stablehlo.multiply"(%970, %arg40) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %972 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %973 = "stablehlo.broadcast_in_dim"(%972) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %974 = "stablehlo.multiply"(%973, %607) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %975 = "stablehlo.add"(%971, %974) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %976 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %977 = "stablehlo.broadcast_in_dim"(%976) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %978 = "stablehlo.multiply"(%977, %arg41) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %979 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %980 = "stablehlo.broadcast_in_dim"(%979) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %981 = "stablehlo.multiply"(%980, %507) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %982 = "stablehlo.add"(%978, %981) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %983 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %984 = "stablehlo.broadcast_in_dim"(%983) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %985 = "stablehlo.multiply"(%984, %arg42) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %986 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %987 = "stablehlo.broadcast_in_dim"(%986) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %988 = "stablehlo.multiply"(%987, %498) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %989 = "stablehlo.add"(%985, %988) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %990 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %991 = "stablehlo.broadcast_in_dim"(%990) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %992 = "stablehlo.multiply"(%991, %arg43) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %993 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %994 = "stablehlo.broadcast_in_dim"(%993) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %995 = "stablehlo.multiply"(%994, %839) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %996 = "stablehlo.multiply"(%995, %839) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %997 = "stablehlo.add"(%992, %996) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %998 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %999 = "stablehlo.broadcast_in_dim"(%998) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1000 = "stablehlo.multiply"(%999, %arg44) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1001 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1002 = "stablehlo.broadcast_in_dim"(%1001) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1003 = "stablehlo.multiply"(%1002, %818) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1004 = "stablehlo.multiply"(%1003, %818) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1005 = "stablehlo.add"(%1000, %1004) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1006 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1007 = "stablehlo.broadcast_in_dim"(%1006) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1008 = "stablehlo.multiply"(%1007, %arg45) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1009 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1010 = "stablehlo.broadcast_in_dim"(%1009) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1011 = "stablehlo.multiply"(%1010, %704) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1012 = "stablehlo.multiply"(%1011, %704) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1013 = "stablehlo.add"(%1008, %1012) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1014 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1015 = "stablehlo.broadcast_in_dim"(%1014) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
-    %1016 = "stablehlo.multiply"(%1015, %arg46) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %1017 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1018 = "stablehlo.broadcast_in_dim"(%1017) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
-    %1019 = "stablehlo.multiply"(%1018, %682) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %1020 = "stablehlo.multiply"(%1019, %682) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %1021 = "stablehlo.add"(%1016, %1020) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %1022 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1023 = "stablehlo.broadcast_in_dim"(%1022) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %1024 = "stablehlo.multiply"(%1023, %arg47) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1025 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1026 = "stablehlo.broadcast_in_dim"(%1025) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %1027 = "stablehlo.multiply"(%1026, %694) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1028 = "stablehlo.multiply"(%1027, %694) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1029 = "stablehlo.add"(%1024, %1028) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1030 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1031 = "stablehlo.broadcast_in_dim"(%1030) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %1032 = "stablehlo.multiply"(%1031, %arg48) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1033 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1034 = "stablehlo.broadcast_in_dim"(%1033) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %1035 = "stablehlo.multiply"(%1034, %687) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1036 = "stablehlo.multiply"(%1035, %687) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1037 = "stablehlo.add"(%1032, %1036) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1038 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1039 = "stablehlo.broadcast_in_dim"(%1038) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %1040 = "stablehlo.multiply"(%1039, %arg49) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1041 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1042 = "stablehlo.broadcast_in_dim"(%1041) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %1043 = "stablehlo.multiply"(%1042, %785) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1044 = "stablehlo.multiply"(%1043, %785) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1045 = "stablehlo.add"(%1040, %1044) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1046 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1047 = "stablehlo.broadcast_in_dim"(%1046) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1048 = "stablehlo.multiply"(%1047, %arg50) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1049 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1050 = "stablehlo.broadcast_in_dim"(%1049) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1051 = "stablehlo.multiply"(%1050, %724) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1052 = "stablehlo.multiply"(%1051, %724) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1053 = "stablehlo.add"(%1048, %1052) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1054 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1055 = "stablehlo.broadcast_in_dim"(%1054) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1056 = "stablehlo.multiply"(%1055, %arg51) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1057 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1058 = "stablehlo.broadcast_in_dim"(%1057) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1059 = "stablehlo.multiply"(%1058, %808) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1060 = "stablehlo.multiply"(%1059, %808) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1061 = "stablehlo.add"(%1056, %1060) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1062 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1063 = "stablehlo.broadcast_in_dim"(%1062) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %1064 = "stablehlo.multiply"(%1063, %arg52) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1065 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1066 = "stablehlo.broadcast_in_dim"(%1065) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %1067 = "stablehlo.multiply"(%1066, %763) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1068 = "stablehlo.multiply"(%1067, %763) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1069 = "stablehlo.add"(%1064, %1068) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1070 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1071 = "stablehlo.broadcast_in_dim"(%1070) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1072 = "stablehlo.multiply"(%1071, %arg53) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1073 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1074 = "stablehlo.broadcast_in_dim"(%1073) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1075 = "stablehlo.multiply"(%1074, %662) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1076 = "stablehlo.multiply"(%1075, %662) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1077 = "stablehlo.add"(%1072, %1076) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1078 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1079 = "stablehlo.broadcast_in_dim"(%1078) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1080 = "stablehlo.multiply"(%1079, %arg54) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1081 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1082 = "stablehlo.broadcast_in_dim"(%1081) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1083 = "stablehlo.multiply"(%1082, %548) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1084 = "stablehlo.multiply"(%1083, %548) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1085 = "stablehlo.add"(%1080, %1084) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1086 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1087 = "stablehlo.broadcast_in_dim"(%1086) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
-    %1088 = "stablehlo.multiply"(%1087, %arg55) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %1089 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1090 = "stablehlo.broadcast_in_dim"(%1089) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
-    %1091 = "stablehlo.multiply"(%1090, %526) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %1092 = "stablehlo.multiply"(%1091, %526) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %1093 = "stablehlo.add"(%1088, %1092) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %1094 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1095 = "stablehlo.broadcast_in_dim"(%1094) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %1096 = "stablehlo.multiply"(%1095, %arg56) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1097 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1098 = "stablehlo.broadcast_in_dim"(%1097) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %1099 = "stablehlo.multiply"(%1098, %538) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1100 = "stablehlo.multiply"(%1099, %538) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1101 = "stablehlo.add"(%1096, %1100) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1102 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1103 = "stablehlo.broadcast_in_dim"(%1102) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %1104 = "stablehlo.multiply"(%1103, %arg57) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1105 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1106 = "stablehlo.broadcast_in_dim"(%1105) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %1107 = "stablehlo.multiply"(%1106, %531) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1108 = "stablehlo.multiply"(%1107, %531) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1109 = "stablehlo.add"(%1104, %1108) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1110 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1111 = "stablehlo.broadcast_in_dim"(%1110) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %1112 = "stablehlo.multiply"(%1111, %arg58) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1113 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1114 = "stablehlo.broadcast_in_dim"(%1113) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %1115 = "stablehlo.multiply"(%1114, %629) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1116 = "stablehlo.multiply"(%1115, %629) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1117 = "stablehlo.add"(%1112, %1116) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1118 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1119 = "stablehlo.broadcast_in_dim"(%1118) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1120 = "stablehlo.multiply"(%1119, %arg59) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1121 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1122 = "stablehlo.broadcast_in_dim"(%1121) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1123 = "stablehlo.multiply"(%1122, %568) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1124 = "stablehlo.multiply"(%1123, %568) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1125 = "stablehlo.add"(%1120, %1124) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1126 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1127 = "stablehlo.broadcast_in_dim"(%1126) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1128 = "stablehlo.multiply"(%1127, %arg60) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1129 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1130 = "stablehlo.broadcast_in_dim"(%1129) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1131 = "stablehlo.multiply"(%1130, %652) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1132 = "stablehlo.multiply"(%1131, %652) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1133 = "stablehlo.add"(%1128, %1132) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1134 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1135 = "stablehlo.broadcast_in_dim"(%1134) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %1136 = "stablehlo.multiply"(%1135, %arg61) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1137 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1138 = "stablehlo.broadcast_in_dim"(%1137) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %1139 = "stablehlo.multiply"(%1138, %607) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1140 = "stablehlo.multiply"(%1139, %607) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1141 = "stablehlo.add"(%1136, %1140) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1142 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1143 = "stablehlo.broadcast_in_dim"(%1142) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1144 = "stablehlo.multiply"(%1143, %arg62) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1145 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1146 = "stablehlo.broadcast_in_dim"(%1145) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1147 = "stablehlo.multiply"(%1146, %507) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1148 = "stablehlo.multiply"(%1147, %507) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1149 = "stablehlo.add"(%1144, %1148) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1150 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1151 = "stablehlo.broadcast_in_dim"(%1150) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1152 = "stablehlo.multiply"(%1151, %arg63) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1153 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1154 = "stablehlo.broadcast_in_dim"(%1153) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1155 = "stablehlo.multiply"(%1154, %498) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1156 = "stablehlo.multiply"(%1155, %498) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1157 = "stablehlo.add"(%1152, %1156) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1158 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %1159 = "stablehlo.power"(%1158, %842) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-    %1160 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %1161 = "stablehlo.subtract"(%1160, %1159) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-    %1162 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1163 = "stablehlo.power"(%1162, %842) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-    %1164 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %1165 = "stablehlo.subtract"(%1164, %1163) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-    %1166 = "stablehlo.broadcast_in_dim"(%1161) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1167 = "stablehlo.divide"(%849, %1166) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1168 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1169 = "stablehlo.broadcast_in_dim"(%1168) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1170 = "stablehlo.multiply"(%1169, %1167) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1171 = "stablehlo.broadcast_in_dim"(%1165) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1172 = "stablehlo.divide"(%997, %1171) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1173 = "stablehlo.sqrt"(%1172) : (tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1174 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1175 = "stablehlo.broadcast_in_dim"(%1174) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1176 = "stablehlo.add"(%1173, %1175) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1177 = "stablehlo.divide"(%1170, %1176) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1178 = "stablehlo.subtract"(%arg0, %1177) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1179 = "stablehlo.broadcast_in_dim"(%1161) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1180 = "stablehlo.divide"(%856, %1179) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1181 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1182 = "stablehlo.broadcast_in_dim"(%1181) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1183 = "stablehlo.multiply"(%1182, %1180) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1184 = "stablehlo.broadcast_in_dim"(%1165) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1185 = "stablehlo.divide"(%1005, %1184) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1186 = "stablehlo.sqrt"(%1185) : (tensor<64xf32>) -> tensor<64xf32>
-    %1187 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1188 = "stablehlo.broadcast_in_dim"(%1187) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1189 = "stablehlo.add"(%1186, %1188) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1190 = "stablehlo.divide"(%1183, %1189) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1191 = "stablehlo.subtract"(%arg1, %1190) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1192 = "stablehlo.broadcast_in_dim"(%1161) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1193 = "stablehlo.divide"(%863, %1192) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1194 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1195 = "stablehlo.broadcast_in_dim"(%1194) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1196 = "stablehlo.multiply"(%1195, %1193) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1197 = "stablehlo.broadcast_in_dim"(%1165) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1198 = "stablehlo.divide"(%1013, %1197) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1199 = "stablehlo.sqrt"(%1198) : (tensor<64xf32>) -> tensor<64xf32>
-    %1200 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1201 = "stablehlo.broadcast_in_dim"(%1200) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1202 = "stablehlo.add"(%1199, %1201) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1203 = "stablehlo.divide"(%1196, %1202) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1204 = "stablehlo.subtract"(%arg2, %1203) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1205 = "stablehlo.broadcast_in_dim"(%1161) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
-    %1206 = "stablehlo.divide"(%870, %1205) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %1207 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1208 = "stablehlo.broadcast_in_dim"(%1207) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
-    %1209 = "stablehlo.multiply"(%1208, %1206) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %1210 = "stablehlo.broadcast_in_dim"(%1165) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
-    %1211 = "stablehlo.divide"(%1021, %1210) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %1212 = "stablehlo.sqrt"(%1211) : (tensor<128x64xf32>) -> tensor<128x64xf32>
-    %1213 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1214 = "stablehlo.broadcast_in_dim"(%1213) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
-    %1215 = "stablehlo.add"(%1212, %1214) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %1216 = "stablehlo.divide"(%1209, %1215) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %1217 = "stablehlo.subtract"(%arg3, %1216) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %1218 = "stablehlo.broadcast_in_dim"(%1161) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %1219 = "stablehlo.divide"(%877, %1218) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1220 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1221 = "stablehlo.broadcast_in_dim"(%1220) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %1222 = "stablehlo.multiply"(%1221, %1219) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1223 = "stablehlo.broadcast_in_dim"(%1165) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %1224 = "stablehlo.divide"(%1029, %1223) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1225 = "stablehlo.sqrt"(%1224) : (tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1226 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1227 = "stablehlo.broadcast_in_dim"(%1226) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %1228 = "stablehlo.add"(%1225, %1227) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1229 = "stablehlo.divide"(%1222, %1228) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1230 = "stablehlo.subtract"(%arg4, %1229) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1231 = "stablehlo.broadcast_in_dim"(%1161) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %1232 = "stablehlo.divide"(%884, %1231) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1233 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1234 = "stablehlo.broadcast_in_dim"(%1233) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %1235 = "stablehlo.multiply"(%1234, %1232) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1236 = "stablehlo.broadcast_in_dim"(%1165) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %1237 = "stablehlo.divide"(%1037, %1236) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1238 = "stablehlo.sqrt"(%1237) : (tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1239 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1240 = "stablehlo.broadcast_in_dim"(%1239) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %1241 = "stablehlo.add"(%1238, %1240) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1242 = "stablehlo.divide"(%1235, %1241) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1243 = "stablehlo.subtract"(%arg5, %1242) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1244 = "stablehlo.broadcast_in_dim"(%1161) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %1245 = "stablehlo.divide"(%891, %1244) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1246 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1247 = "stablehlo.broadcast_in_dim"(%1246) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %1248 = "stablehlo.multiply"(%1247, %1245) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1249 = "stablehlo.broadcast_in_dim"(%1165) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %1250 = "stablehlo.divide"(%1045, %1249) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1251 = "stablehlo.sqrt"(%1250) : (tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1252 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1253 = "stablehlo.broadcast_in_dim"(%1252) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %1254 = "stablehlo.add"(%1251, %1253) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1255 = "stablehlo.divide"(%1248, %1254) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1256 = "stablehlo.subtract"(%arg6, %1255) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1257 = "stablehlo.broadcast_in_dim"(%1161) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1258 = "stablehlo.divide"(%898, %1257) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1259 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1260 = "stablehlo.broadcast_in_dim"(%1259) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1261 = "stablehlo.multiply"(%1260, %1258) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1262 = "stablehlo.broadcast_in_dim"(%1165) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1263 = "stablehlo.divide"(%1053, %1262) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1264 = "stablehlo.sqrt"(%1263) : (tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1265 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1266 = "stablehlo.broadcast_in_dim"(%1265) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1267 = "stablehlo.add"(%1264, %1266) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1268 = "stablehlo.divide"(%1261, %1267) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1269 = "stablehlo.subtract"(%arg7, %1268) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1270 = "stablehlo.broadcast_in_dim"(%1161) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1271 = "stablehlo.divide"(%905, %1270) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1272 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1273 = "stablehlo.broadcast_in_dim"(%1272) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1274 = "stablehlo.multiply"(%1273, %1271) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1275 = "stablehlo.broadcast_in_dim"(%1165) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1276 = "stablehlo.divide"(%1061, %1275) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1277 = "stablehlo.sqrt"(%1276) : (tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1278 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1279 = "stablehlo.broadcast_in_dim"(%1278) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1280 = "stablehlo.add"(%1277, %1279) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1281 = "stablehlo.divide"(%1274, %1280) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1282 = "stablehlo.subtract"(%arg8, %1281) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1283 = "stablehlo.broadcast_in_dim"(%1161) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %1284 = "stablehlo.divide"(%912, %1283) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1285 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1286 = "stablehlo.broadcast_in_dim"(%1285) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %1287 = "stablehlo.multiply"(%1286, %1284) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1288 = "stablehlo.broadcast_in_dim"(%1165) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %1289 = "stablehlo.divide"(%1069, %1288) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1290 = "stablehlo.sqrt"(%1289) : (tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1291 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1292 = "stablehlo.broadcast_in_dim"(%1291) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %1293 = "stablehlo.add"(%1290, %1292) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1294 = "stablehlo.divide"(%1287, %1293) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1295 = "stablehlo.subtract"(%arg9, %1294) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1296 = "stablehlo.broadcast_in_dim"(%1161) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1297 = "stablehlo.divide"(%919, %1296) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1298 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1299 = "stablehlo.broadcast_in_dim"(%1298) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1300 = "stablehlo.multiply"(%1299, %1297) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1301 = "stablehlo.broadcast_in_dim"(%1165) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1302 = "stablehlo.divide"(%1077, %1301) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1303 = "stablehlo.sqrt"(%1302) : (tensor<64xf32>) -> tensor<64xf32>
-    %1304 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1305 = "stablehlo.broadcast_in_dim"(%1304) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1306 = "stablehlo.add"(%1303, %1305) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1307 = "stablehlo.divide"(%1300, %1306) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1308 = "stablehlo.subtract"(%arg10, %1307) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1309 = "stablehlo.broadcast_in_dim"(%1161) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1310 = "stablehlo.divide"(%926, %1309) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1311 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1312 = "stablehlo.broadcast_in_dim"(%1311) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1313 = "stablehlo.multiply"(%1312, %1310) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1314 = "stablehlo.broadcast_in_dim"(%1165) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1315 = "stablehlo.divide"(%1085, %1314) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1316 = "stablehlo.sqrt"(%1315) : (tensor<64xf32>) -> tensor<64xf32>
-    %1317 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1318 = "stablehlo.broadcast_in_dim"(%1317) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1319 = "stablehlo.add"(%1316, %1318) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1320 = "stablehlo.divide"(%1313, %1319) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1321 = "stablehlo.subtract"(%arg11, %1320) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1322 = "stablehlo.broadcast_in_dim"(%1161) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
-    %1323 = "stablehlo.divide"(%933, %1322) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %1324 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1325 = "stablehlo.broadcast_in_dim"(%1324) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
-    %1326 = "stablehlo.multiply"(%1325, %1323) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %1327 = "stablehlo.broadcast_in_dim"(%1165) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
-    %1328 = "stablehlo.divide"(%1093, %1327) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %1329 = "stablehlo.sqrt"(%1328) : (tensor<128x64xf32>) -> tensor<128x64xf32>
-    %1330 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1331 = "stablehlo.broadcast_in_dim"(%1330) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
-    %1332 = "stablehlo.add"(%1329, %1331) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %1333 = "stablehlo.divide"(%1326, %1332) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %1334 = "stablehlo.subtract"(%arg12, %1333) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %1335 = "stablehlo.broadcast_in_dim"(%1161) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %1336 = "stablehlo.divide"(%940, %1335) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1337 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1338 = "stablehlo.broadcast_in_dim"(%1337) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %1339 = "stablehlo.multiply"(%1338, %1336) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1340 = "stablehlo.broadcast_in_dim"(%1165) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %1341 = "stablehlo.divide"(%1101, %1340) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1342 = "stablehlo.sqrt"(%1341) : (tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1343 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1344 = "stablehlo.broadcast_in_dim"(%1343) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %1345 = "stablehlo.add"(%1342, %1344) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1346 = "stablehlo.divide"(%1339, %1345) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1347 = "stablehlo.subtract"(%arg13, %1346) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1348 = "stablehlo.broadcast_in_dim"(%1161) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %1349 = "stablehlo.divide"(%947, %1348) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1350 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1351 = "stablehlo.broadcast_in_dim"(%1350) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %1352 = "stablehlo.multiply"(%1351, %1349) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1353 = "stablehlo.broadcast_in_dim"(%1165) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %1354 = "stablehlo.divide"(%1109, %1353) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1355 = "stablehlo.sqrt"(%1354) : (tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1356 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1357 = "stablehlo.broadcast_in_dim"(%1356) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %1358 = "stablehlo.add"(%1355, %1357) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1359 = "stablehlo.divide"(%1352, %1358) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1360 = "stablehlo.subtract"(%arg14, %1359) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1361 = "stablehlo.broadcast_in_dim"(%1161) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %1362 = "stablehlo.divide"(%954, %1361) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1363 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1364 = "stablehlo.broadcast_in_dim"(%1363) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %1365 = "stablehlo.multiply"(%1364, %1362) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1366 = "stablehlo.broadcast_in_dim"(%1165) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %1367 = "stablehlo.divide"(%1117, %1366) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1368 = "stablehlo.sqrt"(%1367) : (tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1369 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1370 = "stablehlo.broadcast_in_dim"(%1369) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %1371 = "stablehlo.add"(%1368, %1370) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1372 = "stablehlo.divide"(%1365, %1371) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1373 = "stablehlo.subtract"(%arg15, %1372) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1374 = "stablehlo.broadcast_in_dim"(%1161) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1375 = "stablehlo.divide"(%961, %1374) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1376 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1377 = "stablehlo.broadcast_in_dim"(%1376) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1378 = "stablehlo.multiply"(%1377, %1375) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1379 = "stablehlo.broadcast_in_dim"(%1165) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1380 = "stablehlo.divide"(%1125, %1379) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1381 = "stablehlo.sqrt"(%1380) : (tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1382 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1383 = "stablehlo.broadcast_in_dim"(%1382) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1384 = "stablehlo.add"(%1381, %1383) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1385 = "stablehlo.divide"(%1378, %1384) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1386 = "stablehlo.subtract"(%arg16, %1385) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1387 = "stablehlo.broadcast_in_dim"(%1161) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1388 = "stablehlo.divide"(%968, %1387) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1389 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1390 = "stablehlo.broadcast_in_dim"(%1389) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1391 = "stablehlo.multiply"(%1390, %1388) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1392 = "stablehlo.broadcast_in_dim"(%1165) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1393 = "stablehlo.divide"(%1133, %1392) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1394 = "stablehlo.sqrt"(%1393) : (tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1395 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1396 = "stablehlo.broadcast_in_dim"(%1395) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1397 = "stablehlo.add"(%1394, %1396) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1398 = "stablehlo.divide"(%1391, %1397) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1399 = "stablehlo.subtract"(%arg17, %1398) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1400 = "stablehlo.broadcast_in_dim"(%1161) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %1401 = "stablehlo.divide"(%975, %1400) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1402 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1403 = "stablehlo.broadcast_in_dim"(%1402) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %1404 = "stablehlo.multiply"(%1403, %1401) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1405 = "stablehlo.broadcast_in_dim"(%1165) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %1406 = "stablehlo.divide"(%1141, %1405) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1407 = "stablehlo.sqrt"(%1406) : (tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1408 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1409 = "stablehlo.broadcast_in_dim"(%1408) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x32xf32>
-    %1410 = "stablehlo.add"(%1407, %1409) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1411 = "stablehlo.divide"(%1404, %1410) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1412 = "stablehlo.subtract"(%arg18, %1411) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
-    %1413 = "stablehlo.broadcast_in_dim"(%1161) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1414 = "stablehlo.divide"(%982, %1413) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1415 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1416 = "stablehlo.broadcast_in_dim"(%1415) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1417 = "stablehlo.multiply"(%1416, %1414) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1418 = "stablehlo.broadcast_in_dim"(%1165) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1419 = "stablehlo.divide"(%1149, %1418) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1420 = "stablehlo.sqrt"(%1419) : (tensor<64xf32>) -> tensor<64xf32>
-    %1421 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1422 = "stablehlo.broadcast_in_dim"(%1421) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1423 = "stablehlo.add"(%1420, %1422) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1424 = "stablehlo.divide"(%1417, %1423) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1425 = "stablehlo.subtract"(%arg19, %1424) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1426 = "stablehlo.broadcast_in_dim"(%1161) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1427 = "stablehlo.divide"(%989, %1426) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1428 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1429 = "stablehlo.broadcast_in_dim"(%1428) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1430 = "stablehlo.multiply"(%1429, %1427) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1431 = "stablehlo.broadcast_in_dim"(%1165) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1432 = "stablehlo.divide"(%1157, %1431) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1433 = "stablehlo.sqrt"(%1432) : (tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1434 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1435 = "stablehlo.broadcast_in_dim"(%1434) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1436 = "stablehlo.add"(%1433, %1435) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1437 = "stablehlo.divide"(%1430, %1436) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1438 = "stablehlo.subtract"(%arg20, %1437) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    "func.return"(%1178, %1191, %1204, %1217, %1230, %1243, %1256, %1269, %1282, %1295, %1308, %1321, %1334, %1347, %1360, %1373, %1386, %1399, %1412, %1425, %1438, %841, %849, %856, %863, %870, %877, %884, %891, %898, %905, %912, %919, %926, %933, %940, %947, %954, %961, %968, %975, %982, %989, %997, %1005, %1013, %1021, %1029, %1037, %1045, %1053, %1061, %1069, %1077, %1085, %1093, %1101, %1109, %1117, %1125, %1133, %1141, %1149, %1157, %478) : (tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<128x64xf32>, tensor<64x128xf32>, tensor<64x128xf32>, tensor<64x32xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x32xf32>, tensor<64xf32>, tensor<64xf32>, tensor<128x64xf32>, tensor<64x128xf32>, tensor<64x128xf32>, tensor<64x32xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x32xf32>, tensor<64xf32>, tensor<64x64xf32>, tensor<i32>, tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<128x64xf32>, tensor<64x128xf32>, tensor<64x128xf32>, tensor<64x32xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x32xf32>, tensor<64xf32>, tensor<64xf32>, tensor<128x64xf32>, tensor<64x128xf32>, tensor<64x128xf32>, tensor<64x32xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x32xf32>, tensor<64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<128x64xf32>, tensor<64x128xf32>, tensor<64x128xf32>, tensor<64x32xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x32xf32>, tensor<64xf32>, tensor<64xf32>, tensor<128x64xf32>, tensor<64x128xf32>, tensor<64x128xf32>, tensor<64x32xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x32xf32>, tensor<64xf32>, tensor<64x64xf32>, tensor<f32>) -> ()
+    "func.return"(%2) : (tensor<64x64xf32>) -> ()
   }) : () -> ()
 }) {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} : () -> ()
 

@@ -3,165 +3,185 @@
 // Deterministic inputs and JAX's outputs: data/manifest.json. Do not edit by hand.
 "builtin.module"() <{sym_name = "jit_step"}> ({
   "func.func"() <{arg_attrs = [{partir.name = "params/b1"}, {partir.name = "params/b2"}, {partir.name = "params/w1"}, {partir.name = "params/w2"}, {partir.name = "opt/momentum/b1"}, {partir.name = "opt/momentum/b2"}, {partir.name = "opt/momentum/w1"}, {partir.name = "opt/momentum/w2"}, {partir.name = "x"}, {partir.name = "y"}], function_type = (tensor<256xf32>, tensor<10xf32>, tensor<64x256xf32>, tensor<256x10xf32>, tensor<256xf32>, tensor<10xf32>, tensor<64x256xf32>, tensor<256x10xf32>, tensor<32x64xf32>, tensor<32xi32>) -> (tensor<256xf32>, tensor<10xf32>, tensor<64x256xf32>, tensor<256x10xf32>, tensor<256xf32>, tensor<10xf32>, tensor<64x256xf32>, tensor<256x10xf32>, tensor<f32>), res_attrs = [{partir.name = "params/b1"}, {partir.name = "params/b2"}, {partir.name = "params/w1"}, {partir.name = "params/w2"}, {partir.name = "opt/momentum/b1"}, {partir.name = "opt/momentum/b2"}, {partir.name = "opt/momentum/w1"}, {partir.name = "opt/momentum/w2"}, {partir.name = "loss"}], sym_name = "main", sym_visibility = "public"}> ({
-  ^bb0(%arg0: tensor<256xf32>, %arg1: tensor<10xf32>, %arg2: tensor<64x256xf32>, %arg3: tensor<256x10xf32>, %arg4: tensor<256xf32>, %arg5: tensor<10xf32>, %arg6: tensor<64x256xf32>, %arg7: tensor<256x10xf32>, %arg8: tensor<32x64xf32>, %arg9: tensor<32xi32>):
-    %0 = "stablehlo.dot_general"(%arg8, %arg2) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<32x64xf32>, tensor<64x256xf32>) -> tensor<32x256xf32>
-    %1 = "stablehlo.broadcast_in_dim"(%arg0) <{broadcast_dimensions = array<i64: 1>}> : (tensor<256xf32>) -> tensor<1x256xf32>
-    %2 = "stablehlo.broadcast_in_dim"(%1) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<1x256xf32>) -> tensor<32x256xf32>
-    %3 = "stablehlo.add"(%0, %2) : (tensor<32x256xf32>, tensor<32x256xf32>) -> tensor<32x256xf32>
-    %4 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %5 = "stablehlo.broadcast_in_dim"(%4) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x256xf32>
-    %6 = "stablehlo.maximum"(%3, %5) : (tensor<32x256xf32>, tensor<32x256xf32>) -> tensor<32x256xf32>
-    %7 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %8 = "stablehlo.broadcast_in_dim"(%7) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x256xf32>
-    %9 = "stablehlo.compare"(%3, %8) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction GT>}> : (tensor<32x256xf32>, tensor<32x256xf32>) -> tensor<32x256xi1>
-    %10 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %11 = "stablehlo.broadcast_in_dim"(%10) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x256xf32>
-    %12 = "stablehlo.dot_general"(%6, %arg3) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<32x256xf32>, tensor<256x10xf32>) -> tensor<32x10xf32>
-    %13 = "stablehlo.broadcast_in_dim"(%arg1) <{broadcast_dimensions = array<i64: 1>}> : (tensor<10xf32>) -> tensor<1x10xf32>
-    %14 = "stablehlo.broadcast_in_dim"(%13) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<1x10xf32>) -> tensor<32x10xf32>
-    %15 = "stablehlo.add"(%12, %14) : (tensor<32x10xf32>, tensor<32x10xf32>) -> tensor<32x10xf32>
-    %16 = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
-    %17 = "stablehlo.reduce"(%15, %16) <{dimensions = array<i64: 1>}> ({
-    ^bb0(%arg28: tensor<f32>, %arg29: tensor<f32>):
-      %126 = "stablehlo.maximum"(%arg28, %arg29) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%126) : (tensor<f32>) -> ()
+  ^bb0(%arg16: tensor<256xf32>, %arg17: tensor<10xf32>, %arg18: tensor<64x256xf32>, %arg19: tensor<256x10xf32>, %arg20: tensor<256xf32>, %arg21: tensor<10xf32>, %arg22: tensor<64x256xf32>, %arg23: tensor<256x10xf32>, %arg24: tensor<32x64xf32>, %arg25: tensor<32xi32>):
+    %35 = "stablehlo.dot_general"(%arg24, %arg18) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<32x64xf32>, tensor<64x256xf32>) -> tensor<32x256xf32>
+    %36 = "stablehlo.broadcast_in_dim"(%arg16) <{broadcast_dimensions = array<i64: 1>}> : (tensor<256xf32>) -> tensor<1x256xf32>
+    %37 = "stablehlo.broadcast_in_dim"(%36) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<1x256xf32>) -> tensor<32x256xf32>
+    %38 = "stablehlo.add"(%35, %37) : (tensor<32x256xf32>, tensor<32x256xf32>) -> tensor<32x256xf32>
+    %39 = "func.call"(%38) <{callee = @relu}> : (tensor<32x256xf32>) -> tensor<32x256xf32>
+    %40 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %41 = "stablehlo.broadcast_in_dim"(%40) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x256xf32>
+    %42 = "stablehlo.compare"(%38, %41) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction GT>}> : (tensor<32x256xf32>, tensor<32x256xf32>) -> tensor<32x256xi1>
+    %43 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %44 = "stablehlo.broadcast_in_dim"(%43) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x256xf32>
+    %45 = "stablehlo.dot_general"(%39, %arg19) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<32x256xf32>, tensor<256x10xf32>) -> tensor<32x10xf32>
+    %46 = "stablehlo.broadcast_in_dim"(%arg17) <{broadcast_dimensions = array<i64: 1>}> : (tensor<10xf32>) -> tensor<1x10xf32>
+    %47 = "stablehlo.broadcast_in_dim"(%46) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<1x10xf32>) -> tensor<32x10xf32>
+    %48 = "stablehlo.add"(%45, %47) : (tensor<32x10xf32>, tensor<32x10xf32>) -> tensor<32x10xf32>
+    %49:3 = "func.call"(%48) <{callee = @log_softmax}> : (tensor<32x10xf32>) -> (tensor<32x10xf32>, tensor<32x10xf32>, tensor<32x1xf32>)
+    %50 = "stablehlo.broadcast_in_dim"(%arg25) <{broadcast_dimensions = array<i64: 0>}> : (tensor<32xi32>) -> tensor<32x1xi32>
+    %51 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<10xi32>
+    %52 = "stablehlo.broadcast_in_dim"(%51) <{broadcast_dimensions = array<i64: 1>}> : (tensor<10xi32>) -> tensor<1x10xi32>
+    %53 = "stablehlo.broadcast_in_dim"(%50) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<32x1xi32>) -> tensor<32x10xi32>
+    %54 = "stablehlo.broadcast_in_dim"(%52) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<1x10xi32>) -> tensor<32x10xi32>
+    %55 = "stablehlo.compare"(%53, %54) <{compare_type = #stablehlo<comparison_type SIGNED>, comparison_direction = #stablehlo<comparison_direction EQ>}> : (tensor<32x10xi32>, tensor<32x10xi32>) -> tensor<32x10xi1>
+    %56 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %57 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %58 = "func.call"(%55, %56, %57) <{callee = @_where}> : (tensor<32x10xi1>, tensor<f32>, tensor<f32>) -> tensor<32x10xf32>
+    %59 = "stablehlo.multiply"(%58, %49#0) : (tensor<32x10xf32>, tensor<32x10xf32>) -> tensor<32x10xf32>
+    %60 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %61 = "stablehlo.reduce"(%59, %60) <{dimensions = array<i64: 1>}> ({
+    ^bb0(%arg36: tensor<f32>, %arg37: tensor<f32>):
+      %130 = "stablehlo.add"(%arg36, %arg37) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%130) : (tensor<f32>) -> ()
     }) : (tensor<32x10xf32>, tensor<f32>) -> tensor<32xf32>
-    %18 = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
-    %19 = "stablehlo.broadcast_in_dim"(%18) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %20 = "stablehlo.maximum"(%19, %17) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %21 = "stablehlo.broadcast_in_dim"(%20) <{broadcast_dimensions = array<i64: 0>}> : (tensor<32xf32>) -> tensor<32x1xf32>
-    %22 = "stablehlo.broadcast_in_dim"(%21) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<32x1xf32>) -> tensor<32x10xf32>
-    %23 = "stablehlo.subtract"(%15, %22) : (tensor<32x10xf32>, tensor<32x10xf32>) -> tensor<32x10xf32>
-    %24 = "stablehlo.exponential"(%23) : (tensor<32x10xf32>) -> tensor<32x10xf32>
-    %25 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %26 = "stablehlo.reduce"(%24, %25) <{dimensions = array<i64: 1>}> ({
+    %62 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %63 = "stablehlo.reduce"(%61, %62) <{dimensions = array<i64: 0>}> ({
+    ^bb0(%arg34: tensor<f32>, %arg35: tensor<f32>):
+      %129 = "stablehlo.add"(%arg34, %arg35) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%129) : (tensor<f32>) -> ()
+    }) : (tensor<32xf32>, tensor<f32>) -> tensor<f32>
+    %64 = "stablehlo.constant"() <{value = dense<3.200000e+01> : tensor<f32>}> : () -> tensor<f32>
+    %65 = "stablehlo.divide"(%63, %64) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %66 = "stablehlo.negate"(%65) : (tensor<f32>) -> tensor<f32>
+    %67 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %68 = "stablehlo.negate"(%67) : (tensor<f32>) -> tensor<f32>
+    %69 = "stablehlo.constant"() <{value = dense<3.200000e+01> : tensor<f32>}> : () -> tensor<f32>
+    %70 = "stablehlo.divide"(%68, %69) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %71 = "stablehlo.broadcast_in_dim"(%70) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %72 = "stablehlo.broadcast_in_dim"(%71) <{broadcast_dimensions = array<i64: 0>}> : (tensor<32xf32>) -> tensor<32x10xf32>
+    %73 = "stablehlo.multiply"(%58, %72) : (tensor<32x10xf32>, tensor<32x10xf32>) -> tensor<32x10xf32>
+    %74 = "func.call"(%49#1, %49#2, %73) <{callee = @log_softmax_0}> : (tensor<32x10xf32>, tensor<32x1xf32>, tensor<32x10xf32>) -> tensor<32x10xf32>
+    %75 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %76 = "stablehlo.reduce"(%74, %75) <{dimensions = array<i64: 0>}> ({
+    ^bb0(%arg32: tensor<f32>, %arg33: tensor<f32>):
+      %128 = "stablehlo.add"(%arg32, %arg33) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%128) : (tensor<f32>) -> ()
+    }) : (tensor<32x10xf32>, tensor<f32>) -> tensor<10xf32>
+    %77 = "stablehlo.reshape"(%76) : (tensor<10xf32>) -> tensor<1x10xf32>
+    %78 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %79 = "stablehlo.reduce"(%77, %78) <{dimensions = array<i64: 0>}> ({
+    ^bb0(%arg30: tensor<f32>, %arg31: tensor<f32>):
+      %127 = "stablehlo.add"(%arg30, %arg31) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%127) : (tensor<f32>) -> ()
+    }) : (tensor<1x10xf32>, tensor<f32>) -> tensor<10xf32>
+    %80 = "stablehlo.dot_general"(%74, %39) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<32x10xf32>, tensor<32x256xf32>) -> tensor<10x256xf32>
+    %81 = "stablehlo.transpose"(%80) <{permutation = array<i64: 1, 0>}> : (tensor<10x256xf32>) -> tensor<256x10xf32>
+    %82 = "stablehlo.dot_general"(%74, %arg19) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<32x10xf32>, tensor<256x10xf32>) -> tensor<32x256xf32>
+    %83 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %84 = "stablehlo.broadcast_in_dim"(%83) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x256xf32>
+    %85 = "stablehlo.select"(%42, %82, %84) : (tensor<32x256xi1>, tensor<32x256xf32>, tensor<32x256xf32>) -> tensor<32x256xf32>
+    %86 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %87 = "stablehlo.reduce"(%85, %86) <{dimensions = array<i64: 0>}> ({
+    ^bb0(%arg28: tensor<f32>, %arg29: tensor<f32>):
+      %126 = "stablehlo.add"(%arg28, %arg29) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%126) : (tensor<f32>) -> ()
+    }) : (tensor<32x256xf32>, tensor<f32>) -> tensor<256xf32>
+    %88 = "stablehlo.reshape"(%87) : (tensor<256xf32>) -> tensor<1x256xf32>
+    %89 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %90 = "stablehlo.reduce"(%88, %89) <{dimensions = array<i64: 0>}> ({
     ^bb0(%arg26: tensor<f32>, %arg27: tensor<f32>):
       %125 = "stablehlo.add"(%arg26, %arg27) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%125) : (tensor<f32>) -> ()
-    }) : (tensor<32x10xf32>, tensor<f32>) -> tensor<32xf32>
-    %27 = "stablehlo.broadcast_in_dim"(%26) <{broadcast_dimensions = array<i64: 0>}> : (tensor<32xf32>) -> tensor<32x1xf32>
-    %28 = "stablehlo.log"(%27) : (tensor<32x1xf32>) -> tensor<32x1xf32>
-    %29 = "stablehlo.broadcast_in_dim"(%28) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<32x1xf32>) -> tensor<32x10xf32>
-    %30 = "stablehlo.subtract"(%23, %29) : (tensor<32x10xf32>, tensor<32x10xf32>) -> tensor<32x10xf32>
-    %31 = "stablehlo.broadcast_in_dim"(%arg9) <{broadcast_dimensions = array<i64: 0>}> : (tensor<32xi32>) -> tensor<32x1xi32>
-    %32 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<10xi32>
-    %33 = "stablehlo.broadcast_in_dim"(%32) <{broadcast_dimensions = array<i64: 1>}> : (tensor<10xi32>) -> tensor<1x10xi32>
-    %34 = "stablehlo.broadcast_in_dim"(%31) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<32x1xi32>) -> tensor<32x10xi32>
-    %35 = "stablehlo.broadcast_in_dim"(%33) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<1x10xi32>) -> tensor<32x10xi32>
-    %36 = "stablehlo.compare"(%34, %35) <{compare_type = #stablehlo<comparison_type SIGNED>, comparison_direction = #stablehlo<comparison_direction EQ>}> : (tensor<32x10xi32>, tensor<32x10xi32>) -> tensor<32x10xi1>
-    %37 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %38 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %39 = "stablehlo.broadcast_in_dim"(%37) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x10xf32>
-    %40 = "stablehlo.broadcast_in_dim"(%38) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x10xf32>
-    %41 = "stablehlo.select"(%36, %39, %40) : (tensor<32x10xi1>, tensor<32x10xf32>, tensor<32x10xf32>) -> tensor<32x10xf32>
-    %42 = "stablehlo.multiply"(%41, %30) : (tensor<32x10xf32>, tensor<32x10xf32>) -> tensor<32x10xf32>
-    %43 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %44 = "stablehlo.reduce"(%42, %43) <{dimensions = array<i64: 1>}> ({
-    ^bb0(%arg24: tensor<f32>, %arg25: tensor<f32>):
-      %124 = "stablehlo.add"(%arg24, %arg25) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%124) : (tensor<f32>) -> ()
-    }) : (tensor<32x10xf32>, tensor<f32>) -> tensor<32xf32>
-    %45 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %46 = "stablehlo.reduce"(%44, %45) <{dimensions = array<i64: 0>}> ({
-    ^bb0(%arg22: tensor<f32>, %arg23: tensor<f32>):
-      %123 = "stablehlo.add"(%arg22, %arg23) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%123) : (tensor<f32>) -> ()
-    }) : (tensor<32xf32>, tensor<f32>) -> tensor<f32>
-    %47 = "stablehlo.constant"() <{value = dense<3.200000e+01> : tensor<f32>}> : () -> tensor<f32>
-    %48 = "stablehlo.divide"(%46, %47) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-    %49 = "stablehlo.negate"(%48) : (tensor<f32>) -> tensor<f32>
-    %50 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %51 = "stablehlo.negate"(%50) : (tensor<f32>) -> tensor<f32>
-    %52 = "stablehlo.constant"() <{value = dense<3.200000e+01> : tensor<f32>}> : () -> tensor<f32>
-    %53 = "stablehlo.divide"(%51, %52) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-    %54 = "stablehlo.broadcast_in_dim"(%53) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %55 = "stablehlo.broadcast_in_dim"(%54) <{broadcast_dimensions = array<i64: 0>}> : (tensor<32xf32>) -> tensor<32x10xf32>
-    %56 = "stablehlo.multiply"(%41, %55) : (tensor<32x10xf32>, tensor<32x10xf32>) -> tensor<32x10xf32>
-    %57 = "stablehlo.negate"(%56) : (tensor<32x10xf32>) -> tensor<32x10xf32>
-    %58 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %59 = "stablehlo.reduce"(%57, %58) <{dimensions = array<i64: 1>}> ({
-    ^bb0(%arg20: tensor<f32>, %arg21: tensor<f32>):
-      %122 = "stablehlo.add"(%arg20, %arg21) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%122) : (tensor<f32>) -> ()
-    }) : (tensor<32x10xf32>, tensor<f32>) -> tensor<32xf32>
-    %60 = "stablehlo.reshape"(%59) : (tensor<32xf32>) -> tensor<32x1xf32>
-    %61 = "stablehlo.divide"(%60, %27) : (tensor<32x1xf32>, tensor<32x1xf32>) -> tensor<32x1xf32>
-    %62 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %63 = "stablehlo.reduce"(%61, %62) <{dimensions = array<i64: 1>}> ({
-    ^bb0(%arg18: tensor<f32>, %arg19: tensor<f32>):
-      %121 = "stablehlo.add"(%arg18, %arg19) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%121) : (tensor<f32>) -> ()
-    }) : (tensor<32x1xf32>, tensor<f32>) -> tensor<32xf32>
-    %64 = "stablehlo.broadcast_in_dim"(%63) <{broadcast_dimensions = array<i64: 0>}> : (tensor<32xf32>) -> tensor<32x10xf32>
-    %65 = "stablehlo.multiply"(%64, %24) : (tensor<32x10xf32>, tensor<32x10xf32>) -> tensor<32x10xf32>
-    %66 = "stablehlo.add"(%56, %65) : (tensor<32x10xf32>, tensor<32x10xf32>) -> tensor<32x10xf32>
-    %67 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %68 = "stablehlo.reduce"(%66, %67) <{dimensions = array<i64: 0>}> ({
-    ^bb0(%arg16: tensor<f32>, %arg17: tensor<f32>):
-      %120 = "stablehlo.add"(%arg16, %arg17) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%120) : (tensor<f32>) -> ()
-    }) : (tensor<32x10xf32>, tensor<f32>) -> tensor<10xf32>
-    %69 = "stablehlo.reshape"(%68) : (tensor<10xf32>) -> tensor<1x10xf32>
-    %70 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %71 = "stablehlo.reduce"(%69, %70) <{dimensions = array<i64: 0>}> ({
-    ^bb0(%arg14: tensor<f32>, %arg15: tensor<f32>):
-      %119 = "stablehlo.add"(%arg14, %arg15) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%119) : (tensor<f32>) -> ()
-    }) : (tensor<1x10xf32>, tensor<f32>) -> tensor<10xf32>
-    %72 = "stablehlo.dot_general"(%66, %6) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<32x10xf32>, tensor<32x256xf32>) -> tensor<10x256xf32>
-    %73 = "stablehlo.transpose"(%72) <{permutation = array<i64: 1, 0>}> : (tensor<10x256xf32>) -> tensor<256x10xf32>
-    %74 = "stablehlo.dot_general"(%66, %arg3) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<32x10xf32>, tensor<256x10xf32>) -> tensor<32x256xf32>
-    %75 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %76 = "stablehlo.broadcast_in_dim"(%75) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x256xf32>
-    %77 = "stablehlo.select"(%9, %74, %76) : (tensor<32x256xi1>, tensor<32x256xf32>, tensor<32x256xf32>) -> tensor<32x256xf32>
-    %78 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %79 = "stablehlo.reduce"(%77, %78) <{dimensions = array<i64: 0>}> ({
-    ^bb0(%arg12: tensor<f32>, %arg13: tensor<f32>):
-      %118 = "stablehlo.add"(%arg12, %arg13) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%118) : (tensor<f32>) -> ()
-    }) : (tensor<32x256xf32>, tensor<f32>) -> tensor<256xf32>
-    %80 = "stablehlo.reshape"(%79) : (tensor<256xf32>) -> tensor<1x256xf32>
-    %81 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %82 = "stablehlo.reduce"(%80, %81) <{dimensions = array<i64: 0>}> ({
-    ^bb0(%arg10: tensor<f32>, %arg11: tensor<f32>):
-      %117 = "stablehlo.add"(%arg10, %arg11) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%117) : (tensor<f32>) -> ()
     }) : (tensor<1x256xf32>, tensor<f32>) -> tensor<256xf32>
-    %83 = "stablehlo.dot_general"(%77, %arg8) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<32x256xf32>, tensor<32x64xf32>) -> tensor<256x64xf32>
-    %84 = "stablehlo.transpose"(%83) <{permutation = array<i64: 1, 0>}> : (tensor<256x64xf32>) -> tensor<64x256xf32>
-    %85 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %86 = "stablehlo.broadcast_in_dim"(%85) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<256xf32>
-    %87 = "stablehlo.multiply"(%86, %arg4) : (tensor<256xf32>, tensor<256xf32>) -> tensor<256xf32>
-    %88 = "stablehlo.add"(%87, %82) : (tensor<256xf32>, tensor<256xf32>) -> tensor<256xf32>
-    %89 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %90 = "stablehlo.broadcast_in_dim"(%89) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<10xf32>
-    %91 = "stablehlo.multiply"(%90, %arg5) : (tensor<10xf32>, tensor<10xf32>) -> tensor<10xf32>
-    %92 = "stablehlo.add"(%91, %71) : (tensor<10xf32>, tensor<10xf32>) -> tensor<10xf32>
+    %91 = "stablehlo.dot_general"(%85, %arg24) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<32x256xf32>, tensor<32x64xf32>) -> tensor<256x64xf32>
+    %92 = "stablehlo.transpose"(%91) <{permutation = array<i64: 1, 0>}> : (tensor<256x64xf32>) -> tensor<64x256xf32>
     %93 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %94 = "stablehlo.broadcast_in_dim"(%93) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x256xf32>
-    %95 = "stablehlo.multiply"(%94, %arg6) : (tensor<64x256xf32>, tensor<64x256xf32>) -> tensor<64x256xf32>
-    %96 = "stablehlo.add"(%95, %84) : (tensor<64x256xf32>, tensor<64x256xf32>) -> tensor<64x256xf32>
+    %94 = "stablehlo.broadcast_in_dim"(%93) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<256xf32>
+    %95 = "stablehlo.multiply"(%94, %arg20) : (tensor<256xf32>, tensor<256xf32>) -> tensor<256xf32>
+    %96 = "stablehlo.add"(%95, %90) : (tensor<256xf32>, tensor<256xf32>) -> tensor<256xf32>
     %97 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %98 = "stablehlo.broadcast_in_dim"(%97) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<256x10xf32>
-    %99 = "stablehlo.multiply"(%98, %arg7) : (tensor<256x10xf32>, tensor<256x10xf32>) -> tensor<256x10xf32>
-    %100 = "stablehlo.add"(%99, %73) : (tensor<256x10xf32>, tensor<256x10xf32>) -> tensor<256x10xf32>
-    %101 = "stablehlo.constant"() <{value = dense<5.000000e-02> : tensor<f32>}> : () -> tensor<f32>
-    %102 = "stablehlo.broadcast_in_dim"(%101) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<256xf32>
-    %103 = "stablehlo.multiply"(%102, %88) : (tensor<256xf32>, tensor<256xf32>) -> tensor<256xf32>
-    %104 = "stablehlo.subtract"(%arg0, %103) : (tensor<256xf32>, tensor<256xf32>) -> tensor<256xf32>
-    %105 = "stablehlo.constant"() <{value = dense<5.000000e-02> : tensor<f32>}> : () -> tensor<f32>
-    %106 = "stablehlo.broadcast_in_dim"(%105) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<10xf32>
-    %107 = "stablehlo.multiply"(%106, %92) : (tensor<10xf32>, tensor<10xf32>) -> tensor<10xf32>
-    %108 = "stablehlo.subtract"(%arg1, %107) : (tensor<10xf32>, tensor<10xf32>) -> tensor<10xf32>
+    %98 = "stablehlo.broadcast_in_dim"(%97) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<10xf32>
+    %99 = "stablehlo.multiply"(%98, %arg21) : (tensor<10xf32>, tensor<10xf32>) -> tensor<10xf32>
+    %100 = "stablehlo.add"(%99, %79) : (tensor<10xf32>, tensor<10xf32>) -> tensor<10xf32>
+    %101 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %102 = "stablehlo.broadcast_in_dim"(%101) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x256xf32>
+    %103 = "stablehlo.multiply"(%102, %arg22) : (tensor<64x256xf32>, tensor<64x256xf32>) -> tensor<64x256xf32>
+    %104 = "stablehlo.add"(%103, %92) : (tensor<64x256xf32>, tensor<64x256xf32>) -> tensor<64x256xf32>
+    %105 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %106 = "stablehlo.broadcast_in_dim"(%105) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<256x10xf32>
+    %107 = "stablehlo.multiply"(%106, %arg23) : (tensor<256x10xf32>, tensor<256x10xf32>) -> tensor<256x10xf32>
+    %108 = "stablehlo.add"(%107, %81) : (tensor<256x10xf32>, tensor<256x10xf32>) -> tensor<256x10xf32>
     %109 = "stablehlo.constant"() <{value = dense<5.000000e-02> : tensor<f32>}> : () -> tensor<f32>
-    %110 = "stablehlo.broadcast_in_dim"(%109) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x256xf32>
-    %111 = "stablehlo.multiply"(%110, %96) : (tensor<64x256xf32>, tensor<64x256xf32>) -> tensor<64x256xf32>
-    %112 = "stablehlo.subtract"(%arg2, %111) : (tensor<64x256xf32>, tensor<64x256xf32>) -> tensor<64x256xf32>
+    %110 = "stablehlo.broadcast_in_dim"(%109) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<256xf32>
+    %111 = "stablehlo.multiply"(%110, %96) : (tensor<256xf32>, tensor<256xf32>) -> tensor<256xf32>
+    %112 = "stablehlo.subtract"(%arg16, %111) : (tensor<256xf32>, tensor<256xf32>) -> tensor<256xf32>
     %113 = "stablehlo.constant"() <{value = dense<5.000000e-02> : tensor<f32>}> : () -> tensor<f32>
-    %114 = "stablehlo.broadcast_in_dim"(%113) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<256x10xf32>
-    %115 = "stablehlo.multiply"(%114, %100) : (tensor<256x10xf32>, tensor<256x10xf32>) -> tensor<256x10xf32>
-    %116 = "stablehlo.subtract"(%arg3, %115) : (tensor<256x10xf32>, tensor<256x10xf32>) -> tensor<256x10xf32>
-    "func.return"(%104, %108, %112, %116, %88, %92, %96, %100, %49) : (tensor<256xf32>, tensor<10xf32>, tensor<64x256xf32>, tensor<256x10xf32>, tensor<256xf32>, tensor<10xf32>, tensor<64x256xf32>, tensor<256x10xf32>, tensor<f32>) -> ()
+    %114 = "stablehlo.broadcast_in_dim"(%113) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<10xf32>
+    %115 = "stablehlo.multiply"(%114, %100) : (tensor<10xf32>, tensor<10xf32>) -> tensor<10xf32>
+    %116 = "stablehlo.subtract"(%arg17, %115) : (tensor<10xf32>, tensor<10xf32>) -> tensor<10xf32>
+    %117 = "stablehlo.constant"() <{value = dense<5.000000e-02> : tensor<f32>}> : () -> tensor<f32>
+    %118 = "stablehlo.broadcast_in_dim"(%117) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x256xf32>
+    %119 = "stablehlo.multiply"(%118, %104) : (tensor<64x256xf32>, tensor<64x256xf32>) -> tensor<64x256xf32>
+    %120 = "stablehlo.subtract"(%arg18, %119) : (tensor<64x256xf32>, tensor<64x256xf32>) -> tensor<64x256xf32>
+    %121 = "stablehlo.constant"() <{value = dense<5.000000e-02> : tensor<f32>}> : () -> tensor<f32>
+    %122 = "stablehlo.broadcast_in_dim"(%121) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<256x10xf32>
+    %123 = "stablehlo.multiply"(%122, %108) : (tensor<256x10xf32>, tensor<256x10xf32>) -> tensor<256x10xf32>
+    %124 = "stablehlo.subtract"(%arg19, %123) : (tensor<256x10xf32>, tensor<256x10xf32>) -> tensor<256x10xf32>
+    "func.return"(%112, %116, %120, %124, %96, %100, %104, %108, %66) : (tensor<256xf32>, tensor<10xf32>, tensor<64x256xf32>, tensor<256x10xf32>, tensor<256xf32>, tensor<10xf32>, tensor<64x256xf32>, tensor<256x10xf32>, tensor<f32>) -> ()
+  }) : () -> ()
+  "func.func"() <{arg_attrs = [{}], function_type = (tensor<32x256xf32>) -> tensor<32x256xf32>, res_attrs = [{}], sym_name = "relu", sym_visibility = "private"}> ({
+  ^bb0(%arg15: tensor<32x256xf32>):
+    %32 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %33 = "stablehlo.broadcast_in_dim"(%32) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x256xf32>
+    %34 = "stablehlo.maximum"(%arg15, %33) : (tensor<32x256xf32>, tensor<32x256xf32>) -> tensor<32x256xf32>
+    "func.return"(%34) : (tensor<32x256xf32>) -> ()
+  }) : () -> ()
+  "func.func"() <{arg_attrs = [{}], function_type = (tensor<32x10xf32>) -> (tensor<32x10xf32>, tensor<32x10xf32>, tensor<32x1xf32>), res_attrs = [{}, {}, {}], sym_name = "log_softmax", sym_visibility = "private"}> ({
+  ^bb0(%arg10: tensor<32x10xf32>):
+    %15 = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
+    %16 = "stablehlo.reduce"(%arg10, %15) <{dimensions = array<i64: 1>}> ({
+    ^bb0(%arg13: tensor<f32>, %arg14: tensor<f32>):
+      %31 = "stablehlo.maximum"(%arg13, %arg14) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%31) : (tensor<f32>) -> ()
+    }) : (tensor<32x10xf32>, tensor<f32>) -> tensor<32xf32>
+    %17 = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
+    %18 = "stablehlo.broadcast_in_dim"(%17) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %19 = "stablehlo.maximum"(%18, %16) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %20 = "stablehlo.broadcast_in_dim"(%19) <{broadcast_dimensions = array<i64: 0>}> : (tensor<32xf32>) -> tensor<32x1xf32>
+    %21 = "stablehlo.broadcast_in_dim"(%20) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<32x1xf32>) -> tensor<32x10xf32>
+    %22 = "stablehlo.subtract"(%arg10, %21) : (tensor<32x10xf32>, tensor<32x10xf32>) -> tensor<32x10xf32>
+    %23 = "stablehlo.exponential"(%22) : (tensor<32x10xf32>) -> tensor<32x10xf32>
+    %24 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %25 = "stablehlo.reduce"(%23, %24) <{dimensions = array<i64: 1>}> ({
+    ^bb0(%arg11: tensor<f32>, %arg12: tensor<f32>):
+      %30 = "stablehlo.add"(%arg11, %arg12) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%30) : (tensor<f32>) -> ()
+    }) : (tensor<32x10xf32>, tensor<f32>) -> tensor<32xf32>
+    %26 = "stablehlo.broadcast_in_dim"(%25) <{broadcast_dimensions = array<i64: 0>}> : (tensor<32xf32>) -> tensor<32x1xf32>
+    %27 = "stablehlo.log"(%26) : (tensor<32x1xf32>) -> tensor<32x1xf32>
+    %28 = "stablehlo.broadcast_in_dim"(%27) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<32x1xf32>) -> tensor<32x10xf32>
+    %29 = "stablehlo.subtract"(%22, %28) : (tensor<32x10xf32>, tensor<32x10xf32>) -> tensor<32x10xf32>
+    "func.return"(%29, %23, %26) : (tensor<32x10xf32>, tensor<32x10xf32>, tensor<32x1xf32>) -> ()
+  }) : () -> ()
+  "func.func"() <{arg_attrs = [{}, {}, {}], function_type = (tensor<32x10xi1>, tensor<f32>, tensor<f32>) -> tensor<32x10xf32>, res_attrs = [{}], sym_name = "_where", sym_visibility = "private"}> ({
+  ^bb0(%arg7: tensor<32x10xi1>, %arg8: tensor<f32>, %arg9: tensor<f32>):
+    %12 = "stablehlo.broadcast_in_dim"(%arg8) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x10xf32>
+    %13 = "stablehlo.broadcast_in_dim"(%arg9) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x10xf32>
+    %14 = "stablehlo.select"(%arg7, %12, %13) : (tensor<32x10xi1>, tensor<32x10xf32>, tensor<32x10xf32>) -> tensor<32x10xf32>
+    "func.return"(%14) : (tensor<32x10xf32>) -> ()
+  }) : () -> ()
+  "func.func"() <{arg_attrs = [{}, {}, {}], function_type = (tensor<32x10xf32>, tensor<32x1xf32>, tensor<32x10xf32>) -> tensor<32x10xf32>, res_attrs = [{}], sym_name = "log_softmax_0", sym_visibility = "private"}> ({
+  ^bb0(%arg0: tensor<32x10xf32>, %arg1: tensor<32x1xf32>, %arg2: tensor<32x10xf32>):
+    %0 = "stablehlo.negate"(%arg2) : (tensor<32x10xf32>) -> tensor<32x10xf32>
+    %1 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %2 = "stablehlo.reduce"(%0, %1) <{dimensions = array<i64: 1>}> ({
+    ^bb0(%arg5: tensor<f32>, %arg6: tensor<f32>):
+      %11 = "stablehlo.add"(%arg5, %arg6) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%11) : (tensor<f32>) -> ()
+    }) : (tensor<32x10xf32>, tensor<f32>) -> tensor<32xf32>
+    %3 = "stablehlo.reshape"(%2) : (tensor<32xf32>) -> tensor<32x1xf32>
+    %4 = "stablehlo.divide"(%3, %arg1) : (tensor<32x1xf32>, tensor<32x1xf32>) -> tensor<32x1xf32>
+    %5 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %6 = "stablehlo.reduce"(%4, %5) <{dimensions = array<i64: 1>}> ({
+    ^bb0(%arg3: tensor<f32>, %arg4: tensor<f32>):
+      %10 = "stablehlo.add"(%arg3, %arg4) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%10) : (tensor<f32>) -> ()
+    }) : (tensor<32x1xf32>, tensor<f32>) -> tensor<32xf32>
+    %7 = "stablehlo.broadcast_in_dim"(%6) <{broadcast_dimensions = array<i64: 0>}> : (tensor<32xf32>) -> tensor<32x10xf32>
+    %8 = "stablehlo.multiply"(%7, %arg0) : (tensor<32x10xf32>, tensor<32x10xf32>) -> tensor<32x10xf32>
+    %9 = "stablehlo.add"(%arg2, %8) : (tensor<32x10xf32>, tensor<32x10xf32>) -> tensor<32x10xf32>
+    "func.return"(%9) : (tensor<32x10xf32>) -> ()
   }) : () -> ()
 }) {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} : () -> ()
 

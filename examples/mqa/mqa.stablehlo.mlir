@@ -3,239 +3,233 @@
 // Deterministic inputs and JAX's outputs: data/manifest.json. Do not edit by hand.
 "builtin.module"() <{sym_name = "jit_infer"}> ({
   "func.func"() <{arg_attrs = [{partir.name = "params/embed"}, {partir.name = "params/layers/0/b1"}, {partir.name = "params/layers/0/b2"}, {partir.name = "params/layers/0/ln1/bias"}, {partir.name = "params/layers/0/ln1/scale"}, {partir.name = "params/layers/0/ln2/bias"}, {partir.name = "params/layers/0/ln2/scale"}, {partir.name = "params/layers/0/w1"}, {partir.name = "params/layers/0/w2"}, {partir.name = "params/layers/0/wk"}, {partir.name = "params/layers/0/wo"}, {partir.name = "params/layers/0/wq"}, {partir.name = "params/layers/0/wv"}, {partir.name = "params/layers/1/b1"}, {partir.name = "params/layers/1/b2"}, {partir.name = "params/layers/1/ln1/bias"}, {partir.name = "params/layers/1/ln1/scale"}, {partir.name = "params/layers/1/ln2/bias"}, {partir.name = "params/layers/1/ln2/scale"}, {partir.name = "params/layers/1/w1"}, {partir.name = "params/layers/1/w2"}, {partir.name = "params/layers/1/wk"}, {partir.name = "params/layers/1/wo"}, {partir.name = "params/layers/1/wq"}, {partir.name = "params/layers/1/wv"}, {partir.name = "params/ln_f/bias"}, {partir.name = "params/ln_f/scale"}, {partir.name = "params/pos"}, {partir.name = "params/unembed"}, {partir.name = "tokens"}], function_type = (tensor<64x64xf32>, tensor<128xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x128xf32>, tensor<128x64xf32>, tensor<64x16xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x16xf32>, tensor<128xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x128xf32>, tensor<128x64xf32>, tensor<64x16xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x16xf32>, tensor<64xf32>, tensor<64xf32>, tensor<16x64xf32>, tensor<64x64xf32>, tensor<8x16xi32>) -> tensor<8x16x64xf32>, res_attrs = [{partir.name = "logits"}], sym_name = "main", sym_visibility = "public"}> ({
-  ^bb0(%arg0: tensor<64x64xf32>, %arg1: tensor<128xf32>, %arg2: tensor<64xf32>, %arg3: tensor<64xf32>, %arg4: tensor<64xf32>, %arg5: tensor<64xf32>, %arg6: tensor<64xf32>, %arg7: tensor<64x128xf32>, %arg8: tensor<128x64xf32>, %arg9: tensor<64x16xf32>, %arg10: tensor<64x64xf32>, %arg11: tensor<64x64xf32>, %arg12: tensor<64x16xf32>, %arg13: tensor<128xf32>, %arg14: tensor<64xf32>, %arg15: tensor<64xf32>, %arg16: tensor<64xf32>, %arg17: tensor<64xf32>, %arg18: tensor<64xf32>, %arg19: tensor<64x128xf32>, %arg20: tensor<128x64xf32>, %arg21: tensor<64x16xf32>, %arg22: tensor<64x64xf32>, %arg23: tensor<64x64xf32>, %arg24: tensor<64x16xf32>, %arg25: tensor<64xf32>, %arg26: tensor<64xf32>, %arg27: tensor<16x64xf32>, %arg28: tensor<64x64xf32>, %arg29: tensor<8x16xi32>):
-    %0 = "stablehlo.broadcast_in_dim"(%arg29) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xi32>) -> tensor<8x16x1xi32>
-    %1 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<64xi32>
-    %2 = "stablehlo.broadcast_in_dim"(%1) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xi32>) -> tensor<1x1x64xi32>
-    %3 = "stablehlo.broadcast_in_dim"(%0) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xi32>) -> tensor<8x16x64xi32>
-    %4 = "stablehlo.broadcast_in_dim"(%2) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xi32>) -> tensor<8x16x64xi32>
-    %5 = "stablehlo.compare"(%3, %4) <{compare_type = #stablehlo<comparison_type SIGNED>, comparison_direction = #stablehlo<comparison_direction EQ>}> : (tensor<8x16x64xi32>, tensor<8x16x64xi32>) -> tensor<8x16x64xi1>
-    %6 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %7 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %8 = "stablehlo.broadcast_in_dim"(%6) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x64xf32>
-    %9 = "stablehlo.broadcast_in_dim"(%7) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x64xf32>
-    %10 = "stablehlo.select"(%5, %8, %9) : (tensor<8x16x64xi1>, tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %11 = "stablehlo.dot_general"(%10, %arg0) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
-    %12 = "stablehlo.broadcast_in_dim"(%arg27) <{broadcast_dimensions = array<i64: 1, 2>}> : (tensor<16x64xf32>) -> tensor<1x16x64xf32>
-    %13 = "stablehlo.broadcast_in_dim"(%12) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x16x64xf32>) -> tensor<8x16x64xf32>
-    %14 = "stablehlo.add"(%11, %13) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %15 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %16 = "stablehlo.reduce"(%14, %15) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg56: tensor<f32>, %arg57: tensor<f32>):
-      %314 = "stablehlo.add"(%arg56, %arg57) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  ^bb0(%arg6: tensor<64x64xf32>, %arg7: tensor<128xf32>, %arg8: tensor<64xf32>, %arg9: tensor<64xf32>, %arg10: tensor<64xf32>, %arg11: tensor<64xf32>, %arg12: tensor<64xf32>, %arg13: tensor<64x128xf32>, %arg14: tensor<128x64xf32>, %arg15: tensor<64x16xf32>, %arg16: tensor<64x64xf32>, %arg17: tensor<64x64xf32>, %arg18: tensor<64x16xf32>, %arg19: tensor<128xf32>, %arg20: tensor<64xf32>, %arg21: tensor<64xf32>, %arg22: tensor<64xf32>, %arg23: tensor<64xf32>, %arg24: tensor<64xf32>, %arg25: tensor<64x128xf32>, %arg26: tensor<128x64xf32>, %arg27: tensor<64x16xf32>, %arg28: tensor<64x64xf32>, %arg29: tensor<64x64xf32>, %arg30: tensor<64x16xf32>, %arg31: tensor<64xf32>, %arg32: tensor<64xf32>, %arg33: tensor<16x64xf32>, %arg34: tensor<64x64xf32>, %arg35: tensor<8x16xi32>):
+    %6 = "stablehlo.broadcast_in_dim"(%arg35) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xi32>) -> tensor<8x16x1xi32>
+    %7 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<64xi32>
+    %8 = "stablehlo.broadcast_in_dim"(%7) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xi32>) -> tensor<1x1x64xi32>
+    %9 = "stablehlo.broadcast_in_dim"(%6) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xi32>) -> tensor<8x16x64xi32>
+    %10 = "stablehlo.broadcast_in_dim"(%8) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xi32>) -> tensor<8x16x64xi32>
+    %11 = "stablehlo.compare"(%9, %10) <{compare_type = #stablehlo<comparison_type SIGNED>, comparison_direction = #stablehlo<comparison_direction EQ>}> : (tensor<8x16x64xi32>, tensor<8x16x64xi32>) -> tensor<8x16x64xi1>
+    %12 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %13 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %14 = "func.call"(%11, %12, %13) <{callee = @_where}> : (tensor<8x16x64xi1>, tensor<f32>, tensor<f32>) -> tensor<8x16x64xf32>
+    %15 = "stablehlo.dot_general"(%14, %arg6) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
+    %16 = "stablehlo.broadcast_in_dim"(%arg33) <{broadcast_dimensions = array<i64: 1, 2>}> : (tensor<16x64xf32>) -> tensor<1x16x64xf32>
+    %17 = "stablehlo.broadcast_in_dim"(%16) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x16x64xf32>) -> tensor<8x16x64xf32>
+    %18 = "stablehlo.add"(%15, %17) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %19 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %20 = "stablehlo.reduce"(%18, %19) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg62: tensor<f32>, %arg63: tensor<f32>):
+      %314 = "stablehlo.add"(%arg62, %arg63) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%314) : (tensor<f32>) -> ()
     }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %17 = "stablehlo.broadcast_in_dim"(%16) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %18 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
-    %19 = "stablehlo.broadcast_in_dim"(%18) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %20 = "stablehlo.divide"(%17, %19) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %21 = "stablehlo.broadcast_in_dim"(%20) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
-    %22 = "stablehlo.subtract"(%14, %21) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %23 = "chlo.square"(%22) : (tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %24 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %25 = "stablehlo.reduce"(%23, %24) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg54: tensor<f32>, %arg55: tensor<f32>):
-      %313 = "stablehlo.add"(%arg54, %arg55) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %21 = "stablehlo.broadcast_in_dim"(%20) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %22 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
+    %23 = "stablehlo.broadcast_in_dim"(%22) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %24 = "stablehlo.divide"(%21, %23) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %25 = "stablehlo.broadcast_in_dim"(%24) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
+    %26 = "stablehlo.subtract"(%18, %25) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %27 = "chlo.square"(%26) : (tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %28 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %29 = "stablehlo.reduce"(%27, %28) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg60: tensor<f32>, %arg61: tensor<f32>):
+      %313 = "stablehlo.add"(%arg60, %arg61) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%313) : (tensor<f32>) -> ()
     }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %26 = "stablehlo.broadcast_in_dim"(%25) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %27 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
-    %28 = "stablehlo.broadcast_in_dim"(%27) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %29 = "stablehlo.divide"(%26, %28) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %30 = "stablehlo.broadcast_in_dim"(%20) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
-    %31 = "stablehlo.subtract"(%14, %30) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %32 = "stablehlo.constant"() <{value = dense<9.99999974E-6> : tensor<f32>}> : () -> tensor<f32>
-    %33 = "stablehlo.broadcast_in_dim"(%32) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %34 = "stablehlo.add"(%29, %33) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %35 = "stablehlo.rsqrt"(%34) : (tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %36 = "stablehlo.broadcast_in_dim"(%35) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
-    %37 = "stablehlo.multiply"(%31, %36) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %38 = "stablehlo.broadcast_in_dim"(%arg4) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
-    %39 = "stablehlo.broadcast_in_dim"(%38) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
-    %40 = "stablehlo.multiply"(%37, %39) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %41 = "stablehlo.broadcast_in_dim"(%arg3) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
-    %42 = "stablehlo.broadcast_in_dim"(%41) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
-    %43 = "stablehlo.add"(%40, %42) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %44 = "stablehlo.dot_general"(%43, %arg11) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
-    %45 = "stablehlo.reshape"(%44) : (tensor<8x16x64xf32>) -> tensor<8x16x4x16xf32>
-    %46 = "stablehlo.dot_general"(%43, %arg9) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x16xf32>) -> tensor<8x16x16xf32>
-    %47 = "stablehlo.reshape"(%46) : (tensor<8x16x16xf32>) -> tensor<8x16x1x16xf32>
-    %48 = "stablehlo.dot_general"(%43, %arg12) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x16xf32>) -> tensor<8x16x16xf32>
-    %49 = "stablehlo.reshape"(%48) : (tensor<8x16x16xf32>) -> tensor<8x16x1x16xf32>
-    %50 = "stablehlo.reshape"(%47) : (tensor<8x16x1x16xf32>) -> tensor<8x16x16xf32>
-    %51 = "stablehlo.dot_general"(%50, %45) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [3]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x16xf32>, tensor<8x16x4x16xf32>) -> tensor<8x16x16x4xf32>
-    %52 = "stablehlo.transpose"(%51) <{permutation = array<i64: 0, 3, 2, 1>}> : (tensor<8x16x16x4xf32>) -> tensor<8x4x16x16xf32>
-    %53 = "stablehlo.constant"() <{value = dense<2.500000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %54 = "stablehlo.broadcast_in_dim"(%53) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x16xf32>
-    %55 = "stablehlo.multiply"(%52, %54) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %56 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<16xi32>
-    %57 = "stablehlo.broadcast_in_dim"(%56) <{broadcast_dimensions = array<i64: 0>}> : (tensor<16xi32>) -> tensor<16x1xi32>
-    %58 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<16xi32>
-    %59 = "stablehlo.broadcast_in_dim"(%58) <{broadcast_dimensions = array<i64: 1>}> : (tensor<16xi32>) -> tensor<1x16xi32>
-    %60 = "stablehlo.broadcast_in_dim"(%57) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<16x1xi32>) -> tensor<16x16xi32>
-    %61 = "stablehlo.broadcast_in_dim"(%59) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<1x16xi32>) -> tensor<16x16xi32>
-    %62 = "stablehlo.compare"(%60, %61) <{compare_type = #stablehlo<comparison_type SIGNED>, comparison_direction = #stablehlo<comparison_direction GE>}> : (tensor<16x16xi32>, tensor<16x16xi32>) -> tensor<16x16xi1>
-    %63 = "stablehlo.broadcast_in_dim"(%62) <{broadcast_dimensions = array<i64: 2, 3>}> : (tensor<16x16xi1>) -> tensor<1x1x16x16xi1>
-    %64 = "stablehlo.constant"() <{value = dense<-1.000000e+09> : tensor<f32>}> : () -> tensor<f32>
-    %65 = "stablehlo.broadcast_in_dim"(%63) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x1x16x16xi1>) -> tensor<8x4x16x16xi1>
-    %66 = "stablehlo.broadcast_in_dim"(%64) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x16xf32>
-    %67 = "stablehlo.select"(%65, %55, %66) : (tensor<8x4x16x16xi1>, tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %68 = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
-    %69 = "stablehlo.reduce"(%67, %68) <{dimensions = array<i64: 3>}> ({
-    ^bb0(%arg52: tensor<f32>, %arg53: tensor<f32>):
-      %312 = "stablehlo.maximum"(%arg52, %arg53) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %30 = "stablehlo.broadcast_in_dim"(%29) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %31 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
+    %32 = "stablehlo.broadcast_in_dim"(%31) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %33 = "stablehlo.divide"(%30, %32) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %34 = "stablehlo.broadcast_in_dim"(%24) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
+    %35 = "stablehlo.subtract"(%18, %34) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %36 = "stablehlo.constant"() <{value = dense<9.99999974E-6> : tensor<f32>}> : () -> tensor<f32>
+    %37 = "stablehlo.broadcast_in_dim"(%36) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %38 = "stablehlo.add"(%33, %37) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %39 = "stablehlo.rsqrt"(%38) : (tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %40 = "stablehlo.broadcast_in_dim"(%39) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
+    %41 = "stablehlo.multiply"(%35, %40) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %42 = "stablehlo.broadcast_in_dim"(%arg10) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
+    %43 = "stablehlo.broadcast_in_dim"(%42) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
+    %44 = "stablehlo.multiply"(%41, %43) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %45 = "stablehlo.broadcast_in_dim"(%arg9) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
+    %46 = "stablehlo.broadcast_in_dim"(%45) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
+    %47 = "stablehlo.add"(%44, %46) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %48 = "stablehlo.dot_general"(%47, %arg17) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
+    %49 = "stablehlo.reshape"(%48) : (tensor<8x16x64xf32>) -> tensor<8x16x4x16xf32>
+    %50 = "stablehlo.dot_general"(%47, %arg15) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x16xf32>) -> tensor<8x16x16xf32>
+    %51 = "stablehlo.reshape"(%50) : (tensor<8x16x16xf32>) -> tensor<8x16x1x16xf32>
+    %52 = "stablehlo.dot_general"(%47, %arg18) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x16xf32>) -> tensor<8x16x16xf32>
+    %53 = "stablehlo.reshape"(%52) : (tensor<8x16x16xf32>) -> tensor<8x16x1x16xf32>
+    %54 = "stablehlo.reshape"(%51) : (tensor<8x16x1x16xf32>) -> tensor<8x16x16xf32>
+    %55 = "stablehlo.dot_general"(%54, %49) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [3]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x16xf32>, tensor<8x16x4x16xf32>) -> tensor<8x16x16x4xf32>
+    %56 = "stablehlo.transpose"(%55) <{permutation = array<i64: 0, 3, 2, 1>}> : (tensor<8x16x16x4xf32>) -> tensor<8x4x16x16xf32>
+    %57 = "stablehlo.constant"() <{value = dense<2.500000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %58 = "stablehlo.broadcast_in_dim"(%57) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x16xf32>
+    %59 = "stablehlo.multiply"(%56, %58) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %60 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<16xi32>
+    %61 = "stablehlo.broadcast_in_dim"(%60) <{broadcast_dimensions = array<i64: 0>}> : (tensor<16xi32>) -> tensor<16x1xi32>
+    %62 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<16xi32>
+    %63 = "stablehlo.broadcast_in_dim"(%62) <{broadcast_dimensions = array<i64: 1>}> : (tensor<16xi32>) -> tensor<1x16xi32>
+    %64 = "stablehlo.broadcast_in_dim"(%61) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<16x1xi32>) -> tensor<16x16xi32>
+    %65 = "stablehlo.broadcast_in_dim"(%63) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<1x16xi32>) -> tensor<16x16xi32>
+    %66 = "stablehlo.compare"(%64, %65) <{compare_type = #stablehlo<comparison_type SIGNED>, comparison_direction = #stablehlo<comparison_direction GE>}> : (tensor<16x16xi32>, tensor<16x16xi32>) -> tensor<16x16xi1>
+    %67 = "stablehlo.broadcast_in_dim"(%66) <{broadcast_dimensions = array<i64: 2, 3>}> : (tensor<16x16xi1>) -> tensor<1x1x16x16xi1>
+    %68 = "stablehlo.constant"() <{value = dense<-1.000000e+09> : tensor<f32>}> : () -> tensor<f32>
+    %69 = "func.call"(%67, %59, %68) <{callee = @_where_0}> : (tensor<1x1x16x16xi1>, tensor<8x4x16x16xf32>, tensor<f32>) -> tensor<8x4x16x16xf32>
+    %70 = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
+    %71 = "stablehlo.reduce"(%69, %70) <{dimensions = array<i64: 3>}> ({
+    ^bb0(%arg58: tensor<f32>, %arg59: tensor<f32>):
+      %312 = "stablehlo.maximum"(%arg58, %arg59) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%312) : (tensor<f32>) -> ()
     }) : (tensor<8x4x16x16xf32>, tensor<f32>) -> tensor<8x4x16xf32>
-    %70 = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
-    %71 = "stablehlo.broadcast_in_dim"(%70) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
-    %72 = "stablehlo.maximum"(%71, %69) : (tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xf32>
-    %73 = "stablehlo.broadcast_in_dim"(%72) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x4x16xf32>) -> tensor<8x4x16x1xf32>
-    %74 = "stablehlo.broadcast_in_dim"(%73) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x16xf32>
-    %75 = "stablehlo.subtract"(%67, %74) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %76 = "stablehlo.exponential"(%75) : (tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %77 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %78 = "stablehlo.reduce"(%76, %77) <{dimensions = array<i64: 3>}> ({
-    ^bb0(%arg50: tensor<f32>, %arg51: tensor<f32>):
-      %311 = "stablehlo.add"(%arg50, %arg51) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %72 = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
+    %73 = "stablehlo.broadcast_in_dim"(%72) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
+    %74 = "stablehlo.maximum"(%73, %71) : (tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xf32>
+    %75 = "stablehlo.broadcast_in_dim"(%74) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x4x16xf32>) -> tensor<8x4x16x1xf32>
+    %76 = "stablehlo.broadcast_in_dim"(%75) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x16xf32>
+    %77 = "stablehlo.subtract"(%69, %76) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %78 = "stablehlo.exponential"(%77) : (tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %79 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %80 = "stablehlo.reduce"(%78, %79) <{dimensions = array<i64: 3>}> ({
+    ^bb0(%arg56: tensor<f32>, %arg57: tensor<f32>):
+      %311 = "stablehlo.add"(%arg56, %arg57) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%311) : (tensor<f32>) -> ()
     }) : (tensor<8x4x16x16xf32>, tensor<f32>) -> tensor<8x4x16xf32>
-    %79 = "stablehlo.broadcast_in_dim"(%78) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x4x16xf32>) -> tensor<8x4x16x1xf32>
-    %80 = "stablehlo.broadcast_in_dim"(%79) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x16xf32>
-    %81 = "stablehlo.divide"(%76, %80) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %82 = "stablehlo.reshape"(%49) : (tensor<8x16x1x16xf32>) -> tensor<8x16x16xf32>
-    %83 = "stablehlo.dot_general"(%82, %81) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [3]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x16x4x16xf32>
-    %84 = "stablehlo.transpose"(%83) <{permutation = array<i64: 0, 3, 2, 1>}> : (tensor<8x16x4x16xf32>) -> tensor<8x16x4x16xf32>
-    %85 = "stablehlo.reshape"(%84) : (tensor<8x16x4x16xf32>) -> tensor<8x16x64xf32>
-    %86 = "stablehlo.dot_general"(%85, %arg10) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
-    %87 = "stablehlo.add"(%14, %86) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %88 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %89 = "stablehlo.reduce"(%87, %88) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg48: tensor<f32>, %arg49: tensor<f32>):
-      %310 = "stablehlo.add"(%arg48, %arg49) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %81 = "stablehlo.broadcast_in_dim"(%80) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x4x16xf32>) -> tensor<8x4x16x1xf32>
+    %82 = "stablehlo.broadcast_in_dim"(%81) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x16xf32>
+    %83 = "stablehlo.divide"(%78, %82) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %84 = "stablehlo.reshape"(%53) : (tensor<8x16x1x16xf32>) -> tensor<8x16x16xf32>
+    %85 = "stablehlo.dot_general"(%84, %83) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [3]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x16x4x16xf32>
+    %86 = "stablehlo.transpose"(%85) <{permutation = array<i64: 0, 3, 2, 1>}> : (tensor<8x16x4x16xf32>) -> tensor<8x16x4x16xf32>
+    %87 = "stablehlo.reshape"(%86) : (tensor<8x16x4x16xf32>) -> tensor<8x16x64xf32>
+    %88 = "stablehlo.dot_general"(%87, %arg16) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
+    %89 = "stablehlo.add"(%18, %88) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %90 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %91 = "stablehlo.reduce"(%89, %90) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg54: tensor<f32>, %arg55: tensor<f32>):
+      %310 = "stablehlo.add"(%arg54, %arg55) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%310) : (tensor<f32>) -> ()
     }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %90 = "stablehlo.broadcast_in_dim"(%89) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %91 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
-    %92 = "stablehlo.broadcast_in_dim"(%91) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %93 = "stablehlo.divide"(%90, %92) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %94 = "stablehlo.broadcast_in_dim"(%93) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
-    %95 = "stablehlo.subtract"(%87, %94) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %96 = "chlo.square"(%95) : (tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %97 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %98 = "stablehlo.reduce"(%96, %97) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg46: tensor<f32>, %arg47: tensor<f32>):
-      %309 = "stablehlo.add"(%arg46, %arg47) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %92 = "stablehlo.broadcast_in_dim"(%91) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %93 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
+    %94 = "stablehlo.broadcast_in_dim"(%93) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %95 = "stablehlo.divide"(%92, %94) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %96 = "stablehlo.broadcast_in_dim"(%95) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
+    %97 = "stablehlo.subtract"(%89, %96) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %98 = "chlo.square"(%97) : (tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %99 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %100 = "stablehlo.reduce"(%98, %99) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg52: tensor<f32>, %arg53: tensor<f32>):
+      %309 = "stablehlo.add"(%arg52, %arg53) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%309) : (tensor<f32>) -> ()
     }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %99 = "stablehlo.broadcast_in_dim"(%98) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %100 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
-    %101 = "stablehlo.broadcast_in_dim"(%100) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %102 = "stablehlo.divide"(%99, %101) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %103 = "stablehlo.broadcast_in_dim"(%93) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
-    %104 = "stablehlo.subtract"(%87, %103) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %105 = "stablehlo.constant"() <{value = dense<9.99999974E-6> : tensor<f32>}> : () -> tensor<f32>
-    %106 = "stablehlo.broadcast_in_dim"(%105) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %107 = "stablehlo.add"(%102, %106) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %108 = "stablehlo.rsqrt"(%107) : (tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %109 = "stablehlo.broadcast_in_dim"(%108) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
-    %110 = "stablehlo.multiply"(%104, %109) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %111 = "stablehlo.broadcast_in_dim"(%arg6) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
-    %112 = "stablehlo.broadcast_in_dim"(%111) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
-    %113 = "stablehlo.multiply"(%110, %112) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %114 = "stablehlo.broadcast_in_dim"(%arg5) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
-    %115 = "stablehlo.broadcast_in_dim"(%114) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
-    %116 = "stablehlo.add"(%113, %115) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %117 = "stablehlo.dot_general"(%116, %arg7) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x128xf32>) -> tensor<8x16x128xf32>
-    %118 = "stablehlo.broadcast_in_dim"(%arg1) <{broadcast_dimensions = array<i64: 2>}> : (tensor<128xf32>) -> tensor<1x1x128xf32>
-    %119 = "stablehlo.broadcast_in_dim"(%118) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x128xf32>) -> tensor<8x16x128xf32>
-    %120 = "stablehlo.add"(%117, %119) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %121 = "stablehlo.constant"() <{value = dense<5.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %122 = "stablehlo.broadcast_in_dim"(%121) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
-    %123 = "stablehlo.multiply"(%122, %120) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %124 = "stablehlo.constant"() <{value = dense<4.471500e-02> : tensor<f32>}> : () -> tensor<f32>
-    %125 = "stablehlo.broadcast_in_dim"(%124) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
-    %126 = "stablehlo.multiply"(%125, %120) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %127 = "stablehlo.multiply"(%126, %120) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %128 = "stablehlo.multiply"(%127, %120) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %129 = "stablehlo.add"(%120, %128) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %130 = "stablehlo.constant"() <{value = dense<0.797884583> : tensor<f32>}> : () -> tensor<f32>
-    %131 = "stablehlo.broadcast_in_dim"(%130) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
-    %132 = "stablehlo.multiply"(%131, %129) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %133 = "stablehlo.tanh"(%132) : (tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %134 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %135 = "stablehlo.broadcast_in_dim"(%134) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
-    %136 = "stablehlo.add"(%135, %133) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %137 = "stablehlo.multiply"(%123, %136) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %138 = "stablehlo.dot_general"(%137, %arg8) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x128xf32>, tensor<128x64xf32>) -> tensor<8x16x64xf32>
-    %139 = "stablehlo.add"(%87, %138) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %140 = "stablehlo.broadcast_in_dim"(%arg2) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
-    %141 = "stablehlo.broadcast_in_dim"(%140) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
-    %142 = "stablehlo.add"(%139, %141) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %143 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %144 = "stablehlo.reduce"(%142, %143) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg44: tensor<f32>, %arg45: tensor<f32>):
-      %308 = "stablehlo.add"(%arg44, %arg45) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %101 = "stablehlo.broadcast_in_dim"(%100) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %102 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
+    %103 = "stablehlo.broadcast_in_dim"(%102) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %104 = "stablehlo.divide"(%101, %103) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %105 = "stablehlo.broadcast_in_dim"(%95) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
+    %106 = "stablehlo.subtract"(%89, %105) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %107 = "stablehlo.constant"() <{value = dense<9.99999974E-6> : tensor<f32>}> : () -> tensor<f32>
+    %108 = "stablehlo.broadcast_in_dim"(%107) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %109 = "stablehlo.add"(%104, %108) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %110 = "stablehlo.rsqrt"(%109) : (tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %111 = "stablehlo.broadcast_in_dim"(%110) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
+    %112 = "stablehlo.multiply"(%106, %111) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %113 = "stablehlo.broadcast_in_dim"(%arg12) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
+    %114 = "stablehlo.broadcast_in_dim"(%113) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
+    %115 = "stablehlo.multiply"(%112, %114) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %116 = "stablehlo.broadcast_in_dim"(%arg11) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
+    %117 = "stablehlo.broadcast_in_dim"(%116) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
+    %118 = "stablehlo.add"(%115, %117) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %119 = "stablehlo.dot_general"(%118, %arg13) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x128xf32>) -> tensor<8x16x128xf32>
+    %120 = "stablehlo.broadcast_in_dim"(%arg7) <{broadcast_dimensions = array<i64: 2>}> : (tensor<128xf32>) -> tensor<1x1x128xf32>
+    %121 = "stablehlo.broadcast_in_dim"(%120) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x128xf32>) -> tensor<8x16x128xf32>
+    %122 = "stablehlo.add"(%119, %121) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %123 = "stablehlo.constant"() <{value = dense<5.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %124 = "stablehlo.broadcast_in_dim"(%123) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
+    %125 = "stablehlo.multiply"(%124, %122) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %126 = "stablehlo.constant"() <{value = dense<4.471500e-02> : tensor<f32>}> : () -> tensor<f32>
+    %127 = "stablehlo.broadcast_in_dim"(%126) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
+    %128 = "stablehlo.multiply"(%127, %122) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %129 = "stablehlo.multiply"(%128, %122) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %130 = "stablehlo.multiply"(%129, %122) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %131 = "stablehlo.add"(%122, %130) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %132 = "stablehlo.constant"() <{value = dense<0.797884583> : tensor<f32>}> : () -> tensor<f32>
+    %133 = "stablehlo.broadcast_in_dim"(%132) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
+    %134 = "stablehlo.multiply"(%133, %131) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %135 = "stablehlo.tanh"(%134) : (tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %136 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %137 = "stablehlo.broadcast_in_dim"(%136) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
+    %138 = "stablehlo.add"(%137, %135) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %139 = "stablehlo.multiply"(%125, %138) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %140 = "stablehlo.dot_general"(%139, %arg14) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x128xf32>, tensor<128x64xf32>) -> tensor<8x16x64xf32>
+    %141 = "stablehlo.add"(%89, %140) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %142 = "stablehlo.broadcast_in_dim"(%arg8) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
+    %143 = "stablehlo.broadcast_in_dim"(%142) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
+    %144 = "stablehlo.add"(%141, %143) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %145 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %146 = "stablehlo.reduce"(%144, %145) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg50: tensor<f32>, %arg51: tensor<f32>):
+      %308 = "stablehlo.add"(%arg50, %arg51) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%308) : (tensor<f32>) -> ()
     }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %145 = "stablehlo.broadcast_in_dim"(%144) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %146 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
-    %147 = "stablehlo.broadcast_in_dim"(%146) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %148 = "stablehlo.divide"(%145, %147) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %149 = "stablehlo.broadcast_in_dim"(%148) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
-    %150 = "stablehlo.subtract"(%142, %149) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %151 = "chlo.square"(%150) : (tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %152 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %153 = "stablehlo.reduce"(%151, %152) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg42: tensor<f32>, %arg43: tensor<f32>):
-      %307 = "stablehlo.add"(%arg42, %arg43) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %147 = "stablehlo.broadcast_in_dim"(%146) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %148 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
+    %149 = "stablehlo.broadcast_in_dim"(%148) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %150 = "stablehlo.divide"(%147, %149) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %151 = "stablehlo.broadcast_in_dim"(%150) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
+    %152 = "stablehlo.subtract"(%144, %151) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %153 = "chlo.square"(%152) : (tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %154 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %155 = "stablehlo.reduce"(%153, %154) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg48: tensor<f32>, %arg49: tensor<f32>):
+      %307 = "stablehlo.add"(%arg48, %arg49) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%307) : (tensor<f32>) -> ()
     }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %154 = "stablehlo.broadcast_in_dim"(%153) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %155 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
-    %156 = "stablehlo.broadcast_in_dim"(%155) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %157 = "stablehlo.divide"(%154, %156) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %158 = "stablehlo.broadcast_in_dim"(%148) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
-    %159 = "stablehlo.subtract"(%142, %158) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %160 = "stablehlo.constant"() <{value = dense<9.99999974E-6> : tensor<f32>}> : () -> tensor<f32>
-    %161 = "stablehlo.broadcast_in_dim"(%160) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %162 = "stablehlo.add"(%157, %161) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %163 = "stablehlo.rsqrt"(%162) : (tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %164 = "stablehlo.broadcast_in_dim"(%163) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
-    %165 = "stablehlo.multiply"(%159, %164) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %166 = "stablehlo.broadcast_in_dim"(%arg16) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
-    %167 = "stablehlo.broadcast_in_dim"(%166) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
-    %168 = "stablehlo.multiply"(%165, %167) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %169 = "stablehlo.broadcast_in_dim"(%arg15) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
-    %170 = "stablehlo.broadcast_in_dim"(%169) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
-    %171 = "stablehlo.add"(%168, %170) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %172 = "stablehlo.dot_general"(%171, %arg23) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
-    %173 = "stablehlo.reshape"(%172) : (tensor<8x16x64xf32>) -> tensor<8x16x4x16xf32>
-    %174 = "stablehlo.dot_general"(%171, %arg21) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x16xf32>) -> tensor<8x16x16xf32>
-    %175 = "stablehlo.reshape"(%174) : (tensor<8x16x16xf32>) -> tensor<8x16x1x16xf32>
-    %176 = "stablehlo.dot_general"(%171, %arg24) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x16xf32>) -> tensor<8x16x16xf32>
+    %156 = "stablehlo.broadcast_in_dim"(%155) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %157 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
+    %158 = "stablehlo.broadcast_in_dim"(%157) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %159 = "stablehlo.divide"(%156, %158) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %160 = "stablehlo.broadcast_in_dim"(%150) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
+    %161 = "stablehlo.subtract"(%144, %160) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %162 = "stablehlo.constant"() <{value = dense<9.99999974E-6> : tensor<f32>}> : () -> tensor<f32>
+    %163 = "stablehlo.broadcast_in_dim"(%162) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %164 = "stablehlo.add"(%159, %163) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %165 = "stablehlo.rsqrt"(%164) : (tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %166 = "stablehlo.broadcast_in_dim"(%165) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
+    %167 = "stablehlo.multiply"(%161, %166) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %168 = "stablehlo.broadcast_in_dim"(%arg22) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
+    %169 = "stablehlo.broadcast_in_dim"(%168) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
+    %170 = "stablehlo.multiply"(%167, %169) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %171 = "stablehlo.broadcast_in_dim"(%arg21) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
+    %172 = "stablehlo.broadcast_in_dim"(%171) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
+    %173 = "stablehlo.add"(%170, %172) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %174 = "stablehlo.dot_general"(%173, %arg29) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
+    %175 = "stablehlo.reshape"(%174) : (tensor<8x16x64xf32>) -> tensor<8x16x4x16xf32>
+    %176 = "stablehlo.dot_general"(%173, %arg27) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x16xf32>) -> tensor<8x16x16xf32>
     %177 = "stablehlo.reshape"(%176) : (tensor<8x16x16xf32>) -> tensor<8x16x1x16xf32>
-    %178 = "stablehlo.reshape"(%175) : (tensor<8x16x1x16xf32>) -> tensor<8x16x16xf32>
-    %179 = "stablehlo.dot_general"(%178, %173) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [3]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x16xf32>, tensor<8x16x4x16xf32>) -> tensor<8x16x16x4xf32>
-    %180 = "stablehlo.transpose"(%179) <{permutation = array<i64: 0, 3, 2, 1>}> : (tensor<8x16x16x4xf32>) -> tensor<8x4x16x16xf32>
-    %181 = "stablehlo.constant"() <{value = dense<2.500000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %182 = "stablehlo.broadcast_in_dim"(%181) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x16xf32>
-    %183 = "stablehlo.multiply"(%180, %182) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %184 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<16xi32>
-    %185 = "stablehlo.broadcast_in_dim"(%184) <{broadcast_dimensions = array<i64: 0>}> : (tensor<16xi32>) -> tensor<16x1xi32>
+    %178 = "stablehlo.dot_general"(%173, %arg30) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x16xf32>) -> tensor<8x16x16xf32>
+    %179 = "stablehlo.reshape"(%178) : (tensor<8x16x16xf32>) -> tensor<8x16x1x16xf32>
+    %180 = "stablehlo.reshape"(%177) : (tensor<8x16x1x16xf32>) -> tensor<8x16x16xf32>
+    %181 = "stablehlo.dot_general"(%180, %175) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [3]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x16xf32>, tensor<8x16x4x16xf32>) -> tensor<8x16x16x4xf32>
+    %182 = "stablehlo.transpose"(%181) <{permutation = array<i64: 0, 3, 2, 1>}> : (tensor<8x16x16x4xf32>) -> tensor<8x4x16x16xf32>
+    %183 = "stablehlo.constant"() <{value = dense<2.500000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %184 = "stablehlo.broadcast_in_dim"(%183) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x16xf32>
+    %185 = "stablehlo.multiply"(%182, %184) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
     %186 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<16xi32>
-    %187 = "stablehlo.broadcast_in_dim"(%186) <{broadcast_dimensions = array<i64: 1>}> : (tensor<16xi32>) -> tensor<1x16xi32>
-    %188 = "stablehlo.broadcast_in_dim"(%185) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<16x1xi32>) -> tensor<16x16xi32>
-    %189 = "stablehlo.broadcast_in_dim"(%187) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<1x16xi32>) -> tensor<16x16xi32>
-    %190 = "stablehlo.compare"(%188, %189) <{compare_type = #stablehlo<comparison_type SIGNED>, comparison_direction = #stablehlo<comparison_direction GE>}> : (tensor<16x16xi32>, tensor<16x16xi32>) -> tensor<16x16xi1>
-    %191 = "stablehlo.broadcast_in_dim"(%190) <{broadcast_dimensions = array<i64: 2, 3>}> : (tensor<16x16xi1>) -> tensor<1x1x16x16xi1>
-    %192 = "stablehlo.constant"() <{value = dense<-1.000000e+09> : tensor<f32>}> : () -> tensor<f32>
-    %193 = "stablehlo.broadcast_in_dim"(%191) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x1x16x16xi1>) -> tensor<8x4x16x16xi1>
-    %194 = "stablehlo.broadcast_in_dim"(%192) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x16xf32>
-    %195 = "stablehlo.select"(%193, %183, %194) : (tensor<8x4x16x16xi1>, tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %187 = "stablehlo.broadcast_in_dim"(%186) <{broadcast_dimensions = array<i64: 0>}> : (tensor<16xi32>) -> tensor<16x1xi32>
+    %188 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<16xi32>
+    %189 = "stablehlo.broadcast_in_dim"(%188) <{broadcast_dimensions = array<i64: 1>}> : (tensor<16xi32>) -> tensor<1x16xi32>
+    %190 = "stablehlo.broadcast_in_dim"(%187) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<16x1xi32>) -> tensor<16x16xi32>
+    %191 = "stablehlo.broadcast_in_dim"(%189) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<1x16xi32>) -> tensor<16x16xi32>
+    %192 = "stablehlo.compare"(%190, %191) <{compare_type = #stablehlo<comparison_type SIGNED>, comparison_direction = #stablehlo<comparison_direction GE>}> : (tensor<16x16xi32>, tensor<16x16xi32>) -> tensor<16x16xi1>
+    %193 = "stablehlo.broadcast_in_dim"(%192) <{broadcast_dimensions = array<i64: 2, 3>}> : (tensor<16x16xi1>) -> tensor<1x1x16x16xi1>
+    %194 = "stablehlo.constant"() <{value = dense<-1.000000e+09> : tensor<f32>}> : () -> tensor<f32>
+    %195 = "func.call"(%193, %185, %194) <{callee = @_where_0}> : (tensor<1x1x16x16xi1>, tensor<8x4x16x16xf32>, tensor<f32>) -> tensor<8x4x16x16xf32>
     %196 = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
     %197 = "stablehlo.reduce"(%195, %196) <{dimensions = array<i64: 3>}> ({
-    ^bb0(%arg40: tensor<f32>, %arg41: tensor<f32>):
-      %306 = "stablehlo.maximum"(%arg40, %arg41) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    ^bb0(%arg46: tensor<f32>, %arg47: tensor<f32>):
+      %306 = "stablehlo.maximum"(%arg46, %arg47) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%306) : (tensor<f32>) -> ()
     }) : (tensor<8x4x16x16xf32>, tensor<f32>) -> tensor<8x4x16xf32>
     %198 = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
@@ -247,23 +241,23 @@
     %204 = "stablehlo.exponential"(%203) : (tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
     %205 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
     %206 = "stablehlo.reduce"(%204, %205) <{dimensions = array<i64: 3>}> ({
-    ^bb0(%arg38: tensor<f32>, %arg39: tensor<f32>):
-      %305 = "stablehlo.add"(%arg38, %arg39) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    ^bb0(%arg44: tensor<f32>, %arg45: tensor<f32>):
+      %305 = "stablehlo.add"(%arg44, %arg45) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%305) : (tensor<f32>) -> ()
     }) : (tensor<8x4x16x16xf32>, tensor<f32>) -> tensor<8x4x16xf32>
     %207 = "stablehlo.broadcast_in_dim"(%206) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x4x16xf32>) -> tensor<8x4x16x1xf32>
     %208 = "stablehlo.broadcast_in_dim"(%207) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x16xf32>
     %209 = "stablehlo.divide"(%204, %208) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %210 = "stablehlo.reshape"(%177) : (tensor<8x16x1x16xf32>) -> tensor<8x16x16xf32>
+    %210 = "stablehlo.reshape"(%179) : (tensor<8x16x1x16xf32>) -> tensor<8x16x16xf32>
     %211 = "stablehlo.dot_general"(%210, %209) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [3]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x16x4x16xf32>
     %212 = "stablehlo.transpose"(%211) <{permutation = array<i64: 0, 3, 2, 1>}> : (tensor<8x16x4x16xf32>) -> tensor<8x16x4x16xf32>
     %213 = "stablehlo.reshape"(%212) : (tensor<8x16x4x16xf32>) -> tensor<8x16x64xf32>
-    %214 = "stablehlo.dot_general"(%213, %arg22) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
-    %215 = "stablehlo.add"(%142, %214) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %214 = "stablehlo.dot_general"(%213, %arg28) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
+    %215 = "stablehlo.add"(%144, %214) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
     %216 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
     %217 = "stablehlo.reduce"(%215, %216) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg36: tensor<f32>, %arg37: tensor<f32>):
-      %304 = "stablehlo.add"(%arg36, %arg37) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    ^bb0(%arg42: tensor<f32>, %arg43: tensor<f32>):
+      %304 = "stablehlo.add"(%arg42, %arg43) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%304) : (tensor<f32>) -> ()
     }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
     %218 = "stablehlo.broadcast_in_dim"(%217) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
@@ -275,8 +269,8 @@
     %224 = "chlo.square"(%223) : (tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
     %225 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
     %226 = "stablehlo.reduce"(%224, %225) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg34: tensor<f32>, %arg35: tensor<f32>):
-      %303 = "stablehlo.add"(%arg34, %arg35) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    ^bb0(%arg40: tensor<f32>, %arg41: tensor<f32>):
+      %303 = "stablehlo.add"(%arg40, %arg41) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%303) : (tensor<f32>) -> ()
     }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
     %227 = "stablehlo.broadcast_in_dim"(%226) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
@@ -291,14 +285,14 @@
     %236 = "stablehlo.rsqrt"(%235) : (tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
     %237 = "stablehlo.broadcast_in_dim"(%236) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
     %238 = "stablehlo.multiply"(%232, %237) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %239 = "stablehlo.broadcast_in_dim"(%arg18) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
+    %239 = "stablehlo.broadcast_in_dim"(%arg24) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
     %240 = "stablehlo.broadcast_in_dim"(%239) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
     %241 = "stablehlo.multiply"(%238, %240) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %242 = "stablehlo.broadcast_in_dim"(%arg17) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
+    %242 = "stablehlo.broadcast_in_dim"(%arg23) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
     %243 = "stablehlo.broadcast_in_dim"(%242) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
     %244 = "stablehlo.add"(%241, %243) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %245 = "stablehlo.dot_general"(%244, %arg19) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x128xf32>) -> tensor<8x16x128xf32>
-    %246 = "stablehlo.broadcast_in_dim"(%arg13) <{broadcast_dimensions = array<i64: 2>}> : (tensor<128xf32>) -> tensor<1x1x128xf32>
+    %245 = "stablehlo.dot_general"(%244, %arg25) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x128xf32>) -> tensor<8x16x128xf32>
+    %246 = "stablehlo.broadcast_in_dim"(%arg19) <{broadcast_dimensions = array<i64: 2>}> : (tensor<128xf32>) -> tensor<1x1x128xf32>
     %247 = "stablehlo.broadcast_in_dim"(%246) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x128xf32>) -> tensor<8x16x128xf32>
     %248 = "stablehlo.add"(%245, %247) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
     %249 = "stablehlo.constant"() <{value = dense<5.000000e-01> : tensor<f32>}> : () -> tensor<f32>
@@ -318,15 +312,15 @@
     %263 = "stablehlo.broadcast_in_dim"(%262) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
     %264 = "stablehlo.add"(%263, %261) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
     %265 = "stablehlo.multiply"(%251, %264) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %266 = "stablehlo.dot_general"(%265, %arg20) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x128xf32>, tensor<128x64xf32>) -> tensor<8x16x64xf32>
+    %266 = "stablehlo.dot_general"(%265, %arg26) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x128xf32>, tensor<128x64xf32>) -> tensor<8x16x64xf32>
     %267 = "stablehlo.add"(%215, %266) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %268 = "stablehlo.broadcast_in_dim"(%arg14) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
+    %268 = "stablehlo.broadcast_in_dim"(%arg20) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
     %269 = "stablehlo.broadcast_in_dim"(%268) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
     %270 = "stablehlo.add"(%267, %269) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
     %271 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
     %272 = "stablehlo.reduce"(%270, %271) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg32: tensor<f32>, %arg33: tensor<f32>):
-      %302 = "stablehlo.add"(%arg32, %arg33) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    ^bb0(%arg38: tensor<f32>, %arg39: tensor<f32>):
+      %302 = "stablehlo.add"(%arg38, %arg39) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%302) : (tensor<f32>) -> ()
     }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
     %273 = "stablehlo.broadcast_in_dim"(%272) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
@@ -338,8 +332,8 @@
     %279 = "chlo.square"(%278) : (tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
     %280 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
     %281 = "stablehlo.reduce"(%279, %280) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg30: tensor<f32>, %arg31: tensor<f32>):
-      %301 = "stablehlo.add"(%arg30, %arg31) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    ^bb0(%arg36: tensor<f32>, %arg37: tensor<f32>):
+      %301 = "stablehlo.add"(%arg36, %arg37) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%301) : (tensor<f32>) -> ()
     }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
     %282 = "stablehlo.broadcast_in_dim"(%281) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
@@ -354,14 +348,28 @@
     %291 = "stablehlo.rsqrt"(%290) : (tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
     %292 = "stablehlo.broadcast_in_dim"(%291) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
     %293 = "stablehlo.multiply"(%287, %292) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %294 = "stablehlo.broadcast_in_dim"(%arg26) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
+    %294 = "stablehlo.broadcast_in_dim"(%arg32) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
     %295 = "stablehlo.broadcast_in_dim"(%294) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
     %296 = "stablehlo.multiply"(%293, %295) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %297 = "stablehlo.broadcast_in_dim"(%arg25) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
+    %297 = "stablehlo.broadcast_in_dim"(%arg31) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
     %298 = "stablehlo.broadcast_in_dim"(%297) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
     %299 = "stablehlo.add"(%296, %298) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %300 = "stablehlo.dot_general"(%299, %arg28) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
+    %300 = "stablehlo.dot_general"(%299, %arg34) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
     "func.return"(%300) : (tensor<8x16x64xf32>) -> ()
+  }) : () -> ()
+  "func.func"() <{arg_attrs = [{}, {}, {}], function_type = (tensor<8x16x64xi1>, tensor<f32>, tensor<f32>) -> tensor<8x16x64xf32>, res_attrs = [{}], sym_name = "_where", sym_visibility = "private"}> ({
+  ^bb0(%arg3: tensor<8x16x64xi1>, %arg4: tensor<f32>, %arg5: tensor<f32>):
+    %3 = "stablehlo.broadcast_in_dim"(%arg4) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x64xf32>
+    %4 = "stablehlo.broadcast_in_dim"(%arg5) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x64xf32>
+    %5 = "stablehlo.select"(%arg3, %3, %4) : (tensor<8x16x64xi1>, tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    "func.return"(%5) : (tensor<8x16x64xf32>) -> ()
+  }) : () -> ()
+  "func.func"() <{arg_attrs = [{}, {}, {}], function_type = (tensor<1x1x16x16xi1>, tensor<8x4x16x16xf32>, tensor<f32>) -> tensor<8x4x16x16xf32>, res_attrs = [{}], sym_name = "_where_0", sym_visibility = "private"}> ({
+  ^bb0(%arg0: tensor<1x1x16x16xi1>, %arg1: tensor<8x4x16x16xf32>, %arg2: tensor<f32>):
+    %0 = "stablehlo.broadcast_in_dim"(%arg0) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x1x16x16xi1>) -> tensor<8x4x16x16xi1>
+    %1 = "stablehlo.broadcast_in_dim"(%arg2) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x16xf32>
+    %2 = "stablehlo.select"(%0, %arg1, %1) : (tensor<8x4x16x16xi1>, tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    "func.return"(%2) : (tensor<8x4x16x16xf32>) -> ()
   }) : () -> ()
 }) {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} : () -> ()
 

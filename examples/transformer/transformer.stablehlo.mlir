@@ -3,1998 +3,2015 @@
 // Deterministic inputs and JAX's outputs: data/manifest.json. Do not edit by hand.
 "builtin.module"() <{sym_name = "jit_step"}> ({
   "func.func"() <{arg_attrs = [{partir.name = "params/embed"}, {partir.name = "params/layers/0/b1"}, {partir.name = "params/layers/0/b2"}, {partir.name = "params/layers/0/ln1/bias"}, {partir.name = "params/layers/0/ln1/scale"}, {partir.name = "params/layers/0/ln2/bias"}, {partir.name = "params/layers/0/ln2/scale"}, {partir.name = "params/layers/0/w1"}, {partir.name = "params/layers/0/w2"}, {partir.name = "params/layers/0/wk"}, {partir.name = "params/layers/0/wo"}, {partir.name = "params/layers/0/wq"}, {partir.name = "params/layers/0/wv"}, {partir.name = "params/layers/1/b1"}, {partir.name = "params/layers/1/b2"}, {partir.name = "params/layers/1/ln1/bias"}, {partir.name = "params/layers/1/ln1/scale"}, {partir.name = "params/layers/1/ln2/bias"}, {partir.name = "params/layers/1/ln2/scale"}, {partir.name = "params/layers/1/w1"}, {partir.name = "params/layers/1/w2"}, {partir.name = "params/layers/1/wk"}, {partir.name = "params/layers/1/wo"}, {partir.name = "params/layers/1/wq"}, {partir.name = "params/layers/1/wv"}, {partir.name = "params/ln_f/bias"}, {partir.name = "params/ln_f/scale"}, {partir.name = "params/pos"}, {partir.name = "params/unembed"}, {partir.name = "opt/count"}, {partir.name = "opt/m/embed"}, {partir.name = "opt/m/layers/0/b1"}, {partir.name = "opt/m/layers/0/b2"}, {partir.name = "opt/m/layers/0/ln1/bias"}, {partir.name = "opt/m/layers/0/ln1/scale"}, {partir.name = "opt/m/layers/0/ln2/bias"}, {partir.name = "opt/m/layers/0/ln2/scale"}, {partir.name = "opt/m/layers/0/w1"}, {partir.name = "opt/m/layers/0/w2"}, {partir.name = "opt/m/layers/0/wk"}, {partir.name = "opt/m/layers/0/wo"}, {partir.name = "opt/m/layers/0/wq"}, {partir.name = "opt/m/layers/0/wv"}, {partir.name = "opt/m/layers/1/b1"}, {partir.name = "opt/m/layers/1/b2"}, {partir.name = "opt/m/layers/1/ln1/bias"}, {partir.name = "opt/m/layers/1/ln1/scale"}, {partir.name = "opt/m/layers/1/ln2/bias"}, {partir.name = "opt/m/layers/1/ln2/scale"}, {partir.name = "opt/m/layers/1/w1"}, {partir.name = "opt/m/layers/1/w2"}, {partir.name = "opt/m/layers/1/wk"}, {partir.name = "opt/m/layers/1/wo"}, {partir.name = "opt/m/layers/1/wq"}, {partir.name = "opt/m/layers/1/wv"}, {partir.name = "opt/m/ln_f/bias"}, {partir.name = "opt/m/ln_f/scale"}, {partir.name = "opt/m/pos"}, {partir.name = "opt/m/unembed"}, {partir.name = "opt/v/embed"}, {partir.name = "opt/v/layers/0/b1"}, {partir.name = "opt/v/layers/0/b2"}, {partir.name = "opt/v/layers/0/ln1/bias"}, {partir.name = "opt/v/layers/0/ln1/scale"}, {partir.name = "opt/v/layers/0/ln2/bias"}, {partir.name = "opt/v/layers/0/ln2/scale"}, {partir.name = "opt/v/layers/0/w1"}, {partir.name = "opt/v/layers/0/w2"}, {partir.name = "opt/v/layers/0/wk"}, {partir.name = "opt/v/layers/0/wo"}, {partir.name = "opt/v/layers/0/wq"}, {partir.name = "opt/v/layers/0/wv"}, {partir.name = "opt/v/layers/1/b1"}, {partir.name = "opt/v/layers/1/b2"}, {partir.name = "opt/v/layers/1/ln1/bias"}, {partir.name = "opt/v/layers/1/ln1/scale"}, {partir.name = "opt/v/layers/1/ln2/bias"}, {partir.name = "opt/v/layers/1/ln2/scale"}, {partir.name = "opt/v/layers/1/w1"}, {partir.name = "opt/v/layers/1/w2"}, {partir.name = "opt/v/layers/1/wk"}, {partir.name = "opt/v/layers/1/wo"}, {partir.name = "opt/v/layers/1/wq"}, {partir.name = "opt/v/layers/1/wv"}, {partir.name = "opt/v/ln_f/bias"}, {partir.name = "opt/v/ln_f/scale"}, {partir.name = "opt/v/pos"}, {partir.name = "opt/v/unembed"}, {partir.name = "tokens"}, {partir.name = "targets"}], function_type = (tensor<64x64xf32>, tensor<128xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x128xf32>, tensor<128x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<128xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x128xf32>, tensor<128x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<16x64xf32>, tensor<64x64xf32>, tensor<i32>, tensor<64x64xf32>, tensor<128xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x128xf32>, tensor<128x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<128xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x128xf32>, tensor<128x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<16x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<128xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x128xf32>, tensor<128x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<128xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x128xf32>, tensor<128x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<16x64xf32>, tensor<64x64xf32>, tensor<8x16xi32>, tensor<8x16xi32>) -> (tensor<64x64xf32>, tensor<128xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x128xf32>, tensor<128x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<128xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x128xf32>, tensor<128x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<16x64xf32>, tensor<64x64xf32>, tensor<i32>, tensor<64x64xf32>, tensor<128xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x128xf32>, tensor<128x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<128xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x128xf32>, tensor<128x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<16x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<128xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x128xf32>, tensor<128x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<128xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x128xf32>, tensor<128x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<16x64xf32>, tensor<64x64xf32>, tensor<f32>), res_attrs = [{partir.name = "params/embed"}, {partir.name = "params/layers/0/b1"}, {partir.name = "params/layers/0/b2"}, {partir.name = "params/layers/0/ln1/bias"}, {partir.name = "params/layers/0/ln1/scale"}, {partir.name = "params/layers/0/ln2/bias"}, {partir.name = "params/layers/0/ln2/scale"}, {partir.name = "params/layers/0/w1"}, {partir.name = "params/layers/0/w2"}, {partir.name = "params/layers/0/wk"}, {partir.name = "params/layers/0/wo"}, {partir.name = "params/layers/0/wq"}, {partir.name = "params/layers/0/wv"}, {partir.name = "params/layers/1/b1"}, {partir.name = "params/layers/1/b2"}, {partir.name = "params/layers/1/ln1/bias"}, {partir.name = "params/layers/1/ln1/scale"}, {partir.name = "params/layers/1/ln2/bias"}, {partir.name = "params/layers/1/ln2/scale"}, {partir.name = "params/layers/1/w1"}, {partir.name = "params/layers/1/w2"}, {partir.name = "params/layers/1/wk"}, {partir.name = "params/layers/1/wo"}, {partir.name = "params/layers/1/wq"}, {partir.name = "params/layers/1/wv"}, {partir.name = "params/ln_f/bias"}, {partir.name = "params/ln_f/scale"}, {partir.name = "params/pos"}, {partir.name = "params/unembed"}, {partir.name = "opt/count"}, {partir.name = "opt/m/embed"}, {partir.name = "opt/m/layers/0/b1"}, {partir.name = "opt/m/layers/0/b2"}, {partir.name = "opt/m/layers/0/ln1/bias"}, {partir.name = "opt/m/layers/0/ln1/scale"}, {partir.name = "opt/m/layers/0/ln2/bias"}, {partir.name = "opt/m/layers/0/ln2/scale"}, {partir.name = "opt/m/layers/0/w1"}, {partir.name = "opt/m/layers/0/w2"}, {partir.name = "opt/m/layers/0/wk"}, {partir.name = "opt/m/layers/0/wo"}, {partir.name = "opt/m/layers/0/wq"}, {partir.name = "opt/m/layers/0/wv"}, {partir.name = "opt/m/layers/1/b1"}, {partir.name = "opt/m/layers/1/b2"}, {partir.name = "opt/m/layers/1/ln1/bias"}, {partir.name = "opt/m/layers/1/ln1/scale"}, {partir.name = "opt/m/layers/1/ln2/bias"}, {partir.name = "opt/m/layers/1/ln2/scale"}, {partir.name = "opt/m/layers/1/w1"}, {partir.name = "opt/m/layers/1/w2"}, {partir.name = "opt/m/layers/1/wk"}, {partir.name = "opt/m/layers/1/wo"}, {partir.name = "opt/m/layers/1/wq"}, {partir.name = "opt/m/layers/1/wv"}, {partir.name = "opt/m/ln_f/bias"}, {partir.name = "opt/m/ln_f/scale"}, {partir.name = "opt/m/pos"}, {partir.name = "opt/m/unembed"}, {partir.name = "opt/v/embed"}, {partir.name = "opt/v/layers/0/b1"}, {partir.name = "opt/v/layers/0/b2"}, {partir.name = "opt/v/layers/0/ln1/bias"}, {partir.name = "opt/v/layers/0/ln1/scale"}, {partir.name = "opt/v/layers/0/ln2/bias"}, {partir.name = "opt/v/layers/0/ln2/scale"}, {partir.name = "opt/v/layers/0/w1"}, {partir.name = "opt/v/layers/0/w2"}, {partir.name = "opt/v/layers/0/wk"}, {partir.name = "opt/v/layers/0/wo"}, {partir.name = "opt/v/layers/0/wq"}, {partir.name = "opt/v/layers/0/wv"}, {partir.name = "opt/v/layers/1/b1"}, {partir.name = "opt/v/layers/1/b2"}, {partir.name = "opt/v/layers/1/ln1/bias"}, {partir.name = "opt/v/layers/1/ln1/scale"}, {partir.name = "opt/v/layers/1/ln2/bias"}, {partir.name = "opt/v/layers/1/ln2/scale"}, {partir.name = "opt/v/layers/1/w1"}, {partir.name = "opt/v/layers/1/w2"}, {partir.name = "opt/v/layers/1/wk"}, {partir.name = "opt/v/layers/1/wo"}, {partir.name = "opt/v/layers/1/wq"}, {partir.name = "opt/v/layers/1/wv"}, {partir.name = "opt/v/ln_f/bias"}, {partir.name = "opt/v/ln_f/scale"}, {partir.name = "opt/v/pos"}, {partir.name = "opt/v/unembed"}, {partir.name = "loss"}], sym_name = "main", sym_visibility = "public"}> ({
-  ^bb0(%arg0: tensor<64x64xf32>, %arg1: tensor<128xf32>, %arg2: tensor<64xf32>, %arg3: tensor<64xf32>, %arg4: tensor<64xf32>, %arg5: tensor<64xf32>, %arg6: tensor<64xf32>, %arg7: tensor<64x128xf32>, %arg8: tensor<128x64xf32>, %arg9: tensor<64x64xf32>, %arg10: tensor<64x64xf32>, %arg11: tensor<64x64xf32>, %arg12: tensor<64x64xf32>, %arg13: tensor<128xf32>, %arg14: tensor<64xf32>, %arg15: tensor<64xf32>, %arg16: tensor<64xf32>, %arg17: tensor<64xf32>, %arg18: tensor<64xf32>, %arg19: tensor<64x128xf32>, %arg20: tensor<128x64xf32>, %arg21: tensor<64x64xf32>, %arg22: tensor<64x64xf32>, %arg23: tensor<64x64xf32>, %arg24: tensor<64x64xf32>, %arg25: tensor<64xf32>, %arg26: tensor<64xf32>, %arg27: tensor<16x64xf32>, %arg28: tensor<64x64xf32>, %arg29: tensor<i32>, %arg30: tensor<64x64xf32>, %arg31: tensor<128xf32>, %arg32: tensor<64xf32>, %arg33: tensor<64xf32>, %arg34: tensor<64xf32>, %arg35: tensor<64xf32>, %arg36: tensor<64xf32>, %arg37: tensor<64x128xf32>, %arg38: tensor<128x64xf32>, %arg39: tensor<64x64xf32>, %arg40: tensor<64x64xf32>, %arg41: tensor<64x64xf32>, %arg42: tensor<64x64xf32>, %arg43: tensor<128xf32>, %arg44: tensor<64xf32>, %arg45: tensor<64xf32>, %arg46: tensor<64xf32>, %arg47: tensor<64xf32>, %arg48: tensor<64xf32>, %arg49: tensor<64x128xf32>, %arg50: tensor<128x64xf32>, %arg51: tensor<64x64xf32>, %arg52: tensor<64x64xf32>, %arg53: tensor<64x64xf32>, %arg54: tensor<64x64xf32>, %arg55: tensor<64xf32>, %arg56: tensor<64xf32>, %arg57: tensor<16x64xf32>, %arg58: tensor<64x64xf32>, %arg59: tensor<64x64xf32>, %arg60: tensor<128xf32>, %arg61: tensor<64xf32>, %arg62: tensor<64xf32>, %arg63: tensor<64xf32>, %arg64: tensor<64xf32>, %arg65: tensor<64xf32>, %arg66: tensor<64x128xf32>, %arg67: tensor<128x64xf32>, %arg68: tensor<64x64xf32>, %arg69: tensor<64x64xf32>, %arg70: tensor<64x64xf32>, %arg71: tensor<64x64xf32>, %arg72: tensor<128xf32>, %arg73: tensor<64xf32>, %arg74: tensor<64xf32>, %arg75: tensor<64xf32>, %arg76: tensor<64xf32>, %arg77: tensor<64xf32>, %arg78: tensor<64x128xf32>, %arg79: tensor<128x64xf32>, %arg80: tensor<64x64xf32>, %arg81: tensor<64x64xf32>, %arg82: tensor<64x64xf32>, %arg83: tensor<64x64xf32>, %arg84: tensor<64xf32>, %arg85: tensor<64xf32>, %arg86: tensor<16x64xf32>, %arg87: tensor<64x64xf32>, %arg88: tensor<8x16xi32>, %arg89: tensor<8x16xi32>):
-    %0 = "stablehlo.broadcast_in_dim"(%arg88) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xi32>) -> tensor<8x16x1xi32>
-    %1 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<64xi32>
-    %2 = "stablehlo.broadcast_in_dim"(%1) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xi32>) -> tensor<1x1x64xi32>
-    %3 = "stablehlo.broadcast_in_dim"(%0) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xi32>) -> tensor<8x16x64xi32>
-    %4 = "stablehlo.broadcast_in_dim"(%2) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xi32>) -> tensor<8x16x64xi32>
-    %5 = "stablehlo.compare"(%3, %4) <{compare_type = #stablehlo<comparison_type SIGNED>, comparison_direction = #stablehlo<comparison_direction EQ>}> : (tensor<8x16x64xi32>, tensor<8x16x64xi32>) -> tensor<8x16x64xi1>
-    %6 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %7 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %8 = "stablehlo.broadcast_in_dim"(%6) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x64xf32>
-    %9 = "stablehlo.broadcast_in_dim"(%7) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x64xf32>
-    %10 = "stablehlo.select"(%5, %8, %9) : (tensor<8x16x64xi1>, tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %11 = "stablehlo.dot_general"(%10, %arg0) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
-    %12 = "stablehlo.broadcast_in_dim"(%arg27) <{broadcast_dimensions = array<i64: 1, 2>}> : (tensor<16x64xf32>) -> tensor<1x16x64xf32>
-    %13 = "stablehlo.broadcast_in_dim"(%12) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x16x64xf32>) -> tensor<8x16x64xf32>
-    %14 = "stablehlo.add"(%11, %13) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %15 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %16 = "stablehlo.reduce"(%14, %15) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg250: tensor<f32>, %arg251: tensor<f32>):
-      %1746 = "stablehlo.add"(%arg250, %arg251) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1746) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %17 = "stablehlo.broadcast_in_dim"(%16) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %18 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
-    %19 = "stablehlo.broadcast_in_dim"(%18) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %20 = "stablehlo.divide"(%17, %19) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %21 = "stablehlo.broadcast_in_dim"(%20) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
-    %22 = "stablehlo.subtract"(%14, %21) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %23 = "chlo.square"(%22) : (tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %24 = "stablehlo.constant"() <{value = dense<2.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %25 = "stablehlo.broadcast_in_dim"(%24) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x64xf32>
-    %26 = "stablehlo.multiply"(%25, %22) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %27 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %28 = "stablehlo.reduce"(%23, %27) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg248: tensor<f32>, %arg249: tensor<f32>):
-      %1745 = "stablehlo.add"(%arg248, %arg249) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1745) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %29 = "stablehlo.broadcast_in_dim"(%28) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %30 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
-    %31 = "stablehlo.broadcast_in_dim"(%30) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %32 = "stablehlo.divide"(%29, %31) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %33 = "stablehlo.broadcast_in_dim"(%20) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
-    %34 = "stablehlo.subtract"(%14, %33) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %35 = "stablehlo.constant"() <{value = dense<9.99999974E-6> : tensor<f32>}> : () -> tensor<f32>
-    %36 = "stablehlo.broadcast_in_dim"(%35) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %37 = "stablehlo.add"(%32, %36) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %38 = "stablehlo.rsqrt"(%37) : (tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %39 = "stablehlo.divide"(%38, %37) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %40 = "stablehlo.constant"() <{value = dense<-5.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %41 = "stablehlo.broadcast_in_dim"(%40) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %42 = "stablehlo.multiply"(%41, %39) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %43 = "stablehlo.broadcast_in_dim"(%38) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
-    %44 = "stablehlo.multiply"(%34, %43) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %45 = "stablehlo.broadcast_in_dim"(%arg4) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
-    %46 = "stablehlo.broadcast_in_dim"(%45) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
-    %47 = "stablehlo.multiply"(%44, %46) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %48 = "stablehlo.broadcast_in_dim"(%arg3) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
-    %49 = "stablehlo.broadcast_in_dim"(%48) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
-    %50 = "stablehlo.add"(%47, %49) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %51 = "stablehlo.dot_general"(%50, %arg11) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
-    %52 = "stablehlo.reshape"(%51) : (tensor<8x16x64xf32>) -> tensor<8x16x4x16xf32>
-    %53 = "stablehlo.dot_general"(%50, %arg9) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
-    %54 = "stablehlo.reshape"(%53) : (tensor<8x16x64xf32>) -> tensor<8x16x4x16xf32>
-    %55 = "stablehlo.dot_general"(%50, %arg12) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
-    %56 = "stablehlo.reshape"(%55) : (tensor<8x16x64xf32>) -> tensor<8x16x4x16xf32>
-    %57 = "stablehlo.dot_general"(%52, %54) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 2], rhs_batching_dimensions = [0, 2], lhs_contracting_dimensions = [3], rhs_contracting_dimensions = [3]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x4x16xf32>, tensor<8x16x4x16xf32>) -> tensor<8x4x16x16xf32>
-    %58 = "stablehlo.constant"() <{value = dense<2.500000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %59 = "stablehlo.broadcast_in_dim"(%58) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x16xf32>
-    %60 = "stablehlo.multiply"(%57, %59) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %61 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<16xi32>
-    %62 = "stablehlo.broadcast_in_dim"(%61) <{broadcast_dimensions = array<i64: 0>}> : (tensor<16xi32>) -> tensor<16x1xi32>
-    %63 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<16xi32>
-    %64 = "stablehlo.broadcast_in_dim"(%63) <{broadcast_dimensions = array<i64: 1>}> : (tensor<16xi32>) -> tensor<1x16xi32>
-    %65 = "stablehlo.broadcast_in_dim"(%62) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<16x1xi32>) -> tensor<16x16xi32>
-    %66 = "stablehlo.broadcast_in_dim"(%64) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<1x16xi32>) -> tensor<16x16xi32>
-    %67 = "stablehlo.compare"(%65, %66) <{compare_type = #stablehlo<comparison_type SIGNED>, comparison_direction = #stablehlo<comparison_direction GE>}> : (tensor<16x16xi32>, tensor<16x16xi32>) -> tensor<16x16xi1>
-    %68 = "stablehlo.broadcast_in_dim"(%67) <{broadcast_dimensions = array<i64: 2, 3>}> : (tensor<16x16xi1>) -> tensor<1x1x16x16xi1>
-    %69 = "stablehlo.constant"() <{value = dense<-1.000000e+09> : tensor<f32>}> : () -> tensor<f32>
-    %70 = "stablehlo.broadcast_in_dim"(%68) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x1x16x16xi1>) -> tensor<8x4x16x16xi1>
-    %71 = "stablehlo.broadcast_in_dim"(%69) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x16xf32>
-    %72 = "stablehlo.select"(%70, %60, %71) : (tensor<8x4x16x16xi1>, tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %73 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %74 = "stablehlo.broadcast_in_dim"(%73) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x16xf32>
-    %75 = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
-    %76 = "stablehlo.reduce"(%72, %75) <{dimensions = array<i64: 3>}> ({
-    ^bb0(%arg246: tensor<f32>, %arg247: tensor<f32>):
-      %1744 = "stablehlo.maximum"(%arg246, %arg247) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1744) : (tensor<f32>) -> ()
-    }) : (tensor<8x4x16x16xf32>, tensor<f32>) -> tensor<8x4x16xf32>
-    %77 = "stablehlo.reshape"(%76) : (tensor<8x4x16xf32>) -> tensor<8x4x16x1xf32>
-    %78 = "stablehlo.broadcast_in_dim"(%77) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x16xf32>
-    %79 = "stablehlo.compare"(%72, %78) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction EQ>}> : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xi1>
-    %80 = "stablehlo.convert"(%79) : (tensor<8x4x16x16xi1>) -> tensor<8x4x16x16xf32>
-    %81 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %82 = "stablehlo.reduce"(%80, %81) <{dimensions = array<i64: 3>}> ({
-    ^bb0(%arg244: tensor<f32>, %arg245: tensor<f32>):
-      %1743 = "stablehlo.add"(%arg244, %arg245) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  ^bb0(%arg21: tensor<64x64xf32>, %arg22: tensor<128xf32>, %arg23: tensor<64xf32>, %arg24: tensor<64xf32>, %arg25: tensor<64xf32>, %arg26: tensor<64xf32>, %arg27: tensor<64xf32>, %arg28: tensor<64x128xf32>, %arg29: tensor<128x64xf32>, %arg30: tensor<64x64xf32>, %arg31: tensor<64x64xf32>, %arg32: tensor<64x64xf32>, %arg33: tensor<64x64xf32>, %arg34: tensor<128xf32>, %arg35: tensor<64xf32>, %arg36: tensor<64xf32>, %arg37: tensor<64xf32>, %arg38: tensor<64xf32>, %arg39: tensor<64xf32>, %arg40: tensor<64x128xf32>, %arg41: tensor<128x64xf32>, %arg42: tensor<64x64xf32>, %arg43: tensor<64x64xf32>, %arg44: tensor<64x64xf32>, %arg45: tensor<64x64xf32>, %arg46: tensor<64xf32>, %arg47: tensor<64xf32>, %arg48: tensor<16x64xf32>, %arg49: tensor<64x64xf32>, %arg50: tensor<i32>, %arg51: tensor<64x64xf32>, %arg52: tensor<128xf32>, %arg53: tensor<64xf32>, %arg54: tensor<64xf32>, %arg55: tensor<64xf32>, %arg56: tensor<64xf32>, %arg57: tensor<64xf32>, %arg58: tensor<64x128xf32>, %arg59: tensor<128x64xf32>, %arg60: tensor<64x64xf32>, %arg61: tensor<64x64xf32>, %arg62: tensor<64x64xf32>, %arg63: tensor<64x64xf32>, %arg64: tensor<128xf32>, %arg65: tensor<64xf32>, %arg66: tensor<64xf32>, %arg67: tensor<64xf32>, %arg68: tensor<64xf32>, %arg69: tensor<64xf32>, %arg70: tensor<64x128xf32>, %arg71: tensor<128x64xf32>, %arg72: tensor<64x64xf32>, %arg73: tensor<64x64xf32>, %arg74: tensor<64x64xf32>, %arg75: tensor<64x64xf32>, %arg76: tensor<64xf32>, %arg77: tensor<64xf32>, %arg78: tensor<16x64xf32>, %arg79: tensor<64x64xf32>, %arg80: tensor<64x64xf32>, %arg81: tensor<128xf32>, %arg82: tensor<64xf32>, %arg83: tensor<64xf32>, %arg84: tensor<64xf32>, %arg85: tensor<64xf32>, %arg86: tensor<64xf32>, %arg87: tensor<64x128xf32>, %arg88: tensor<128x64xf32>, %arg89: tensor<64x64xf32>, %arg90: tensor<64x64xf32>, %arg91: tensor<64x64xf32>, %arg92: tensor<64x64xf32>, %arg93: tensor<128xf32>, %arg94: tensor<64xf32>, %arg95: tensor<64xf32>, %arg96: tensor<64xf32>, %arg97: tensor<64xf32>, %arg98: tensor<64xf32>, %arg99: tensor<64x128xf32>, %arg100: tensor<128x64xf32>, %arg101: tensor<64x64xf32>, %arg102: tensor<64x64xf32>, %arg103: tensor<64x64xf32>, %arg104: tensor<64x64xf32>, %arg105: tensor<64xf32>, %arg106: tensor<64xf32>, %arg107: tensor<16x64xf32>, %arg108: tensor<64x64xf32>, %arg109: tensor<8x16xi32>, %arg110: tensor<8x16xi32>):
+    %40 = "stablehlo.broadcast_in_dim"(%arg109) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xi32>) -> tensor<8x16x1xi32>
+    %41 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<64xi32>
+    %42 = "stablehlo.broadcast_in_dim"(%41) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xi32>) -> tensor<1x1x64xi32>
+    %43 = "stablehlo.broadcast_in_dim"(%40) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xi32>) -> tensor<8x16x64xi32>
+    %44 = "stablehlo.broadcast_in_dim"(%42) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xi32>) -> tensor<8x16x64xi32>
+    %45 = "stablehlo.compare"(%43, %44) <{compare_type = #stablehlo<comparison_type SIGNED>, comparison_direction = #stablehlo<comparison_direction EQ>}> : (tensor<8x16x64xi32>, tensor<8x16x64xi32>) -> tensor<8x16x64xi1>
+    %46 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %47 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %48 = "func.call"(%45, %46, %47) <{callee = @_where}> : (tensor<8x16x64xi1>, tensor<f32>, tensor<f32>) -> tensor<8x16x64xf32>
+    %49 = "stablehlo.dot_general"(%48, %arg21) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
+    %50 = "stablehlo.broadcast_in_dim"(%arg48) <{broadcast_dimensions = array<i64: 1, 2>}> : (tensor<16x64xf32>) -> tensor<1x16x64xf32>
+    %51 = "stablehlo.broadcast_in_dim"(%50) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x16x64xf32>) -> tensor<8x16x64xf32>
+    %52 = "stablehlo.add"(%49, %51) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %53 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %54 = "stablehlo.reduce"(%52, %53) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg263: tensor<f32>, %arg264: tensor<f32>):
+      %1743 = "stablehlo.add"(%arg263, %arg264) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1743) : (tensor<f32>) -> ()
-    }) : (tensor<8x4x16x16xf32>, tensor<f32>) -> tensor<8x4x16xf32>
-    %83 = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
-    %84 = "stablehlo.broadcast_in_dim"(%83) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
-    %85 = "stablehlo.maximum"(%84, %76) : (tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xf32>
-    %86 = "stablehlo.compare"(%76, %85) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction EQ>}> : (tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xi1>
-    %87 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %88 = "stablehlo.broadcast_in_dim"(%87) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
-    %89 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %90 = "stablehlo.broadcast_in_dim"(%89) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
-    %91 = "stablehlo.select"(%86, %88, %90) : (tensor<8x4x16xi1>, tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xf32>
-    %92 = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
-    %93 = "stablehlo.broadcast_in_dim"(%92) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
-    %94 = "stablehlo.compare"(%93, %85) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction EQ>}> : (tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xi1>
-    %95 = "stablehlo.constant"() <{value = dense<2.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %96 = "stablehlo.broadcast_in_dim"(%95) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
-    %97 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %98 = "stablehlo.broadcast_in_dim"(%97) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
-    %99 = "stablehlo.select"(%94, %96, %98) : (tensor<8x4x16xi1>, tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xf32>
-    %100 = "stablehlo.divide"(%91, %99) : (tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xf32>
-    %101 = "stablehlo.broadcast_in_dim"(%85) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x4x16xf32>) -> tensor<8x4x16x1xf32>
-    %102 = "stablehlo.broadcast_in_dim"(%101) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x16xf32>
-    %103 = "stablehlo.subtract"(%72, %102) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %104 = "stablehlo.exponential"(%103) : (tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %105 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %106 = "stablehlo.reduce"(%104, %105) <{dimensions = array<i64: 3>}> ({
-    ^bb0(%arg242: tensor<f32>, %arg243: tensor<f32>):
-      %1742 = "stablehlo.add"(%arg242, %arg243) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
+    %55 = "stablehlo.broadcast_in_dim"(%54) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %56 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
+    %57 = "stablehlo.broadcast_in_dim"(%56) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %58 = "stablehlo.divide"(%55, %57) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %59 = "stablehlo.broadcast_in_dim"(%58) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
+    %60 = "stablehlo.subtract"(%52, %59) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %61 = "chlo.square"(%60) : (tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %62 = "stablehlo.constant"() <{value = dense<2.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %63 = "stablehlo.broadcast_in_dim"(%62) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x64xf32>
+    %64 = "stablehlo.multiply"(%63, %60) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %65 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %66 = "stablehlo.reduce"(%61, %65) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg261: tensor<f32>, %arg262: tensor<f32>):
+      %1742 = "stablehlo.add"(%arg261, %arg262) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1742) : (tensor<f32>) -> ()
-    }) : (tensor<8x4x16x16xf32>, tensor<f32>) -> tensor<8x4x16xf32>
-    %107 = "stablehlo.broadcast_in_dim"(%106) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x4x16xf32>) -> tensor<8x4x16x1xf32>
-    %108 = "stablehlo.broadcast_in_dim"(%107) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x16xf32>
-    %109 = "stablehlo.divide"(%104, %108) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %110 = "stablehlo.multiply"(%107, %107) : (tensor<8x4x16x1xf32>, tensor<8x4x16x1xf32>) -> tensor<8x4x16x1xf32>
-    %111 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %112 = "stablehlo.broadcast_in_dim"(%111) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x1xf32>
-    %113 = "stablehlo.divide"(%112, %110) : (tensor<8x4x16x1xf32>, tensor<8x4x16x1xf32>) -> tensor<8x4x16x1xf32>
-    %114 = "stablehlo.dot_general"(%56, %109) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 2], rhs_batching_dimensions = [0, 1], lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [3]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x4x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %115 = "stablehlo.transpose"(%114) <{permutation = array<i64: 0, 3, 1, 2>}> : (tensor<8x4x16x16xf32>) -> tensor<8x16x4x16xf32>
-    %116 = "stablehlo.reshape"(%115) : (tensor<8x16x4x16xf32>) -> tensor<8x16x64xf32>
-    %117 = "stablehlo.dot_general"(%116, %arg10) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
-    %118 = "stablehlo.add"(%14, %117) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %119 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %120 = "stablehlo.reduce"(%118, %119) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg240: tensor<f32>, %arg241: tensor<f32>):
-      %1741 = "stablehlo.add"(%arg240, %arg241) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
+    %67 = "stablehlo.broadcast_in_dim"(%66) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %68 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
+    %69 = "stablehlo.broadcast_in_dim"(%68) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %70 = "stablehlo.divide"(%67, %69) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %71 = "stablehlo.broadcast_in_dim"(%58) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
+    %72 = "stablehlo.subtract"(%52, %71) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %73 = "stablehlo.constant"() <{value = dense<9.99999974E-6> : tensor<f32>}> : () -> tensor<f32>
+    %74 = "stablehlo.broadcast_in_dim"(%73) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %75 = "stablehlo.add"(%70, %74) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %76 = "stablehlo.rsqrt"(%75) : (tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %77 = "stablehlo.divide"(%76, %75) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %78 = "stablehlo.constant"() <{value = dense<-5.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %79 = "stablehlo.broadcast_in_dim"(%78) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %80 = "stablehlo.multiply"(%79, %77) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %81 = "stablehlo.broadcast_in_dim"(%76) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
+    %82 = "stablehlo.multiply"(%72, %81) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %83 = "stablehlo.broadcast_in_dim"(%arg25) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
+    %84 = "stablehlo.broadcast_in_dim"(%83) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
+    %85 = "stablehlo.multiply"(%82, %84) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %86 = "stablehlo.broadcast_in_dim"(%arg24) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
+    %87 = "stablehlo.broadcast_in_dim"(%86) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
+    %88 = "stablehlo.add"(%85, %87) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %89 = "stablehlo.dot_general"(%88, %arg32) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
+    %90 = "stablehlo.reshape"(%89) : (tensor<8x16x64xf32>) -> tensor<8x16x4x16xf32>
+    %91 = "stablehlo.dot_general"(%88, %arg30) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
+    %92 = "stablehlo.reshape"(%91) : (tensor<8x16x64xf32>) -> tensor<8x16x4x16xf32>
+    %93 = "stablehlo.dot_general"(%88, %arg33) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
+    %94 = "stablehlo.reshape"(%93) : (tensor<8x16x64xf32>) -> tensor<8x16x4x16xf32>
+    %95 = "stablehlo.dot_general"(%90, %92) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 2], rhs_batching_dimensions = [0, 2], lhs_contracting_dimensions = [3], rhs_contracting_dimensions = [3]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x4x16xf32>, tensor<8x16x4x16xf32>) -> tensor<8x4x16x16xf32>
+    %96 = "stablehlo.constant"() <{value = dense<2.500000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %97 = "stablehlo.broadcast_in_dim"(%96) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x16xf32>
+    %98 = "stablehlo.multiply"(%95, %97) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %99 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<16xi32>
+    %100 = "stablehlo.broadcast_in_dim"(%99) <{broadcast_dimensions = array<i64: 0>}> : (tensor<16xi32>) -> tensor<16x1xi32>
+    %101 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<16xi32>
+    %102 = "stablehlo.broadcast_in_dim"(%101) <{broadcast_dimensions = array<i64: 1>}> : (tensor<16xi32>) -> tensor<1x16xi32>
+    %103 = "stablehlo.broadcast_in_dim"(%100) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<16x1xi32>) -> tensor<16x16xi32>
+    %104 = "stablehlo.broadcast_in_dim"(%102) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<1x16xi32>) -> tensor<16x16xi32>
+    %105 = "stablehlo.compare"(%103, %104) <{compare_type = #stablehlo<comparison_type SIGNED>, comparison_direction = #stablehlo<comparison_direction GE>}> : (tensor<16x16xi32>, tensor<16x16xi32>) -> tensor<16x16xi1>
+    %106 = "stablehlo.broadcast_in_dim"(%105) <{broadcast_dimensions = array<i64: 2, 3>}> : (tensor<16x16xi1>) -> tensor<1x1x16x16xi1>
+    %107 = "stablehlo.constant"() <{value = dense<-1.000000e+09> : tensor<f32>}> : () -> tensor<f32>
+    %108:3 = "func.call"(%106, %98, %107) <{callee = @_where_0}> : (tensor<1x1x16x16xi1>, tensor<8x4x16x16xf32>, tensor<f32>) -> (tensor<8x4x16x16xf32>, tensor<8x4x16x16xi1>, tensor<8x4x16x16xf32>)
+    %109 = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
+    %110 = "stablehlo.reduce"(%108#0, %109) <{dimensions = array<i64: 3>}> ({
+    ^bb0(%arg259: tensor<f32>, %arg260: tensor<f32>):
+      %1741 = "stablehlo.maximum"(%arg259, %arg260) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1741) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %121 = "stablehlo.broadcast_in_dim"(%120) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %122 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
-    %123 = "stablehlo.broadcast_in_dim"(%122) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %124 = "stablehlo.divide"(%121, %123) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %125 = "stablehlo.broadcast_in_dim"(%124) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
-    %126 = "stablehlo.subtract"(%118, %125) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %127 = "chlo.square"(%126) : (tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %128 = "stablehlo.constant"() <{value = dense<2.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %129 = "stablehlo.broadcast_in_dim"(%128) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x64xf32>
-    %130 = "stablehlo.multiply"(%129, %126) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %131 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %132 = "stablehlo.reduce"(%127, %131) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg238: tensor<f32>, %arg239: tensor<f32>):
-      %1740 = "stablehlo.add"(%arg238, %arg239) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x4x16x16xf32>, tensor<f32>) -> tensor<8x4x16xf32>
+    %111 = "stablehlo.reshape"(%110) : (tensor<8x4x16xf32>) -> tensor<8x4x16x1xf32>
+    %112 = "stablehlo.broadcast_in_dim"(%111) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x16xf32>
+    %113 = "stablehlo.compare"(%108#0, %112) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction EQ>}> : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xi1>
+    %114 = "stablehlo.convert"(%113) : (tensor<8x4x16x16xi1>) -> tensor<8x4x16x16xf32>
+    %115 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %116 = "stablehlo.reduce"(%114, %115) <{dimensions = array<i64: 3>}> ({
+    ^bb0(%arg257: tensor<f32>, %arg258: tensor<f32>):
+      %1740 = "stablehlo.add"(%arg257, %arg258) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1740) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %133 = "stablehlo.broadcast_in_dim"(%132) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %134 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
-    %135 = "stablehlo.broadcast_in_dim"(%134) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %136 = "stablehlo.divide"(%133, %135) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %137 = "stablehlo.broadcast_in_dim"(%124) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
-    %138 = "stablehlo.subtract"(%118, %137) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %139 = "stablehlo.constant"() <{value = dense<9.99999974E-6> : tensor<f32>}> : () -> tensor<f32>
-    %140 = "stablehlo.broadcast_in_dim"(%139) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %141 = "stablehlo.add"(%136, %140) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %142 = "stablehlo.rsqrt"(%141) : (tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %143 = "stablehlo.divide"(%142, %141) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %144 = "stablehlo.constant"() <{value = dense<-5.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %145 = "stablehlo.broadcast_in_dim"(%144) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %146 = "stablehlo.multiply"(%145, %143) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %147 = "stablehlo.broadcast_in_dim"(%142) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
-    %148 = "stablehlo.multiply"(%138, %147) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %149 = "stablehlo.broadcast_in_dim"(%arg6) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
-    %150 = "stablehlo.broadcast_in_dim"(%149) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
-    %151 = "stablehlo.multiply"(%148, %150) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %152 = "stablehlo.broadcast_in_dim"(%arg5) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
-    %153 = "stablehlo.broadcast_in_dim"(%152) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
-    %154 = "stablehlo.add"(%151, %153) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %155 = "stablehlo.dot_general"(%154, %arg7) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x128xf32>) -> tensor<8x16x128xf32>
-    %156 = "stablehlo.broadcast_in_dim"(%arg1) <{broadcast_dimensions = array<i64: 2>}> : (tensor<128xf32>) -> tensor<1x1x128xf32>
-    %157 = "stablehlo.broadcast_in_dim"(%156) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x128xf32>) -> tensor<8x16x128xf32>
-    %158 = "stablehlo.add"(%155, %157) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %159 = "stablehlo.constant"() <{value = dense<5.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %160 = "stablehlo.broadcast_in_dim"(%159) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
-    %161 = "stablehlo.multiply"(%160, %158) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %162 = "stablehlo.constant"() <{value = dense<4.471500e-02> : tensor<f32>}> : () -> tensor<f32>
-    %163 = "stablehlo.broadcast_in_dim"(%162) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
-    %164 = "stablehlo.multiply"(%163, %158) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %165 = "stablehlo.multiply"(%164, %158) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %166 = "stablehlo.multiply"(%165, %158) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %167 = "stablehlo.add"(%158, %166) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %168 = "stablehlo.constant"() <{value = dense<0.797884583> : tensor<f32>}> : () -> tensor<f32>
-    %169 = "stablehlo.broadcast_in_dim"(%168) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
-    %170 = "stablehlo.multiply"(%169, %167) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %171 = "stablehlo.tanh"(%170) : (tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %172 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %173 = "stablehlo.broadcast_in_dim"(%172) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
-    %174 = "stablehlo.subtract"(%173, %171) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %175 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %176 = "stablehlo.broadcast_in_dim"(%175) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
-    %177 = "stablehlo.add"(%176, %171) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %178 = "stablehlo.multiply"(%161, %177) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %179 = "stablehlo.dot_general"(%178, %arg8) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x128xf32>, tensor<128x64xf32>) -> tensor<8x16x64xf32>
-    %180 = "stablehlo.add"(%118, %179) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %181 = "stablehlo.broadcast_in_dim"(%arg2) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
-    %182 = "stablehlo.broadcast_in_dim"(%181) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
-    %183 = "stablehlo.add"(%180, %182) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %184 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %185 = "stablehlo.reduce"(%183, %184) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg236: tensor<f32>, %arg237: tensor<f32>):
-      %1739 = "stablehlo.add"(%arg236, %arg237) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x4x16x16xf32>, tensor<f32>) -> tensor<8x4x16xf32>
+    %117 = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
+    %118 = "stablehlo.broadcast_in_dim"(%117) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
+    %119 = "stablehlo.maximum"(%118, %110) : (tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xf32>
+    %120 = "stablehlo.compare"(%110, %119) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction EQ>}> : (tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xi1>
+    %121 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %122 = "stablehlo.broadcast_in_dim"(%121) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
+    %123 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %124 = "stablehlo.broadcast_in_dim"(%123) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
+    %125 = "stablehlo.select"(%120, %122, %124) : (tensor<8x4x16xi1>, tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xf32>
+    %126 = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
+    %127 = "stablehlo.broadcast_in_dim"(%126) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
+    %128 = "stablehlo.compare"(%127, %119) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction EQ>}> : (tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xi1>
+    %129 = "stablehlo.constant"() <{value = dense<2.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %130 = "stablehlo.broadcast_in_dim"(%129) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
+    %131 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %132 = "stablehlo.broadcast_in_dim"(%131) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
+    %133 = "stablehlo.select"(%128, %130, %132) : (tensor<8x4x16xi1>, tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xf32>
+    %134 = "stablehlo.divide"(%125, %133) : (tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xf32>
+    %135 = "stablehlo.broadcast_in_dim"(%119) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x4x16xf32>) -> tensor<8x4x16x1xf32>
+    %136 = "stablehlo.broadcast_in_dim"(%135) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x16xf32>
+    %137 = "stablehlo.subtract"(%108#0, %136) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %138 = "stablehlo.exponential"(%137) : (tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %139 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %140 = "stablehlo.reduce"(%138, %139) <{dimensions = array<i64: 3>}> ({
+    ^bb0(%arg255: tensor<f32>, %arg256: tensor<f32>):
+      %1739 = "stablehlo.add"(%arg255, %arg256) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1739) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %186 = "stablehlo.broadcast_in_dim"(%185) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %187 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
-    %188 = "stablehlo.broadcast_in_dim"(%187) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %189 = "stablehlo.divide"(%186, %188) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %190 = "stablehlo.broadcast_in_dim"(%189) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
-    %191 = "stablehlo.subtract"(%183, %190) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %192 = "chlo.square"(%191) : (tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %193 = "stablehlo.constant"() <{value = dense<2.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %194 = "stablehlo.broadcast_in_dim"(%193) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x64xf32>
-    %195 = "stablehlo.multiply"(%194, %191) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %196 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %197 = "stablehlo.reduce"(%192, %196) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg234: tensor<f32>, %arg235: tensor<f32>):
-      %1738 = "stablehlo.add"(%arg234, %arg235) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x4x16x16xf32>, tensor<f32>) -> tensor<8x4x16xf32>
+    %141 = "stablehlo.broadcast_in_dim"(%140) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x4x16xf32>) -> tensor<8x4x16x1xf32>
+    %142 = "stablehlo.broadcast_in_dim"(%141) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x16xf32>
+    %143 = "stablehlo.divide"(%138, %142) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %144 = "stablehlo.multiply"(%141, %141) : (tensor<8x4x16x1xf32>, tensor<8x4x16x1xf32>) -> tensor<8x4x16x1xf32>
+    %145 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %146 = "stablehlo.broadcast_in_dim"(%145) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x1xf32>
+    %147 = "stablehlo.divide"(%146, %144) : (tensor<8x4x16x1xf32>, tensor<8x4x16x1xf32>) -> tensor<8x4x16x1xf32>
+    %148 = "stablehlo.dot_general"(%94, %143) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 2], rhs_batching_dimensions = [0, 1], lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [3]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x4x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %149 = "stablehlo.transpose"(%148) <{permutation = array<i64: 0, 3, 1, 2>}> : (tensor<8x4x16x16xf32>) -> tensor<8x16x4x16xf32>
+    %150 = "stablehlo.reshape"(%149) : (tensor<8x16x4x16xf32>) -> tensor<8x16x64xf32>
+    %151 = "stablehlo.dot_general"(%150, %arg31) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
+    %152 = "stablehlo.add"(%52, %151) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %153 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %154 = "stablehlo.reduce"(%152, %153) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg253: tensor<f32>, %arg254: tensor<f32>):
+      %1738 = "stablehlo.add"(%arg253, %arg254) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1738) : (tensor<f32>) -> ()
     }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %198 = "stablehlo.broadcast_in_dim"(%197) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %199 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
-    %200 = "stablehlo.broadcast_in_dim"(%199) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %201 = "stablehlo.divide"(%198, %200) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %202 = "stablehlo.broadcast_in_dim"(%189) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
-    %203 = "stablehlo.subtract"(%183, %202) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %204 = "stablehlo.constant"() <{value = dense<9.99999974E-6> : tensor<f32>}> : () -> tensor<f32>
-    %205 = "stablehlo.broadcast_in_dim"(%204) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %206 = "stablehlo.add"(%201, %205) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %207 = "stablehlo.rsqrt"(%206) : (tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %208 = "stablehlo.divide"(%207, %206) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %209 = "stablehlo.constant"() <{value = dense<-5.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %210 = "stablehlo.broadcast_in_dim"(%209) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %211 = "stablehlo.multiply"(%210, %208) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %212 = "stablehlo.broadcast_in_dim"(%207) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
-    %213 = "stablehlo.multiply"(%203, %212) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %214 = "stablehlo.broadcast_in_dim"(%arg16) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
-    %215 = "stablehlo.broadcast_in_dim"(%214) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
-    %216 = "stablehlo.multiply"(%213, %215) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %217 = "stablehlo.broadcast_in_dim"(%arg15) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
-    %218 = "stablehlo.broadcast_in_dim"(%217) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
-    %219 = "stablehlo.add"(%216, %218) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %220 = "stablehlo.dot_general"(%219, %arg23) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
-    %221 = "stablehlo.reshape"(%220) : (tensor<8x16x64xf32>) -> tensor<8x16x4x16xf32>
-    %222 = "stablehlo.dot_general"(%219, %arg21) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
-    %223 = "stablehlo.reshape"(%222) : (tensor<8x16x64xf32>) -> tensor<8x16x4x16xf32>
-    %224 = "stablehlo.dot_general"(%219, %arg24) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
-    %225 = "stablehlo.reshape"(%224) : (tensor<8x16x64xf32>) -> tensor<8x16x4x16xf32>
-    %226 = "stablehlo.dot_general"(%221, %223) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 2], rhs_batching_dimensions = [0, 2], lhs_contracting_dimensions = [3], rhs_contracting_dimensions = [3]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x4x16xf32>, tensor<8x16x4x16xf32>) -> tensor<8x4x16x16xf32>
-    %227 = "stablehlo.constant"() <{value = dense<2.500000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %228 = "stablehlo.broadcast_in_dim"(%227) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x16xf32>
-    %229 = "stablehlo.multiply"(%226, %228) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %230 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<16xi32>
-    %231 = "stablehlo.broadcast_in_dim"(%230) <{broadcast_dimensions = array<i64: 0>}> : (tensor<16xi32>) -> tensor<16x1xi32>
-    %232 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<16xi32>
-    %233 = "stablehlo.broadcast_in_dim"(%232) <{broadcast_dimensions = array<i64: 1>}> : (tensor<16xi32>) -> tensor<1x16xi32>
-    %234 = "stablehlo.broadcast_in_dim"(%231) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<16x1xi32>) -> tensor<16x16xi32>
-    %235 = "stablehlo.broadcast_in_dim"(%233) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<1x16xi32>) -> tensor<16x16xi32>
-    %236 = "stablehlo.compare"(%234, %235) <{compare_type = #stablehlo<comparison_type SIGNED>, comparison_direction = #stablehlo<comparison_direction GE>}> : (tensor<16x16xi32>, tensor<16x16xi32>) -> tensor<16x16xi1>
-    %237 = "stablehlo.broadcast_in_dim"(%236) <{broadcast_dimensions = array<i64: 2, 3>}> : (tensor<16x16xi1>) -> tensor<1x1x16x16xi1>
-    %238 = "stablehlo.constant"() <{value = dense<-1.000000e+09> : tensor<f32>}> : () -> tensor<f32>
-    %239 = "stablehlo.broadcast_in_dim"(%237) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x1x16x16xi1>) -> tensor<8x4x16x16xi1>
-    %240 = "stablehlo.broadcast_in_dim"(%238) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x16xf32>
-    %241 = "stablehlo.select"(%239, %229, %240) : (tensor<8x4x16x16xi1>, tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %242 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %243 = "stablehlo.broadcast_in_dim"(%242) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x16xf32>
-    %244 = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
-    %245 = "stablehlo.reduce"(%241, %244) <{dimensions = array<i64: 3>}> ({
-    ^bb0(%arg232: tensor<f32>, %arg233: tensor<f32>):
-      %1737 = "stablehlo.maximum"(%arg232, %arg233) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %155 = "stablehlo.broadcast_in_dim"(%154) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %156 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
+    %157 = "stablehlo.broadcast_in_dim"(%156) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %158 = "stablehlo.divide"(%155, %157) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %159 = "stablehlo.broadcast_in_dim"(%158) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
+    %160 = "stablehlo.subtract"(%152, %159) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %161 = "chlo.square"(%160) : (tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %162 = "stablehlo.constant"() <{value = dense<2.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %163 = "stablehlo.broadcast_in_dim"(%162) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x64xf32>
+    %164 = "stablehlo.multiply"(%163, %160) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %165 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %166 = "stablehlo.reduce"(%161, %165) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg251: tensor<f32>, %arg252: tensor<f32>):
+      %1737 = "stablehlo.add"(%arg251, %arg252) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1737) : (tensor<f32>) -> ()
-    }) : (tensor<8x4x16x16xf32>, tensor<f32>) -> tensor<8x4x16xf32>
-    %246 = "stablehlo.reshape"(%245) : (tensor<8x4x16xf32>) -> tensor<8x4x16x1xf32>
-    %247 = "stablehlo.broadcast_in_dim"(%246) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x16xf32>
-    %248 = "stablehlo.compare"(%241, %247) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction EQ>}> : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xi1>
-    %249 = "stablehlo.convert"(%248) : (tensor<8x4x16x16xi1>) -> tensor<8x4x16x16xf32>
-    %250 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %251 = "stablehlo.reduce"(%249, %250) <{dimensions = array<i64: 3>}> ({
-    ^bb0(%arg230: tensor<f32>, %arg231: tensor<f32>):
-      %1736 = "stablehlo.add"(%arg230, %arg231) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
+    %167 = "stablehlo.broadcast_in_dim"(%166) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %168 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
+    %169 = "stablehlo.broadcast_in_dim"(%168) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %170 = "stablehlo.divide"(%167, %169) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %171 = "stablehlo.broadcast_in_dim"(%158) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
+    %172 = "stablehlo.subtract"(%152, %171) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %173 = "stablehlo.constant"() <{value = dense<9.99999974E-6> : tensor<f32>}> : () -> tensor<f32>
+    %174 = "stablehlo.broadcast_in_dim"(%173) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %175 = "stablehlo.add"(%170, %174) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %176 = "stablehlo.rsqrt"(%175) : (tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %177 = "stablehlo.divide"(%176, %175) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %178 = "stablehlo.constant"() <{value = dense<-5.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %179 = "stablehlo.broadcast_in_dim"(%178) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %180 = "stablehlo.multiply"(%179, %177) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %181 = "stablehlo.broadcast_in_dim"(%176) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
+    %182 = "stablehlo.multiply"(%172, %181) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %183 = "stablehlo.broadcast_in_dim"(%arg27) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
+    %184 = "stablehlo.broadcast_in_dim"(%183) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
+    %185 = "stablehlo.multiply"(%182, %184) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %186 = "stablehlo.broadcast_in_dim"(%arg26) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
+    %187 = "stablehlo.broadcast_in_dim"(%186) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
+    %188 = "stablehlo.add"(%185, %187) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %189 = "stablehlo.dot_general"(%188, %arg28) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x128xf32>) -> tensor<8x16x128xf32>
+    %190 = "stablehlo.broadcast_in_dim"(%arg22) <{broadcast_dimensions = array<i64: 2>}> : (tensor<128xf32>) -> tensor<1x1x128xf32>
+    %191 = "stablehlo.broadcast_in_dim"(%190) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x128xf32>) -> tensor<8x16x128xf32>
+    %192 = "stablehlo.add"(%189, %191) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %193 = "stablehlo.constant"() <{value = dense<5.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %194 = "stablehlo.broadcast_in_dim"(%193) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
+    %195 = "stablehlo.multiply"(%194, %192) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %196 = "stablehlo.constant"() <{value = dense<4.471500e-02> : tensor<f32>}> : () -> tensor<f32>
+    %197 = "stablehlo.broadcast_in_dim"(%196) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
+    %198 = "stablehlo.multiply"(%197, %192) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %199 = "stablehlo.multiply"(%198, %192) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %200 = "stablehlo.multiply"(%199, %192) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %201 = "stablehlo.add"(%192, %200) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %202 = "stablehlo.constant"() <{value = dense<0.797884583> : tensor<f32>}> : () -> tensor<f32>
+    %203 = "stablehlo.broadcast_in_dim"(%202) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
+    %204 = "stablehlo.multiply"(%203, %201) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %205 = "stablehlo.tanh"(%204) : (tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %206 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %207 = "stablehlo.broadcast_in_dim"(%206) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
+    %208 = "stablehlo.subtract"(%207, %205) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %209 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %210 = "stablehlo.broadcast_in_dim"(%209) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
+    %211 = "stablehlo.add"(%210, %205) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %212 = "stablehlo.multiply"(%195, %211) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %213 = "stablehlo.dot_general"(%212, %arg29) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x128xf32>, tensor<128x64xf32>) -> tensor<8x16x64xf32>
+    %214 = "stablehlo.add"(%152, %213) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %215 = "stablehlo.broadcast_in_dim"(%arg23) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
+    %216 = "stablehlo.broadcast_in_dim"(%215) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
+    %217 = "stablehlo.add"(%214, %216) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %218 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %219 = "stablehlo.reduce"(%217, %218) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg249: tensor<f32>, %arg250: tensor<f32>):
+      %1736 = "stablehlo.add"(%arg249, %arg250) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1736) : (tensor<f32>) -> ()
-    }) : (tensor<8x4x16x16xf32>, tensor<f32>) -> tensor<8x4x16xf32>
-    %252 = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
-    %253 = "stablehlo.broadcast_in_dim"(%252) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
-    %254 = "stablehlo.maximum"(%253, %245) : (tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xf32>
-    %255 = "stablehlo.compare"(%245, %254) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction EQ>}> : (tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xi1>
-    %256 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %257 = "stablehlo.broadcast_in_dim"(%256) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
-    %258 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %259 = "stablehlo.broadcast_in_dim"(%258) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
-    %260 = "stablehlo.select"(%255, %257, %259) : (tensor<8x4x16xi1>, tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xf32>
-    %261 = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
-    %262 = "stablehlo.broadcast_in_dim"(%261) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
-    %263 = "stablehlo.compare"(%262, %254) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction EQ>}> : (tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xi1>
-    %264 = "stablehlo.constant"() <{value = dense<2.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %265 = "stablehlo.broadcast_in_dim"(%264) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
-    %266 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %267 = "stablehlo.broadcast_in_dim"(%266) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
-    %268 = "stablehlo.select"(%263, %265, %267) : (tensor<8x4x16xi1>, tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xf32>
-    %269 = "stablehlo.divide"(%260, %268) : (tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xf32>
-    %270 = "stablehlo.broadcast_in_dim"(%254) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x4x16xf32>) -> tensor<8x4x16x1xf32>
-    %271 = "stablehlo.broadcast_in_dim"(%270) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x16xf32>
-    %272 = "stablehlo.subtract"(%241, %271) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %273 = "stablehlo.exponential"(%272) : (tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %274 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %275 = "stablehlo.reduce"(%273, %274) <{dimensions = array<i64: 3>}> ({
-    ^bb0(%arg228: tensor<f32>, %arg229: tensor<f32>):
-      %1735 = "stablehlo.add"(%arg228, %arg229) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
+    %220 = "stablehlo.broadcast_in_dim"(%219) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %221 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
+    %222 = "stablehlo.broadcast_in_dim"(%221) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %223 = "stablehlo.divide"(%220, %222) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %224 = "stablehlo.broadcast_in_dim"(%223) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
+    %225 = "stablehlo.subtract"(%217, %224) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %226 = "chlo.square"(%225) : (tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %227 = "stablehlo.constant"() <{value = dense<2.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %228 = "stablehlo.broadcast_in_dim"(%227) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x64xf32>
+    %229 = "stablehlo.multiply"(%228, %225) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %230 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %231 = "stablehlo.reduce"(%226, %230) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg247: tensor<f32>, %arg248: tensor<f32>):
+      %1735 = "stablehlo.add"(%arg247, %arg248) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1735) : (tensor<f32>) -> ()
-    }) : (tensor<8x4x16x16xf32>, tensor<f32>) -> tensor<8x4x16xf32>
-    %276 = "stablehlo.broadcast_in_dim"(%275) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x4x16xf32>) -> tensor<8x4x16x1xf32>
-    %277 = "stablehlo.broadcast_in_dim"(%276) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x16xf32>
-    %278 = "stablehlo.divide"(%273, %277) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %279 = "stablehlo.multiply"(%276, %276) : (tensor<8x4x16x1xf32>, tensor<8x4x16x1xf32>) -> tensor<8x4x16x1xf32>
-    %280 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %281 = "stablehlo.broadcast_in_dim"(%280) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x1xf32>
-    %282 = "stablehlo.divide"(%281, %279) : (tensor<8x4x16x1xf32>, tensor<8x4x16x1xf32>) -> tensor<8x4x16x1xf32>
-    %283 = "stablehlo.dot_general"(%225, %278) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 2], rhs_batching_dimensions = [0, 1], lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [3]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x4x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %284 = "stablehlo.transpose"(%283) <{permutation = array<i64: 0, 3, 1, 2>}> : (tensor<8x4x16x16xf32>) -> tensor<8x16x4x16xf32>
-    %285 = "stablehlo.reshape"(%284) : (tensor<8x16x4x16xf32>) -> tensor<8x16x64xf32>
-    %286 = "stablehlo.dot_general"(%285, %arg22) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
-    %287 = "stablehlo.add"(%183, %286) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %288 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %289 = "stablehlo.reduce"(%287, %288) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg226: tensor<f32>, %arg227: tensor<f32>):
-      %1734 = "stablehlo.add"(%arg226, %arg227) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
+    %232 = "stablehlo.broadcast_in_dim"(%231) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %233 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
+    %234 = "stablehlo.broadcast_in_dim"(%233) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %235 = "stablehlo.divide"(%232, %234) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %236 = "stablehlo.broadcast_in_dim"(%223) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
+    %237 = "stablehlo.subtract"(%217, %236) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %238 = "stablehlo.constant"() <{value = dense<9.99999974E-6> : tensor<f32>}> : () -> tensor<f32>
+    %239 = "stablehlo.broadcast_in_dim"(%238) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %240 = "stablehlo.add"(%235, %239) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %241 = "stablehlo.rsqrt"(%240) : (tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %242 = "stablehlo.divide"(%241, %240) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %243 = "stablehlo.constant"() <{value = dense<-5.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %244 = "stablehlo.broadcast_in_dim"(%243) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %245 = "stablehlo.multiply"(%244, %242) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %246 = "stablehlo.broadcast_in_dim"(%241) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
+    %247 = "stablehlo.multiply"(%237, %246) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %248 = "stablehlo.broadcast_in_dim"(%arg37) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
+    %249 = "stablehlo.broadcast_in_dim"(%248) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
+    %250 = "stablehlo.multiply"(%247, %249) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %251 = "stablehlo.broadcast_in_dim"(%arg36) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
+    %252 = "stablehlo.broadcast_in_dim"(%251) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
+    %253 = "stablehlo.add"(%250, %252) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %254 = "stablehlo.dot_general"(%253, %arg44) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
+    %255 = "stablehlo.reshape"(%254) : (tensor<8x16x64xf32>) -> tensor<8x16x4x16xf32>
+    %256 = "stablehlo.dot_general"(%253, %arg42) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
+    %257 = "stablehlo.reshape"(%256) : (tensor<8x16x64xf32>) -> tensor<8x16x4x16xf32>
+    %258 = "stablehlo.dot_general"(%253, %arg45) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
+    %259 = "stablehlo.reshape"(%258) : (tensor<8x16x64xf32>) -> tensor<8x16x4x16xf32>
+    %260 = "stablehlo.dot_general"(%255, %257) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 2], rhs_batching_dimensions = [0, 2], lhs_contracting_dimensions = [3], rhs_contracting_dimensions = [3]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x4x16xf32>, tensor<8x16x4x16xf32>) -> tensor<8x4x16x16xf32>
+    %261 = "stablehlo.constant"() <{value = dense<2.500000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %262 = "stablehlo.broadcast_in_dim"(%261) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x16xf32>
+    %263 = "stablehlo.multiply"(%260, %262) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %264 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<16xi32>
+    %265 = "stablehlo.broadcast_in_dim"(%264) <{broadcast_dimensions = array<i64: 0>}> : (tensor<16xi32>) -> tensor<16x1xi32>
+    %266 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<16xi32>
+    %267 = "stablehlo.broadcast_in_dim"(%266) <{broadcast_dimensions = array<i64: 1>}> : (tensor<16xi32>) -> tensor<1x16xi32>
+    %268 = "stablehlo.broadcast_in_dim"(%265) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<16x1xi32>) -> tensor<16x16xi32>
+    %269 = "stablehlo.broadcast_in_dim"(%267) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<1x16xi32>) -> tensor<16x16xi32>
+    %270 = "stablehlo.compare"(%268, %269) <{compare_type = #stablehlo<comparison_type SIGNED>, comparison_direction = #stablehlo<comparison_direction GE>}> : (tensor<16x16xi32>, tensor<16x16xi32>) -> tensor<16x16xi1>
+    %271 = "stablehlo.broadcast_in_dim"(%270) <{broadcast_dimensions = array<i64: 2, 3>}> : (tensor<16x16xi1>) -> tensor<1x1x16x16xi1>
+    %272 = "stablehlo.constant"() <{value = dense<-1.000000e+09> : tensor<f32>}> : () -> tensor<f32>
+    %273:3 = "func.call"(%271, %263, %272) <{callee = @_where_0}> : (tensor<1x1x16x16xi1>, tensor<8x4x16x16xf32>, tensor<f32>) -> (tensor<8x4x16x16xf32>, tensor<8x4x16x16xi1>, tensor<8x4x16x16xf32>)
+    %274 = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
+    %275 = "stablehlo.reduce"(%273#0, %274) <{dimensions = array<i64: 3>}> ({
+    ^bb0(%arg245: tensor<f32>, %arg246: tensor<f32>):
+      %1734 = "stablehlo.maximum"(%arg245, %arg246) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1734) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %290 = "stablehlo.broadcast_in_dim"(%289) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %291 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
-    %292 = "stablehlo.broadcast_in_dim"(%291) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %293 = "stablehlo.divide"(%290, %292) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %294 = "stablehlo.broadcast_in_dim"(%293) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
-    %295 = "stablehlo.subtract"(%287, %294) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %296 = "chlo.square"(%295) : (tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %297 = "stablehlo.constant"() <{value = dense<2.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %298 = "stablehlo.broadcast_in_dim"(%297) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x64xf32>
-    %299 = "stablehlo.multiply"(%298, %295) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %300 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %301 = "stablehlo.reduce"(%296, %300) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg224: tensor<f32>, %arg225: tensor<f32>):
-      %1733 = "stablehlo.add"(%arg224, %arg225) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x4x16x16xf32>, tensor<f32>) -> tensor<8x4x16xf32>
+    %276 = "stablehlo.reshape"(%275) : (tensor<8x4x16xf32>) -> tensor<8x4x16x1xf32>
+    %277 = "stablehlo.broadcast_in_dim"(%276) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x16xf32>
+    %278 = "stablehlo.compare"(%273#0, %277) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction EQ>}> : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xi1>
+    %279 = "stablehlo.convert"(%278) : (tensor<8x4x16x16xi1>) -> tensor<8x4x16x16xf32>
+    %280 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %281 = "stablehlo.reduce"(%279, %280) <{dimensions = array<i64: 3>}> ({
+    ^bb0(%arg243: tensor<f32>, %arg244: tensor<f32>):
+      %1733 = "stablehlo.add"(%arg243, %arg244) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1733) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %302 = "stablehlo.broadcast_in_dim"(%301) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %303 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
-    %304 = "stablehlo.broadcast_in_dim"(%303) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %305 = "stablehlo.divide"(%302, %304) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %306 = "stablehlo.broadcast_in_dim"(%293) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
-    %307 = "stablehlo.subtract"(%287, %306) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %308 = "stablehlo.constant"() <{value = dense<9.99999974E-6> : tensor<f32>}> : () -> tensor<f32>
-    %309 = "stablehlo.broadcast_in_dim"(%308) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %310 = "stablehlo.add"(%305, %309) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %311 = "stablehlo.rsqrt"(%310) : (tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %312 = "stablehlo.divide"(%311, %310) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %313 = "stablehlo.constant"() <{value = dense<-5.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %314 = "stablehlo.broadcast_in_dim"(%313) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %315 = "stablehlo.multiply"(%314, %312) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %316 = "stablehlo.broadcast_in_dim"(%311) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
-    %317 = "stablehlo.multiply"(%307, %316) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %318 = "stablehlo.broadcast_in_dim"(%arg18) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
-    %319 = "stablehlo.broadcast_in_dim"(%318) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
-    %320 = "stablehlo.multiply"(%317, %319) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %321 = "stablehlo.broadcast_in_dim"(%arg17) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
-    %322 = "stablehlo.broadcast_in_dim"(%321) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
-    %323 = "stablehlo.add"(%320, %322) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %324 = "stablehlo.dot_general"(%323, %arg19) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x128xf32>) -> tensor<8x16x128xf32>
-    %325 = "stablehlo.broadcast_in_dim"(%arg13) <{broadcast_dimensions = array<i64: 2>}> : (tensor<128xf32>) -> tensor<1x1x128xf32>
-    %326 = "stablehlo.broadcast_in_dim"(%325) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x128xf32>) -> tensor<8x16x128xf32>
-    %327 = "stablehlo.add"(%324, %326) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %328 = "stablehlo.constant"() <{value = dense<5.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %329 = "stablehlo.broadcast_in_dim"(%328) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
-    %330 = "stablehlo.multiply"(%329, %327) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %331 = "stablehlo.constant"() <{value = dense<4.471500e-02> : tensor<f32>}> : () -> tensor<f32>
-    %332 = "stablehlo.broadcast_in_dim"(%331) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
-    %333 = "stablehlo.multiply"(%332, %327) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %334 = "stablehlo.multiply"(%333, %327) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %335 = "stablehlo.multiply"(%334, %327) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %336 = "stablehlo.add"(%327, %335) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %337 = "stablehlo.constant"() <{value = dense<0.797884583> : tensor<f32>}> : () -> tensor<f32>
-    %338 = "stablehlo.broadcast_in_dim"(%337) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
-    %339 = "stablehlo.multiply"(%338, %336) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %340 = "stablehlo.tanh"(%339) : (tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %341 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %342 = "stablehlo.broadcast_in_dim"(%341) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
-    %343 = "stablehlo.subtract"(%342, %340) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %344 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %345 = "stablehlo.broadcast_in_dim"(%344) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
-    %346 = "stablehlo.add"(%345, %340) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %347 = "stablehlo.multiply"(%330, %346) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %348 = "stablehlo.dot_general"(%347, %arg20) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x128xf32>, tensor<128x64xf32>) -> tensor<8x16x64xf32>
-    %349 = "stablehlo.add"(%287, %348) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %350 = "stablehlo.broadcast_in_dim"(%arg14) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
-    %351 = "stablehlo.broadcast_in_dim"(%350) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
-    %352 = "stablehlo.add"(%349, %351) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %353 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %354 = "stablehlo.reduce"(%352, %353) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg222: tensor<f32>, %arg223: tensor<f32>):
-      %1732 = "stablehlo.add"(%arg222, %arg223) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x4x16x16xf32>, tensor<f32>) -> tensor<8x4x16xf32>
+    %282 = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
+    %283 = "stablehlo.broadcast_in_dim"(%282) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
+    %284 = "stablehlo.maximum"(%283, %275) : (tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xf32>
+    %285 = "stablehlo.compare"(%275, %284) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction EQ>}> : (tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xi1>
+    %286 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %287 = "stablehlo.broadcast_in_dim"(%286) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
+    %288 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %289 = "stablehlo.broadcast_in_dim"(%288) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
+    %290 = "stablehlo.select"(%285, %287, %289) : (tensor<8x4x16xi1>, tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xf32>
+    %291 = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
+    %292 = "stablehlo.broadcast_in_dim"(%291) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
+    %293 = "stablehlo.compare"(%292, %284) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction EQ>}> : (tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xi1>
+    %294 = "stablehlo.constant"() <{value = dense<2.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %295 = "stablehlo.broadcast_in_dim"(%294) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
+    %296 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %297 = "stablehlo.broadcast_in_dim"(%296) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16xf32>
+    %298 = "stablehlo.select"(%293, %295, %297) : (tensor<8x4x16xi1>, tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xf32>
+    %299 = "stablehlo.divide"(%290, %298) : (tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xf32>
+    %300 = "stablehlo.broadcast_in_dim"(%284) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x4x16xf32>) -> tensor<8x4x16x1xf32>
+    %301 = "stablehlo.broadcast_in_dim"(%300) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x16xf32>
+    %302 = "stablehlo.subtract"(%273#0, %301) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %303 = "stablehlo.exponential"(%302) : (tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %304 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %305 = "stablehlo.reduce"(%303, %304) <{dimensions = array<i64: 3>}> ({
+    ^bb0(%arg241: tensor<f32>, %arg242: tensor<f32>):
+      %1732 = "stablehlo.add"(%arg241, %arg242) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1732) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %355 = "stablehlo.broadcast_in_dim"(%354) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %356 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
-    %357 = "stablehlo.broadcast_in_dim"(%356) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %358 = "stablehlo.divide"(%355, %357) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %359 = "stablehlo.broadcast_in_dim"(%358) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
-    %360 = "stablehlo.subtract"(%352, %359) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %361 = "chlo.square"(%360) : (tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %362 = "stablehlo.constant"() <{value = dense<2.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %363 = "stablehlo.broadcast_in_dim"(%362) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x64xf32>
-    %364 = "stablehlo.multiply"(%363, %360) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %365 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %366 = "stablehlo.reduce"(%361, %365) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg220: tensor<f32>, %arg221: tensor<f32>):
-      %1731 = "stablehlo.add"(%arg220, %arg221) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x4x16x16xf32>, tensor<f32>) -> tensor<8x4x16xf32>
+    %306 = "stablehlo.broadcast_in_dim"(%305) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x4x16xf32>) -> tensor<8x4x16x1xf32>
+    %307 = "stablehlo.broadcast_in_dim"(%306) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x16xf32>
+    %308 = "stablehlo.divide"(%303, %307) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %309 = "stablehlo.multiply"(%306, %306) : (tensor<8x4x16x1xf32>, tensor<8x4x16x1xf32>) -> tensor<8x4x16x1xf32>
+    %310 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %311 = "stablehlo.broadcast_in_dim"(%310) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x1xf32>
+    %312 = "stablehlo.divide"(%311, %309) : (tensor<8x4x16x1xf32>, tensor<8x4x16x1xf32>) -> tensor<8x4x16x1xf32>
+    %313 = "stablehlo.dot_general"(%259, %308) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 2], rhs_batching_dimensions = [0, 1], lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [3]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x4x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %314 = "stablehlo.transpose"(%313) <{permutation = array<i64: 0, 3, 1, 2>}> : (tensor<8x4x16x16xf32>) -> tensor<8x16x4x16xf32>
+    %315 = "stablehlo.reshape"(%314) : (tensor<8x16x4x16xf32>) -> tensor<8x16x64xf32>
+    %316 = "stablehlo.dot_general"(%315, %arg43) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
+    %317 = "stablehlo.add"(%217, %316) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %318 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %319 = "stablehlo.reduce"(%317, %318) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg239: tensor<f32>, %arg240: tensor<f32>):
+      %1731 = "stablehlo.add"(%arg239, %arg240) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1731) : (tensor<f32>) -> ()
     }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %367 = "stablehlo.broadcast_in_dim"(%366) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %368 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
-    %369 = "stablehlo.broadcast_in_dim"(%368) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %370 = "stablehlo.divide"(%367, %369) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %371 = "stablehlo.broadcast_in_dim"(%358) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
-    %372 = "stablehlo.subtract"(%352, %371) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %373 = "stablehlo.constant"() <{value = dense<9.99999974E-6> : tensor<f32>}> : () -> tensor<f32>
-    %374 = "stablehlo.broadcast_in_dim"(%373) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %375 = "stablehlo.add"(%370, %374) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %376 = "stablehlo.rsqrt"(%375) : (tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %377 = "stablehlo.divide"(%376, %375) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %378 = "stablehlo.constant"() <{value = dense<-5.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %379 = "stablehlo.broadcast_in_dim"(%378) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %380 = "stablehlo.multiply"(%379, %377) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %381 = "stablehlo.broadcast_in_dim"(%376) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
-    %382 = "stablehlo.multiply"(%372, %381) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %383 = "stablehlo.broadcast_in_dim"(%arg26) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
-    %384 = "stablehlo.broadcast_in_dim"(%383) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
-    %385 = "stablehlo.multiply"(%382, %384) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %386 = "stablehlo.broadcast_in_dim"(%arg25) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
-    %387 = "stablehlo.broadcast_in_dim"(%386) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
-    %388 = "stablehlo.add"(%385, %387) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %389 = "stablehlo.dot_general"(%388, %arg28) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
-    %390 = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
-    %391 = "stablehlo.reduce"(%389, %390) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg218: tensor<f32>, %arg219: tensor<f32>):
-      %1730 = "stablehlo.maximum"(%arg218, %arg219) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %320 = "stablehlo.broadcast_in_dim"(%319) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %321 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
+    %322 = "stablehlo.broadcast_in_dim"(%321) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %323 = "stablehlo.divide"(%320, %322) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %324 = "stablehlo.broadcast_in_dim"(%323) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
+    %325 = "stablehlo.subtract"(%317, %324) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %326 = "chlo.square"(%325) : (tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %327 = "stablehlo.constant"() <{value = dense<2.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %328 = "stablehlo.broadcast_in_dim"(%327) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x64xf32>
+    %329 = "stablehlo.multiply"(%328, %325) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %330 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %331 = "stablehlo.reduce"(%326, %330) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg237: tensor<f32>, %arg238: tensor<f32>):
+      %1730 = "stablehlo.add"(%arg237, %arg238) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1730) : (tensor<f32>) -> ()
     }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %392 = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
-    %393 = "stablehlo.broadcast_in_dim"(%392) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16xf32>
-    %394 = "stablehlo.maximum"(%393, %391) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
-    %395 = "stablehlo.broadcast_in_dim"(%394) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %396 = "stablehlo.broadcast_in_dim"(%395) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
-    %397 = "stablehlo.subtract"(%389, %396) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %398 = "stablehlo.exponential"(%397) : (tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %399 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %400 = "stablehlo.reduce"(%398, %399) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg216: tensor<f32>, %arg217: tensor<f32>):
-      %1729 = "stablehlo.add"(%arg216, %arg217) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %332 = "stablehlo.broadcast_in_dim"(%331) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %333 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
+    %334 = "stablehlo.broadcast_in_dim"(%333) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %335 = "stablehlo.divide"(%332, %334) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %336 = "stablehlo.broadcast_in_dim"(%323) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
+    %337 = "stablehlo.subtract"(%317, %336) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %338 = "stablehlo.constant"() <{value = dense<9.99999974E-6> : tensor<f32>}> : () -> tensor<f32>
+    %339 = "stablehlo.broadcast_in_dim"(%338) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %340 = "stablehlo.add"(%335, %339) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %341 = "stablehlo.rsqrt"(%340) : (tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %342 = "stablehlo.divide"(%341, %340) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %343 = "stablehlo.constant"() <{value = dense<-5.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %344 = "stablehlo.broadcast_in_dim"(%343) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %345 = "stablehlo.multiply"(%344, %342) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %346 = "stablehlo.broadcast_in_dim"(%341) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
+    %347 = "stablehlo.multiply"(%337, %346) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %348 = "stablehlo.broadcast_in_dim"(%arg39) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
+    %349 = "stablehlo.broadcast_in_dim"(%348) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
+    %350 = "stablehlo.multiply"(%347, %349) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %351 = "stablehlo.broadcast_in_dim"(%arg38) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
+    %352 = "stablehlo.broadcast_in_dim"(%351) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
+    %353 = "stablehlo.add"(%350, %352) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %354 = "stablehlo.dot_general"(%353, %arg40) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x128xf32>) -> tensor<8x16x128xf32>
+    %355 = "stablehlo.broadcast_in_dim"(%arg34) <{broadcast_dimensions = array<i64: 2>}> : (tensor<128xf32>) -> tensor<1x1x128xf32>
+    %356 = "stablehlo.broadcast_in_dim"(%355) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x128xf32>) -> tensor<8x16x128xf32>
+    %357 = "stablehlo.add"(%354, %356) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %358 = "stablehlo.constant"() <{value = dense<5.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %359 = "stablehlo.broadcast_in_dim"(%358) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
+    %360 = "stablehlo.multiply"(%359, %357) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %361 = "stablehlo.constant"() <{value = dense<4.471500e-02> : tensor<f32>}> : () -> tensor<f32>
+    %362 = "stablehlo.broadcast_in_dim"(%361) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
+    %363 = "stablehlo.multiply"(%362, %357) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %364 = "stablehlo.multiply"(%363, %357) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %365 = "stablehlo.multiply"(%364, %357) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %366 = "stablehlo.add"(%357, %365) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %367 = "stablehlo.constant"() <{value = dense<0.797884583> : tensor<f32>}> : () -> tensor<f32>
+    %368 = "stablehlo.broadcast_in_dim"(%367) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
+    %369 = "stablehlo.multiply"(%368, %366) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %370 = "stablehlo.tanh"(%369) : (tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %371 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %372 = "stablehlo.broadcast_in_dim"(%371) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
+    %373 = "stablehlo.subtract"(%372, %370) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %374 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %375 = "stablehlo.broadcast_in_dim"(%374) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
+    %376 = "stablehlo.add"(%375, %370) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %377 = "stablehlo.multiply"(%360, %376) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %378 = "stablehlo.dot_general"(%377, %arg41) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x128xf32>, tensor<128x64xf32>) -> tensor<8x16x64xf32>
+    %379 = "stablehlo.add"(%317, %378) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %380 = "stablehlo.broadcast_in_dim"(%arg35) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
+    %381 = "stablehlo.broadcast_in_dim"(%380) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
+    %382 = "stablehlo.add"(%379, %381) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %383 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %384 = "stablehlo.reduce"(%382, %383) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg235: tensor<f32>, %arg236: tensor<f32>):
+      %1729 = "stablehlo.add"(%arg235, %arg236) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1729) : (tensor<f32>) -> ()
     }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %401 = "stablehlo.broadcast_in_dim"(%400) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %402 = "stablehlo.log"(%401) : (tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %403 = "stablehlo.broadcast_in_dim"(%402) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
-    %404 = "stablehlo.subtract"(%397, %403) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %405 = "stablehlo.broadcast_in_dim"(%arg89) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xi32>) -> tensor<8x16x1xi32>
-    %406 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<64xi32>
-    %407 = "stablehlo.broadcast_in_dim"(%406) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xi32>) -> tensor<1x1x64xi32>
-    %408 = "stablehlo.broadcast_in_dim"(%405) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xi32>) -> tensor<8x16x64xi32>
-    %409 = "stablehlo.broadcast_in_dim"(%407) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xi32>) -> tensor<8x16x64xi32>
-    %410 = "stablehlo.compare"(%408, %409) <{compare_type = #stablehlo<comparison_type SIGNED>, comparison_direction = #stablehlo<comparison_direction EQ>}> : (tensor<8x16x64xi32>, tensor<8x16x64xi32>) -> tensor<8x16x64xi1>
-    %411 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %412 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %413 = "stablehlo.broadcast_in_dim"(%411) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x64xf32>
-    %414 = "stablehlo.broadcast_in_dim"(%412) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x64xf32>
-    %415 = "stablehlo.select"(%410, %413, %414) : (tensor<8x16x64xi1>, tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %416 = "stablehlo.multiply"(%415, %404) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %417 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %418 = "stablehlo.reduce"(%416, %417) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg214: tensor<f32>, %arg215: tensor<f32>):
-      %1728 = "stablehlo.add"(%arg214, %arg215) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %385 = "stablehlo.broadcast_in_dim"(%384) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %386 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
+    %387 = "stablehlo.broadcast_in_dim"(%386) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %388 = "stablehlo.divide"(%385, %387) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %389 = "stablehlo.broadcast_in_dim"(%388) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
+    %390 = "stablehlo.subtract"(%382, %389) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %391 = "chlo.square"(%390) : (tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %392 = "stablehlo.constant"() <{value = dense<2.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %393 = "stablehlo.broadcast_in_dim"(%392) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x64xf32>
+    %394 = "stablehlo.multiply"(%393, %390) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %395 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %396 = "stablehlo.reduce"(%391, %395) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg233: tensor<f32>, %arg234: tensor<f32>):
+      %1728 = "stablehlo.add"(%arg233, %arg234) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1728) : (tensor<f32>) -> ()
     }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %419 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %420 = "stablehlo.reduce"(%418, %419) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg212: tensor<f32>, %arg213: tensor<f32>):
-      %1727 = "stablehlo.add"(%arg212, %arg213) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %397 = "stablehlo.broadcast_in_dim"(%396) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %398 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
+    %399 = "stablehlo.broadcast_in_dim"(%398) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %400 = "stablehlo.divide"(%397, %399) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %401 = "stablehlo.broadcast_in_dim"(%388) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
+    %402 = "stablehlo.subtract"(%382, %401) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %403 = "stablehlo.constant"() <{value = dense<9.99999974E-6> : tensor<f32>}> : () -> tensor<f32>
+    %404 = "stablehlo.broadcast_in_dim"(%403) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %405 = "stablehlo.add"(%400, %404) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %406 = "stablehlo.rsqrt"(%405) : (tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %407 = "stablehlo.divide"(%406, %405) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %408 = "stablehlo.constant"() <{value = dense<-5.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %409 = "stablehlo.broadcast_in_dim"(%408) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %410 = "stablehlo.multiply"(%409, %407) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %411 = "stablehlo.broadcast_in_dim"(%406) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
+    %412 = "stablehlo.multiply"(%402, %411) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %413 = "stablehlo.broadcast_in_dim"(%arg47) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
+    %414 = "stablehlo.broadcast_in_dim"(%413) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
+    %415 = "stablehlo.multiply"(%412, %414) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %416 = "stablehlo.broadcast_in_dim"(%arg46) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xf32>) -> tensor<1x1x64xf32>
+    %417 = "stablehlo.broadcast_in_dim"(%416) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
+    %418 = "stablehlo.add"(%415, %417) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %419 = "stablehlo.dot_general"(%418, %arg49) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
+    %420:3 = "func.call"(%419) <{callee = @log_softmax}> : (tensor<8x16x64xf32>) -> (tensor<8x16x64xf32>, tensor<8x16x64xf32>, tensor<8x16x1xf32>)
+    %421 = "stablehlo.broadcast_in_dim"(%arg110) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xi32>) -> tensor<8x16x1xi32>
+    %422 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<64xi32>
+    %423 = "stablehlo.broadcast_in_dim"(%422) <{broadcast_dimensions = array<i64: 2>}> : (tensor<64xi32>) -> tensor<1x1x64xi32>
+    %424 = "stablehlo.broadcast_in_dim"(%421) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xi32>) -> tensor<8x16x64xi32>
+    %425 = "stablehlo.broadcast_in_dim"(%423) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xi32>) -> tensor<8x16x64xi32>
+    %426 = "stablehlo.compare"(%424, %425) <{compare_type = #stablehlo<comparison_type SIGNED>, comparison_direction = #stablehlo<comparison_direction EQ>}> : (tensor<8x16x64xi32>, tensor<8x16x64xi32>) -> tensor<8x16x64xi1>
+    %427 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %428 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %429 = "func.call"(%426, %427, %428) <{callee = @_where}> : (tensor<8x16x64xi1>, tensor<f32>, tensor<f32>) -> tensor<8x16x64xf32>
+    %430 = "stablehlo.multiply"(%429, %420#0) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %431 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %432 = "stablehlo.reduce"(%430, %431) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg231: tensor<f32>, %arg232: tensor<f32>):
+      %1727 = "stablehlo.add"(%arg231, %arg232) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1727) : (tensor<f32>) -> ()
-    }) : (tensor<8x16xf32>, tensor<f32>) -> tensor<f32>
-    %421 = "stablehlo.constant"() <{value = dense<1.280000e+02> : tensor<f32>}> : () -> tensor<f32>
-    %422 = "stablehlo.divide"(%420, %421) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-    %423 = "stablehlo.negate"(%422) : (tensor<f32>) -> tensor<f32>
-    %424 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %425 = "stablehlo.negate"(%424) : (tensor<f32>) -> tensor<f32>
-    %426 = "stablehlo.constant"() <{value = dense<1.280000e+02> : tensor<f32>}> : () -> tensor<f32>
-    %427 = "stablehlo.divide"(%425, %426) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-    %428 = "stablehlo.broadcast_in_dim"(%427) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16xf32>
-    %429 = "stablehlo.broadcast_in_dim"(%428) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x64xf32>
-    %430 = "stablehlo.multiply"(%415, %429) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %431 = "stablehlo.negate"(%430) : (tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %432 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %433 = "stablehlo.reduce"(%431, %432) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg210: tensor<f32>, %arg211: tensor<f32>):
-      %1726 = "stablehlo.add"(%arg210, %arg211) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1726) : (tensor<f32>) -> ()
     }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %434 = "stablehlo.reshape"(%433) : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %435 = "stablehlo.divide"(%434, %401) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %436 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %437 = "stablehlo.reduce"(%435, %436) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg208: tensor<f32>, %arg209: tensor<f32>):
-      %1725 = "stablehlo.add"(%arg208, %arg209) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %433 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %434 = "stablehlo.reduce"(%432, %433) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg229: tensor<f32>, %arg230: tensor<f32>):
+      %1726 = "stablehlo.add"(%arg229, %arg230) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1726) : (tensor<f32>) -> ()
+    }) : (tensor<8x16xf32>, tensor<f32>) -> tensor<f32>
+    %435 = "stablehlo.constant"() <{value = dense<1.280000e+02> : tensor<f32>}> : () -> tensor<f32>
+    %436 = "stablehlo.divide"(%434, %435) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %437 = "stablehlo.negate"(%436) : (tensor<f32>) -> tensor<f32>
+    %438 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %439 = "stablehlo.negate"(%438) : (tensor<f32>) -> tensor<f32>
+    %440 = "stablehlo.constant"() <{value = dense<1.280000e+02> : tensor<f32>}> : () -> tensor<f32>
+    %441 = "stablehlo.divide"(%439, %440) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %442 = "stablehlo.broadcast_in_dim"(%441) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16xf32>
+    %443 = "stablehlo.broadcast_in_dim"(%442) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x64xf32>
+    %444 = "stablehlo.multiply"(%429, %443) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %445 = "func.call"(%420#1, %420#2, %444) <{callee = @log_softmax_1}> : (tensor<8x16x64xf32>, tensor<8x16x1xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %446 = "stablehlo.dot_general"(%445, %418) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<64x64xf32>
+    %447 = "stablehlo.transpose"(%446) <{permutation = array<i64: 1, 0>}> : (tensor<64x64xf32>) -> tensor<64x64xf32>
+    %448 = "stablehlo.dot_general"(%445, %arg49) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
+    %449 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %450 = "stablehlo.reduce"(%448, %449) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg227: tensor<f32>, %arg228: tensor<f32>):
+      %1725 = "stablehlo.add"(%arg227, %arg228) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1725) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x1xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %438 = "stablehlo.broadcast_in_dim"(%437) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x64xf32>
-    %439 = "stablehlo.multiply"(%438, %398) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %440 = "stablehlo.add"(%430, %439) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %441 = "stablehlo.dot_general"(%440, %388) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<64x64xf32>
-    %442 = "stablehlo.transpose"(%441) <{permutation = array<i64: 1, 0>}> : (tensor<64x64xf32>) -> tensor<64x64xf32>
-    %443 = "stablehlo.dot_general"(%440, %arg28) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
-    %444 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %445 = "stablehlo.reduce"(%443, %444) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg206: tensor<f32>, %arg207: tensor<f32>):
-      %1724 = "stablehlo.add"(%arg206, %arg207) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<64xf32>
+    %451 = "stablehlo.reshape"(%450) : (tensor<64xf32>) -> tensor<1x1x64xf32>
+    %452 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %453 = "stablehlo.reduce"(%451, %452) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg225: tensor<f32>, %arg226: tensor<f32>):
+      %1724 = "stablehlo.add"(%arg225, %arg226) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1724) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<64xf32>
-    %446 = "stablehlo.reshape"(%445) : (tensor<64xf32>) -> tensor<1x1x64xf32>
-    %447 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %448 = "stablehlo.reduce"(%446, %447) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg204: tensor<f32>, %arg205: tensor<f32>):
-      %1723 = "stablehlo.add"(%arg204, %arg205) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1723) : (tensor<f32>) -> ()
     }) : (tensor<1x1x64xf32>, tensor<f32>) -> tensor<64xf32>
-    %449 = "stablehlo.multiply"(%382, %443) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %450 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %451 = "stablehlo.reduce"(%449, %450) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg202: tensor<f32>, %arg203: tensor<f32>):
-      %1722 = "stablehlo.add"(%arg202, %arg203) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1722) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<64xf32>
-    %452 = "stablehlo.reshape"(%451) : (tensor<64xf32>) -> tensor<1x1x64xf32>
-    %453 = "stablehlo.broadcast_in_dim"(%383) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
-    %454 = "stablehlo.multiply"(%443, %453) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %454 = "stablehlo.multiply"(%412, %448) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
     %455 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %456 = "stablehlo.reduce"(%452, %455) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg200: tensor<f32>, %arg201: tensor<f32>):
-      %1721 = "stablehlo.add"(%arg200, %arg201) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1721) : (tensor<f32>) -> ()
+    %456 = "stablehlo.reduce"(%454, %455) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg223: tensor<f32>, %arg224: tensor<f32>):
+      %1723 = "stablehlo.add"(%arg223, %arg224) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1723) : (tensor<f32>) -> ()
+    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<64xf32>
+    %457 = "stablehlo.reshape"(%456) : (tensor<64xf32>) -> tensor<1x1x64xf32>
+    %458 = "stablehlo.broadcast_in_dim"(%413) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
+    %459 = "stablehlo.multiply"(%448, %458) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %460 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %461 = "stablehlo.reduce"(%457, %460) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg221: tensor<f32>, %arg222: tensor<f32>):
+      %1722 = "stablehlo.add"(%arg221, %arg222) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1722) : (tensor<f32>) -> ()
     }) : (tensor<1x1x64xf32>, tensor<f32>) -> tensor<64xf32>
-    %457 = "stablehlo.multiply"(%372, %454) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %458 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %459 = "stablehlo.reduce"(%457, %458) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg198: tensor<f32>, %arg199: tensor<f32>):
-      %1720 = "stablehlo.add"(%arg198, %arg199) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %462 = "stablehlo.multiply"(%402, %459) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %463 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %464 = "stablehlo.reduce"(%462, %463) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg219: tensor<f32>, %arg220: tensor<f32>):
+      %1721 = "stablehlo.add"(%arg219, %arg220) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1721) : (tensor<f32>) -> ()
+    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
+    %465 = "stablehlo.reshape"(%464) : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %466 = "stablehlo.broadcast_in_dim"(%406) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
+    %467 = "stablehlo.multiply"(%459, %466) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %468 = "stablehlo.multiply"(%465, %410) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %469 = "stablehlo.negate"(%467) : (tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %470 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %471 = "stablehlo.reduce"(%469, %470) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg217: tensor<f32>, %arg218: tensor<f32>):
+      %1720 = "stablehlo.add"(%arg217, %arg218) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1720) : (tensor<f32>) -> ()
     }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %460 = "stablehlo.reshape"(%459) : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %461 = "stablehlo.broadcast_in_dim"(%376) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
-    %462 = "stablehlo.multiply"(%454, %461) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %463 = "stablehlo.multiply"(%460, %380) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %464 = "stablehlo.negate"(%462) : (tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %465 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %466 = "stablehlo.reduce"(%464, %465) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg196: tensor<f32>, %arg197: tensor<f32>):
-      %1719 = "stablehlo.add"(%arg196, %arg197) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1719) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %467 = "stablehlo.reshape"(%466) : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %468 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
-    %469 = "stablehlo.broadcast_in_dim"(%468) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %470 = "stablehlo.divide"(%463, %469) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %471 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %472 = "stablehlo.reduce"(%470, %471) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg194: tensor<f32>, %arg195: tensor<f32>):
-      %1718 = "stablehlo.add"(%arg194, %arg195) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1718) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x1xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %473 = "stablehlo.broadcast_in_dim"(%472) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x64xf32>
-    %474 = "stablehlo.multiply"(%473, %364) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %475 = "stablehlo.negate"(%474) : (tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %472 = "stablehlo.reshape"(%471) : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %473 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
+    %474 = "stablehlo.broadcast_in_dim"(%473) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %475 = "stablehlo.divide"(%468, %474) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
     %476 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
     %477 = "stablehlo.reduce"(%475, %476) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg192: tensor<f32>, %arg193: tensor<f32>):
-      %1717 = "stablehlo.add"(%arg192, %arg193) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1717) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %478 = "stablehlo.reshape"(%477) : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %479 = "stablehlo.add"(%462, %474) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %480 = "stablehlo.add"(%467, %478) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %481 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
-    %482 = "stablehlo.broadcast_in_dim"(%481) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %483 = "stablehlo.divide"(%480, %482) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %484 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %485 = "stablehlo.reduce"(%483, %484) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg190: tensor<f32>, %arg191: tensor<f32>):
-      %1716 = "stablehlo.add"(%arg190, %arg191) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1716) : (tensor<f32>) -> ()
+    ^bb0(%arg215: tensor<f32>, %arg216: tensor<f32>):
+      %1719 = "stablehlo.add"(%arg215, %arg216) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1719) : (tensor<f32>) -> ()
     }) : (tensor<8x16x1xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %486 = "stablehlo.broadcast_in_dim"(%485) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x64xf32>
-    %487 = "stablehlo.add"(%479, %486) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %488 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %489 = "stablehlo.reduce"(%487, %488) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg188: tensor<f32>, %arg189: tensor<f32>):
-      %1715 = "stablehlo.add"(%arg188, %arg189) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1715) : (tensor<f32>) -> ()
+    %478 = "stablehlo.broadcast_in_dim"(%477) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x64xf32>
+    %479 = "stablehlo.multiply"(%478, %394) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %480 = "stablehlo.negate"(%479) : (tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %481 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %482 = "stablehlo.reduce"(%480, %481) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg213: tensor<f32>, %arg214: tensor<f32>):
+      %1718 = "stablehlo.add"(%arg213, %arg214) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1718) : (tensor<f32>) -> ()
+    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
+    %483 = "stablehlo.reshape"(%482) : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %484 = "stablehlo.add"(%467, %479) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %485 = "stablehlo.add"(%472, %483) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %486 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
+    %487 = "stablehlo.broadcast_in_dim"(%486) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %488 = "stablehlo.divide"(%485, %487) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %489 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %490 = "stablehlo.reduce"(%488, %489) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg211: tensor<f32>, %arg212: tensor<f32>):
+      %1717 = "stablehlo.add"(%arg211, %arg212) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1717) : (tensor<f32>) -> ()
+    }) : (tensor<8x16x1xf32>, tensor<f32>) -> tensor<8x16xf32>
+    %491 = "stablehlo.broadcast_in_dim"(%490) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x64xf32>
+    %492 = "stablehlo.add"(%484, %491) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %493 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %494 = "stablehlo.reduce"(%492, %493) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg209: tensor<f32>, %arg210: tensor<f32>):
+      %1716 = "stablehlo.add"(%arg209, %arg210) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1716) : (tensor<f32>) -> ()
     }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<64xf32>
-    %490 = "stablehlo.reshape"(%489) : (tensor<64xf32>) -> tensor<1x1x64xf32>
-    %491 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %492 = "stablehlo.reduce"(%490, %491) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg186: tensor<f32>, %arg187: tensor<f32>):
-      %1714 = "stablehlo.add"(%arg186, %arg187) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1714) : (tensor<f32>) -> ()
+    %495 = "stablehlo.reshape"(%494) : (tensor<64xf32>) -> tensor<1x1x64xf32>
+    %496 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %497 = "stablehlo.reduce"(%495, %496) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg207: tensor<f32>, %arg208: tensor<f32>):
+      %1715 = "stablehlo.add"(%arg207, %arg208) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1715) : (tensor<f32>) -> ()
     }) : (tensor<1x1x64xf32>, tensor<f32>) -> tensor<64xf32>
-    %493 = "stablehlo.dot_general"(%487, %347) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<8x16x128xf32>) -> tensor<64x128xf32>
-    %494 = "stablehlo.transpose"(%493) <{permutation = array<i64: 1, 0>}> : (tensor<64x128xf32>) -> tensor<128x64xf32>
-    %495 = "stablehlo.dot_general"(%487, %arg20) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<128x64xf32>) -> tensor<8x16x128xf32>
-    %496 = "stablehlo.multiply"(%330, %495) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %497 = "stablehlo.multiply"(%495, %346) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %498 = "stablehlo.multiply"(%496, %343) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %499 = "stablehlo.multiply"(%498, %340) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %500 = "stablehlo.add"(%498, %499) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %501 = "stablehlo.constant"() <{value = dense<0.797884583> : tensor<f32>}> : () -> tensor<f32>
-    %502 = "stablehlo.broadcast_in_dim"(%501) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
-    %503 = "stablehlo.multiply"(%502, %500) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %504 = "stablehlo.multiply"(%334, %503) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %498 = "stablehlo.dot_general"(%492, %377) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<8x16x128xf32>) -> tensor<64x128xf32>
+    %499 = "stablehlo.transpose"(%498) <{permutation = array<i64: 1, 0>}> : (tensor<64x128xf32>) -> tensor<128x64xf32>
+    %500 = "stablehlo.dot_general"(%492, %arg41) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<128x64xf32>) -> tensor<8x16x128xf32>
+    %501 = "stablehlo.multiply"(%360, %500) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %502 = "stablehlo.multiply"(%500, %376) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %503 = "stablehlo.multiply"(%501, %373) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %504 = "stablehlo.multiply"(%503, %370) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
     %505 = "stablehlo.add"(%503, %504) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %506 = "stablehlo.multiply"(%503, %327) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %507 = "stablehlo.multiply"(%333, %506) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %508 = "stablehlo.add"(%505, %507) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %509 = "stablehlo.multiply"(%506, %327) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %510 = "stablehlo.constant"() <{value = dense<4.471500e-02> : tensor<f32>}> : () -> tensor<f32>
-    %511 = "stablehlo.broadcast_in_dim"(%510) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
-    %512 = "stablehlo.multiply"(%511, %509) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %513 = "stablehlo.add"(%508, %512) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %514 = "stablehlo.constant"() <{value = dense<5.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %515 = "stablehlo.broadcast_in_dim"(%514) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
-    %516 = "stablehlo.multiply"(%515, %497) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %517 = "stablehlo.add"(%513, %516) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %518 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %519 = "stablehlo.reduce"(%517, %518) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg184: tensor<f32>, %arg185: tensor<f32>):
-      %1713 = "stablehlo.add"(%arg184, %arg185) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1713) : (tensor<f32>) -> ()
+    %506 = "stablehlo.constant"() <{value = dense<0.797884583> : tensor<f32>}> : () -> tensor<f32>
+    %507 = "stablehlo.broadcast_in_dim"(%506) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
+    %508 = "stablehlo.multiply"(%507, %505) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %509 = "stablehlo.multiply"(%364, %508) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %510 = "stablehlo.add"(%508, %509) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %511 = "stablehlo.multiply"(%508, %357) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %512 = "stablehlo.multiply"(%363, %511) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %513 = "stablehlo.add"(%510, %512) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %514 = "stablehlo.multiply"(%511, %357) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %515 = "stablehlo.constant"() <{value = dense<4.471500e-02> : tensor<f32>}> : () -> tensor<f32>
+    %516 = "stablehlo.broadcast_in_dim"(%515) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
+    %517 = "stablehlo.multiply"(%516, %514) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %518 = "stablehlo.add"(%513, %517) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %519 = "stablehlo.constant"() <{value = dense<5.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %520 = "stablehlo.broadcast_in_dim"(%519) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
+    %521 = "stablehlo.multiply"(%520, %502) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %522 = "stablehlo.add"(%518, %521) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %523 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %524 = "stablehlo.reduce"(%522, %523) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg205: tensor<f32>, %arg206: tensor<f32>):
+      %1714 = "stablehlo.add"(%arg205, %arg206) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1714) : (tensor<f32>) -> ()
     }) : (tensor<8x16x128xf32>, tensor<f32>) -> tensor<128xf32>
-    %520 = "stablehlo.reshape"(%519) : (tensor<128xf32>) -> tensor<1x1x128xf32>
-    %521 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %522 = "stablehlo.reduce"(%520, %521) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg182: tensor<f32>, %arg183: tensor<f32>):
-      %1712 = "stablehlo.add"(%arg182, %arg183) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1712) : (tensor<f32>) -> ()
-    }) : (tensor<1x1x128xf32>, tensor<f32>) -> tensor<128xf32>
-    %523 = "stablehlo.dot_general"(%517, %323) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x128xf32>, tensor<8x16x64xf32>) -> tensor<128x64xf32>
-    %524 = "stablehlo.transpose"(%523) <{permutation = array<i64: 1, 0>}> : (tensor<128x64xf32>) -> tensor<64x128xf32>
-    %525 = "stablehlo.dot_general"(%517, %arg19) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x128xf32>, tensor<64x128xf32>) -> tensor<8x16x64xf32>
+    %525 = "stablehlo.reshape"(%524) : (tensor<128xf32>) -> tensor<1x1x128xf32>
     %526 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
     %527 = "stablehlo.reduce"(%525, %526) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg180: tensor<f32>, %arg181: tensor<f32>):
-      %1711 = "stablehlo.add"(%arg180, %arg181) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    ^bb0(%arg203: tensor<f32>, %arg204: tensor<f32>):
+      %1713 = "stablehlo.add"(%arg203, %arg204) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1713) : (tensor<f32>) -> ()
+    }) : (tensor<1x1x128xf32>, tensor<f32>) -> tensor<128xf32>
+    %528 = "stablehlo.dot_general"(%522, %353) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x128xf32>, tensor<8x16x64xf32>) -> tensor<128x64xf32>
+    %529 = "stablehlo.transpose"(%528) <{permutation = array<i64: 1, 0>}> : (tensor<128x64xf32>) -> tensor<64x128xf32>
+    %530 = "stablehlo.dot_general"(%522, %arg40) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x128xf32>, tensor<64x128xf32>) -> tensor<8x16x64xf32>
+    %531 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %532 = "stablehlo.reduce"(%530, %531) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg201: tensor<f32>, %arg202: tensor<f32>):
+      %1712 = "stablehlo.add"(%arg201, %arg202) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1712) : (tensor<f32>) -> ()
+    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<64xf32>
+    %533 = "stablehlo.reshape"(%532) : (tensor<64xf32>) -> tensor<1x1x64xf32>
+    %534 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %535 = "stablehlo.reduce"(%533, %534) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg199: tensor<f32>, %arg200: tensor<f32>):
+      %1711 = "stablehlo.add"(%arg199, %arg200) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1711) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<64xf32>
-    %528 = "stablehlo.reshape"(%527) : (tensor<64xf32>) -> tensor<1x1x64xf32>
-    %529 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %530 = "stablehlo.reduce"(%528, %529) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg178: tensor<f32>, %arg179: tensor<f32>):
-      %1710 = "stablehlo.add"(%arg178, %arg179) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1710) : (tensor<f32>) -> ()
     }) : (tensor<1x1x64xf32>, tensor<f32>) -> tensor<64xf32>
-    %531 = "stablehlo.multiply"(%317, %525) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %532 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %533 = "stablehlo.reduce"(%531, %532) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg176: tensor<f32>, %arg177: tensor<f32>):
-      %1709 = "stablehlo.add"(%arg176, %arg177) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1709) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<64xf32>
-    %534 = "stablehlo.reshape"(%533) : (tensor<64xf32>) -> tensor<1x1x64xf32>
-    %535 = "stablehlo.broadcast_in_dim"(%318) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
-    %536 = "stablehlo.multiply"(%525, %535) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %536 = "stablehlo.multiply"(%347, %530) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
     %537 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %538 = "stablehlo.reduce"(%534, %537) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg174: tensor<f32>, %arg175: tensor<f32>):
-      %1708 = "stablehlo.add"(%arg174, %arg175) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1708) : (tensor<f32>) -> ()
+    %538 = "stablehlo.reduce"(%536, %537) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg197: tensor<f32>, %arg198: tensor<f32>):
+      %1710 = "stablehlo.add"(%arg197, %arg198) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1710) : (tensor<f32>) -> ()
+    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<64xf32>
+    %539 = "stablehlo.reshape"(%538) : (tensor<64xf32>) -> tensor<1x1x64xf32>
+    %540 = "stablehlo.broadcast_in_dim"(%348) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
+    %541 = "stablehlo.multiply"(%530, %540) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %542 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %543 = "stablehlo.reduce"(%539, %542) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg195: tensor<f32>, %arg196: tensor<f32>):
+      %1709 = "stablehlo.add"(%arg195, %arg196) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1709) : (tensor<f32>) -> ()
     }) : (tensor<1x1x64xf32>, tensor<f32>) -> tensor<64xf32>
-    %539 = "stablehlo.multiply"(%307, %536) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %540 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %541 = "stablehlo.reduce"(%539, %540) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg172: tensor<f32>, %arg173: tensor<f32>):
-      %1707 = "stablehlo.add"(%arg172, %arg173) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %544 = "stablehlo.multiply"(%337, %541) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %545 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %546 = "stablehlo.reduce"(%544, %545) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg193: tensor<f32>, %arg194: tensor<f32>):
+      %1708 = "stablehlo.add"(%arg193, %arg194) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1708) : (tensor<f32>) -> ()
+    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
+    %547 = "stablehlo.reshape"(%546) : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %548 = "stablehlo.broadcast_in_dim"(%341) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
+    %549 = "stablehlo.multiply"(%541, %548) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %550 = "stablehlo.multiply"(%547, %345) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %551 = "stablehlo.negate"(%549) : (tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %552 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %553 = "stablehlo.reduce"(%551, %552) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg191: tensor<f32>, %arg192: tensor<f32>):
+      %1707 = "stablehlo.add"(%arg191, %arg192) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1707) : (tensor<f32>) -> ()
     }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %542 = "stablehlo.reshape"(%541) : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %543 = "stablehlo.broadcast_in_dim"(%311) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
-    %544 = "stablehlo.multiply"(%536, %543) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %545 = "stablehlo.multiply"(%542, %315) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %546 = "stablehlo.negate"(%544) : (tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %547 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %548 = "stablehlo.reduce"(%546, %547) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg170: tensor<f32>, %arg171: tensor<f32>):
-      %1706 = "stablehlo.add"(%arg170, %arg171) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1706) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %549 = "stablehlo.reshape"(%548) : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %550 = "stablehlo.add"(%487, %544) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %551 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
-    %552 = "stablehlo.broadcast_in_dim"(%551) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %553 = "stablehlo.divide"(%545, %552) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %554 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %555 = "stablehlo.reduce"(%553, %554) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg168: tensor<f32>, %arg169: tensor<f32>):
-      %1705 = "stablehlo.add"(%arg168, %arg169) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1705) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x1xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %556 = "stablehlo.broadcast_in_dim"(%555) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x64xf32>
-    %557 = "stablehlo.multiply"(%556, %299) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %558 = "stablehlo.negate"(%557) : (tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %554 = "stablehlo.reshape"(%553) : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %555 = "stablehlo.add"(%492, %549) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %556 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
+    %557 = "stablehlo.broadcast_in_dim"(%556) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %558 = "stablehlo.divide"(%550, %557) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
     %559 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
     %560 = "stablehlo.reduce"(%558, %559) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg166: tensor<f32>, %arg167: tensor<f32>):
-      %1704 = "stablehlo.add"(%arg166, %arg167) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1704) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %561 = "stablehlo.reshape"(%560) : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %562 = "stablehlo.add"(%550, %557) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %563 = "stablehlo.add"(%549, %561) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %564 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
-    %565 = "stablehlo.broadcast_in_dim"(%564) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %566 = "stablehlo.divide"(%563, %565) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %567 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %568 = "stablehlo.reduce"(%566, %567) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg164: tensor<f32>, %arg165: tensor<f32>):
-      %1703 = "stablehlo.add"(%arg164, %arg165) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1703) : (tensor<f32>) -> ()
+    ^bb0(%arg189: tensor<f32>, %arg190: tensor<f32>):
+      %1706 = "stablehlo.add"(%arg189, %arg190) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1706) : (tensor<f32>) -> ()
     }) : (tensor<8x16x1xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %569 = "stablehlo.broadcast_in_dim"(%568) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x64xf32>
-    %570 = "stablehlo.add"(%562, %569) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %571 = "stablehlo.dot_general"(%570, %285) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<64x64xf32>
-    %572 = "stablehlo.transpose"(%571) <{permutation = array<i64: 1, 0>}> : (tensor<64x64xf32>) -> tensor<64x64xf32>
-    %573 = "stablehlo.dot_general"(%570, %arg22) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
-    %574 = "stablehlo.reshape"(%573) : (tensor<8x16x64xf32>) -> tensor<8x16x4x16xf32>
-    %575 = "stablehlo.transpose"(%574) <{permutation = array<i64: 0, 2, 3, 1>}> : (tensor<8x16x4x16xf32>) -> tensor<8x4x16x16xf32>
-    %576 = "stablehlo.dot_general"(%575, %225) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 1], rhs_batching_dimensions = [0, 2], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [3]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x4x16x16xf32>, tensor<8x16x4x16xf32>) -> tensor<8x4x16x16xf32>
-    %577 = "stablehlo.dot_general"(%575, %278) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 1], rhs_batching_dimensions = [0, 1], lhs_contracting_dimensions = [3], rhs_contracting_dimensions = [2]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %578 = "stablehlo.transpose"(%577) <{permutation = array<i64: 0, 3, 1, 2>}> : (tensor<8x4x16x16xf32>) -> tensor<8x16x4x16xf32>
-    %579 = "stablehlo.broadcast_in_dim"(%282) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x16xf32>
-    %580 = "stablehlo.multiply"(%576, %579) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %581 = "stablehlo.multiply"(%580, %273) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %582 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %583 = "stablehlo.reduce"(%581, %582) <{dimensions = array<i64: 3>}> ({
-    ^bb0(%arg162: tensor<f32>, %arg163: tensor<f32>):
-      %1702 = "stablehlo.add"(%arg162, %arg163) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1702) : (tensor<f32>) -> ()
+    %561 = "stablehlo.broadcast_in_dim"(%560) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x64xf32>
+    %562 = "stablehlo.multiply"(%561, %329) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %563 = "stablehlo.negate"(%562) : (tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %564 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %565 = "stablehlo.reduce"(%563, %564) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg187: tensor<f32>, %arg188: tensor<f32>):
+      %1705 = "stablehlo.add"(%arg187, %arg188) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1705) : (tensor<f32>) -> ()
+    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
+    %566 = "stablehlo.reshape"(%565) : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %567 = "stablehlo.add"(%555, %562) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %568 = "stablehlo.add"(%554, %566) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %569 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
+    %570 = "stablehlo.broadcast_in_dim"(%569) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %571 = "stablehlo.divide"(%568, %570) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %572 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %573 = "stablehlo.reduce"(%571, %572) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg185: tensor<f32>, %arg186: tensor<f32>):
+      %1704 = "stablehlo.add"(%arg185, %arg186) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1704) : (tensor<f32>) -> ()
+    }) : (tensor<8x16x1xf32>, tensor<f32>) -> tensor<8x16xf32>
+    %574 = "stablehlo.broadcast_in_dim"(%573) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x64xf32>
+    %575 = "stablehlo.add"(%567, %574) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %576 = "stablehlo.dot_general"(%575, %315) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<64x64xf32>
+    %577 = "stablehlo.transpose"(%576) <{permutation = array<i64: 1, 0>}> : (tensor<64x64xf32>) -> tensor<64x64xf32>
+    %578 = "stablehlo.dot_general"(%575, %arg43) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
+    %579 = "stablehlo.reshape"(%578) : (tensor<8x16x64xf32>) -> tensor<8x16x4x16xf32>
+    %580 = "stablehlo.transpose"(%579) <{permutation = array<i64: 0, 2, 3, 1>}> : (tensor<8x16x4x16xf32>) -> tensor<8x4x16x16xf32>
+    %581 = "stablehlo.dot_general"(%580, %259) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 1], rhs_batching_dimensions = [0, 2], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [3]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x4x16x16xf32>, tensor<8x16x4x16xf32>) -> tensor<8x4x16x16xf32>
+    %582 = "stablehlo.dot_general"(%580, %308) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 1], rhs_batching_dimensions = [0, 1], lhs_contracting_dimensions = [3], rhs_contracting_dimensions = [2]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %583 = "stablehlo.transpose"(%582) <{permutation = array<i64: 0, 3, 1, 2>}> : (tensor<8x4x16x16xf32>) -> tensor<8x16x4x16xf32>
+    %584 = "stablehlo.broadcast_in_dim"(%312) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x16xf32>
+    %585 = "stablehlo.multiply"(%581, %584) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %586 = "stablehlo.multiply"(%585, %303) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %587 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %588 = "stablehlo.reduce"(%586, %587) <{dimensions = array<i64: 3>}> ({
+    ^bb0(%arg183: tensor<f32>, %arg184: tensor<f32>):
+      %1703 = "stablehlo.add"(%arg183, %arg184) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1703) : (tensor<f32>) -> ()
     }) : (tensor<8x4x16x16xf32>, tensor<f32>) -> tensor<8x4x16xf32>
-    %584 = "stablehlo.reshape"(%583) : (tensor<8x4x16xf32>) -> tensor<8x4x16x1xf32>
-    %585 = "stablehlo.negate"(%584) : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x1xf32>
-    %586 = "stablehlo.broadcast_in_dim"(%276) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x16xf32>
-    %587 = "stablehlo.divide"(%576, %586) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %588 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %589 = "stablehlo.reduce"(%585, %588) <{dimensions = array<i64: 3>}> ({
-    ^bb0(%arg160: tensor<f32>, %arg161: tensor<f32>):
-      %1701 = "stablehlo.add"(%arg160, %arg161) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1701) : (tensor<f32>) -> ()
-    }) : (tensor<8x4x16x1xf32>, tensor<f32>) -> tensor<8x4x16xf32>
-    %590 = "stablehlo.broadcast_in_dim"(%589) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x4x16xf32>) -> tensor<8x4x16x16xf32>
-    %591 = "stablehlo.add"(%587, %590) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %592 = "stablehlo.multiply"(%591, %273) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %589 = "stablehlo.reshape"(%588) : (tensor<8x4x16xf32>) -> tensor<8x4x16x1xf32>
+    %590 = "stablehlo.negate"(%589) : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x1xf32>
+    %591 = "stablehlo.broadcast_in_dim"(%306) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x16xf32>
+    %592 = "stablehlo.divide"(%581, %591) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
     %593 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %594 = "stablehlo.broadcast_in_dim"(%593) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x16xf32>
-    %595 = "stablehlo.select"(%239, %592, %594) : (tensor<8x4x16x16xi1>, tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %596 = "stablehlo.constant"() <{value = dense<2.500000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %597 = "stablehlo.broadcast_in_dim"(%596) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x16xf32>
-    %598 = "stablehlo.multiply"(%595, %597) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %599 = "stablehlo.dot_general"(%598, %221) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 1], rhs_batching_dimensions = [0, 2], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x4x16x16xf32>, tensor<8x16x4x16xf32>) -> tensor<8x4x16x16xf32>
-    %600 = "stablehlo.transpose"(%599) <{permutation = array<i64: 0, 2, 1, 3>}> : (tensor<8x4x16x16xf32>) -> tensor<8x16x4x16xf32>
-    %601 = "stablehlo.dot_general"(%598, %223) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 1], rhs_batching_dimensions = [0, 2], lhs_contracting_dimensions = [3], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x4x16x16xf32>, tensor<8x16x4x16xf32>) -> tensor<8x4x16x16xf32>
-    %602 = "stablehlo.transpose"(%601) <{permutation = array<i64: 0, 2, 1, 3>}> : (tensor<8x4x16x16xf32>) -> tensor<8x16x4x16xf32>
-    %603 = "stablehlo.reshape"(%578) : (tensor<8x16x4x16xf32>) -> tensor<8x16x64xf32>
-    %604 = "stablehlo.dot_general"(%603, %219) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<64x64xf32>
-    %605 = "stablehlo.transpose"(%604) <{permutation = array<i64: 1, 0>}> : (tensor<64x64xf32>) -> tensor<64x64xf32>
-    %606 = "stablehlo.dot_general"(%603, %arg24) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
-    %607 = "stablehlo.reshape"(%600) : (tensor<8x16x4x16xf32>) -> tensor<8x16x64xf32>
-    %608 = "stablehlo.dot_general"(%607, %219) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<64x64xf32>
-    %609 = "stablehlo.transpose"(%608) <{permutation = array<i64: 1, 0>}> : (tensor<64x64xf32>) -> tensor<64x64xf32>
-    %610 = "stablehlo.dot_general"(%607, %arg21) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
-    %611 = "stablehlo.add"(%606, %610) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %612 = "stablehlo.reshape"(%602) : (tensor<8x16x4x16xf32>) -> tensor<8x16x64xf32>
-    %613 = "stablehlo.dot_general"(%612, %219) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<64x64xf32>
-    %614 = "stablehlo.transpose"(%613) <{permutation = array<i64: 1, 0>}> : (tensor<64x64xf32>) -> tensor<64x64xf32>
-    %615 = "stablehlo.dot_general"(%612, %arg23) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
-    %616 = "stablehlo.add"(%611, %615) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %617 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %618 = "stablehlo.reduce"(%616, %617) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg158: tensor<f32>, %arg159: tensor<f32>):
-      %1700 = "stablehlo.add"(%arg158, %arg159) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1700) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<64xf32>
-    %619 = "stablehlo.reshape"(%618) : (tensor<64xf32>) -> tensor<1x1x64xf32>
+    %594 = "stablehlo.reduce"(%590, %593) <{dimensions = array<i64: 3>}> ({
+    ^bb0(%arg181: tensor<f32>, %arg182: tensor<f32>):
+      %1702 = "stablehlo.add"(%arg181, %arg182) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1702) : (tensor<f32>) -> ()
+    }) : (tensor<8x4x16x1xf32>, tensor<f32>) -> tensor<8x4x16xf32>
+    %595 = "stablehlo.broadcast_in_dim"(%594) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x4x16xf32>) -> tensor<8x4x16x16xf32>
+    %596 = "stablehlo.add"(%592, %595) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %597 = "stablehlo.multiply"(%596, %303) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %598 = "func.call"(%273#1, %273#2, %597) <{callee = @_where_2}> : (tensor<8x4x16x16xi1>, tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %599 = "stablehlo.constant"() <{value = dense<2.500000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %600 = "stablehlo.broadcast_in_dim"(%599) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x16xf32>
+    %601 = "stablehlo.multiply"(%598, %600) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %602 = "stablehlo.dot_general"(%601, %255) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 1], rhs_batching_dimensions = [0, 2], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x4x16x16xf32>, tensor<8x16x4x16xf32>) -> tensor<8x4x16x16xf32>
+    %603 = "stablehlo.transpose"(%602) <{permutation = array<i64: 0, 2, 1, 3>}> : (tensor<8x4x16x16xf32>) -> tensor<8x16x4x16xf32>
+    %604 = "stablehlo.dot_general"(%601, %257) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 1], rhs_batching_dimensions = [0, 2], lhs_contracting_dimensions = [3], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x4x16x16xf32>, tensor<8x16x4x16xf32>) -> tensor<8x4x16x16xf32>
+    %605 = "stablehlo.transpose"(%604) <{permutation = array<i64: 0, 2, 1, 3>}> : (tensor<8x4x16x16xf32>) -> tensor<8x16x4x16xf32>
+    %606 = "stablehlo.reshape"(%583) : (tensor<8x16x4x16xf32>) -> tensor<8x16x64xf32>
+    %607 = "stablehlo.dot_general"(%606, %253) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<64x64xf32>
+    %608 = "stablehlo.transpose"(%607) <{permutation = array<i64: 1, 0>}> : (tensor<64x64xf32>) -> tensor<64x64xf32>
+    %609 = "stablehlo.dot_general"(%606, %arg45) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
+    %610 = "stablehlo.reshape"(%603) : (tensor<8x16x4x16xf32>) -> tensor<8x16x64xf32>
+    %611 = "stablehlo.dot_general"(%610, %253) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<64x64xf32>
+    %612 = "stablehlo.transpose"(%611) <{permutation = array<i64: 1, 0>}> : (tensor<64x64xf32>) -> tensor<64x64xf32>
+    %613 = "stablehlo.dot_general"(%610, %arg42) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
+    %614 = "stablehlo.add"(%609, %613) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %615 = "stablehlo.reshape"(%605) : (tensor<8x16x4x16xf32>) -> tensor<8x16x64xf32>
+    %616 = "stablehlo.dot_general"(%615, %253) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<64x64xf32>
+    %617 = "stablehlo.transpose"(%616) <{permutation = array<i64: 1, 0>}> : (tensor<64x64xf32>) -> tensor<64x64xf32>
+    %618 = "stablehlo.dot_general"(%615, %arg44) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
+    %619 = "stablehlo.add"(%614, %618) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
     %620 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
     %621 = "stablehlo.reduce"(%619, %620) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg156: tensor<f32>, %arg157: tensor<f32>):
-      %1699 = "stablehlo.add"(%arg156, %arg157) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1699) : (tensor<f32>) -> ()
-    }) : (tensor<1x1x64xf32>, tensor<f32>) -> tensor<64xf32>
-    %622 = "stablehlo.multiply"(%213, %616) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    ^bb0(%arg179: tensor<f32>, %arg180: tensor<f32>):
+      %1701 = "stablehlo.add"(%arg179, %arg180) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1701) : (tensor<f32>) -> ()
+    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<64xf32>
+    %622 = "stablehlo.reshape"(%621) : (tensor<64xf32>) -> tensor<1x1x64xf32>
     %623 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
     %624 = "stablehlo.reduce"(%622, %623) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg154: tensor<f32>, %arg155: tensor<f32>):
-      %1698 = "stablehlo.add"(%arg154, %arg155) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1698) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<64xf32>
-    %625 = "stablehlo.reshape"(%624) : (tensor<64xf32>) -> tensor<1x1x64xf32>
-    %626 = "stablehlo.broadcast_in_dim"(%214) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
-    %627 = "stablehlo.multiply"(%616, %626) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %628 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %629 = "stablehlo.reduce"(%625, %628) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg152: tensor<f32>, %arg153: tensor<f32>):
-      %1697 = "stablehlo.add"(%arg152, %arg153) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1697) : (tensor<f32>) -> ()
+    ^bb0(%arg177: tensor<f32>, %arg178: tensor<f32>):
+      %1700 = "stablehlo.add"(%arg177, %arg178) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1700) : (tensor<f32>) -> ()
     }) : (tensor<1x1x64xf32>, tensor<f32>) -> tensor<64xf32>
-    %630 = "stablehlo.multiply"(%203, %627) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %625 = "stablehlo.multiply"(%247, %619) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %626 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %627 = "stablehlo.reduce"(%625, %626) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg175: tensor<f32>, %arg176: tensor<f32>):
+      %1699 = "stablehlo.add"(%arg175, %arg176) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1699) : (tensor<f32>) -> ()
+    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<64xf32>
+    %628 = "stablehlo.reshape"(%627) : (tensor<64xf32>) -> tensor<1x1x64xf32>
+    %629 = "stablehlo.broadcast_in_dim"(%248) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
+    %630 = "stablehlo.multiply"(%619, %629) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
     %631 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %632 = "stablehlo.reduce"(%630, %631) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg150: tensor<f32>, %arg151: tensor<f32>):
-      %1696 = "stablehlo.add"(%arg150, %arg151) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %632 = "stablehlo.reduce"(%628, %631) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg173: tensor<f32>, %arg174: tensor<f32>):
+      %1698 = "stablehlo.add"(%arg173, %arg174) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1698) : (tensor<f32>) -> ()
+    }) : (tensor<1x1x64xf32>, tensor<f32>) -> tensor<64xf32>
+    %633 = "stablehlo.multiply"(%237, %630) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %634 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %635 = "stablehlo.reduce"(%633, %634) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg171: tensor<f32>, %arg172: tensor<f32>):
+      %1697 = "stablehlo.add"(%arg171, %arg172) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1697) : (tensor<f32>) -> ()
+    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
+    %636 = "stablehlo.reshape"(%635) : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %637 = "stablehlo.broadcast_in_dim"(%241) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
+    %638 = "stablehlo.multiply"(%630, %637) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %639 = "stablehlo.multiply"(%636, %245) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %640 = "stablehlo.negate"(%638) : (tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %641 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %642 = "stablehlo.reduce"(%640, %641) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg169: tensor<f32>, %arg170: tensor<f32>):
+      %1696 = "stablehlo.add"(%arg169, %arg170) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1696) : (tensor<f32>) -> ()
     }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %633 = "stablehlo.reshape"(%632) : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %634 = "stablehlo.broadcast_in_dim"(%207) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
-    %635 = "stablehlo.multiply"(%627, %634) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %636 = "stablehlo.multiply"(%633, %211) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %637 = "stablehlo.negate"(%635) : (tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %638 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %639 = "stablehlo.reduce"(%637, %638) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg148: tensor<f32>, %arg149: tensor<f32>):
-      %1695 = "stablehlo.add"(%arg148, %arg149) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %643 = "stablehlo.reshape"(%642) : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %644 = "stablehlo.add"(%575, %638) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %645 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
+    %646 = "stablehlo.broadcast_in_dim"(%645) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %647 = "stablehlo.divide"(%639, %646) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %648 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %649 = "stablehlo.reduce"(%647, %648) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg167: tensor<f32>, %arg168: tensor<f32>):
+      %1695 = "stablehlo.add"(%arg167, %arg168) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1695) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %640 = "stablehlo.reshape"(%639) : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %641 = "stablehlo.add"(%570, %635) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %642 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
-    %643 = "stablehlo.broadcast_in_dim"(%642) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %644 = "stablehlo.divide"(%636, %643) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %645 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %646 = "stablehlo.reduce"(%644, %645) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg146: tensor<f32>, %arg147: tensor<f32>):
-      %1694 = "stablehlo.add"(%arg146, %arg147) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x16x1xf32>, tensor<f32>) -> tensor<8x16xf32>
+    %650 = "stablehlo.broadcast_in_dim"(%649) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x64xf32>
+    %651 = "stablehlo.multiply"(%650, %229) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %652 = "stablehlo.negate"(%651) : (tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %653 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %654 = "stablehlo.reduce"(%652, %653) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg165: tensor<f32>, %arg166: tensor<f32>):
+      %1694 = "stablehlo.add"(%arg165, %arg166) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1694) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x1xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %647 = "stablehlo.broadcast_in_dim"(%646) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x64xf32>
-    %648 = "stablehlo.multiply"(%647, %195) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %649 = "stablehlo.negate"(%648) : (tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %650 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %651 = "stablehlo.reduce"(%649, %650) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg144: tensor<f32>, %arg145: tensor<f32>):
-      %1693 = "stablehlo.add"(%arg144, %arg145) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1693) : (tensor<f32>) -> ()
     }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %652 = "stablehlo.reshape"(%651) : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %653 = "stablehlo.add"(%641, %648) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %654 = "stablehlo.add"(%640, %652) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %655 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
-    %656 = "stablehlo.broadcast_in_dim"(%655) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %657 = "stablehlo.divide"(%654, %656) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %658 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %659 = "stablehlo.reduce"(%657, %658) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg142: tensor<f32>, %arg143: tensor<f32>):
-      %1692 = "stablehlo.add"(%arg142, %arg143) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1692) : (tensor<f32>) -> ()
+    %655 = "stablehlo.reshape"(%654) : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %656 = "stablehlo.add"(%644, %651) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %657 = "stablehlo.add"(%643, %655) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %658 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
+    %659 = "stablehlo.broadcast_in_dim"(%658) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %660 = "stablehlo.divide"(%657, %659) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %661 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %662 = "stablehlo.reduce"(%660, %661) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg163: tensor<f32>, %arg164: tensor<f32>):
+      %1693 = "stablehlo.add"(%arg163, %arg164) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1693) : (tensor<f32>) -> ()
     }) : (tensor<8x16x1xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %660 = "stablehlo.broadcast_in_dim"(%659) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x64xf32>
-    %661 = "stablehlo.add"(%653, %660) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %662 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %663 = "stablehlo.reduce"(%661, %662) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg140: tensor<f32>, %arg141: tensor<f32>):
-      %1691 = "stablehlo.add"(%arg140, %arg141) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1691) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<64xf32>
-    %664 = "stablehlo.reshape"(%663) : (tensor<64xf32>) -> tensor<1x1x64xf32>
+    %663 = "stablehlo.broadcast_in_dim"(%662) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x64xf32>
+    %664 = "stablehlo.add"(%656, %663) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
     %665 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
     %666 = "stablehlo.reduce"(%664, %665) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg138: tensor<f32>, %arg139: tensor<f32>):
-      %1690 = "stablehlo.add"(%arg138, %arg139) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1690) : (tensor<f32>) -> ()
+    ^bb0(%arg161: tensor<f32>, %arg162: tensor<f32>):
+      %1692 = "stablehlo.add"(%arg161, %arg162) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1692) : (tensor<f32>) -> ()
+    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<64xf32>
+    %667 = "stablehlo.reshape"(%666) : (tensor<64xf32>) -> tensor<1x1x64xf32>
+    %668 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %669 = "stablehlo.reduce"(%667, %668) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg159: tensor<f32>, %arg160: tensor<f32>):
+      %1691 = "stablehlo.add"(%arg159, %arg160) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1691) : (tensor<f32>) -> ()
     }) : (tensor<1x1x64xf32>, tensor<f32>) -> tensor<64xf32>
-    %667 = "stablehlo.dot_general"(%661, %178) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<8x16x128xf32>) -> tensor<64x128xf32>
-    %668 = "stablehlo.transpose"(%667) <{permutation = array<i64: 1, 0>}> : (tensor<64x128xf32>) -> tensor<128x64xf32>
-    %669 = "stablehlo.dot_general"(%661, %arg8) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<128x64xf32>) -> tensor<8x16x128xf32>
-    %670 = "stablehlo.multiply"(%161, %669) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %671 = "stablehlo.multiply"(%669, %177) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %672 = "stablehlo.multiply"(%670, %174) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %673 = "stablehlo.multiply"(%672, %171) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %674 = "stablehlo.add"(%672, %673) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %675 = "stablehlo.constant"() <{value = dense<0.797884583> : tensor<f32>}> : () -> tensor<f32>
-    %676 = "stablehlo.broadcast_in_dim"(%675) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
-    %677 = "stablehlo.multiply"(%676, %674) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %678 = "stablehlo.multiply"(%165, %677) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %679 = "stablehlo.add"(%677, %678) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %680 = "stablehlo.multiply"(%677, %158) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %681 = "stablehlo.multiply"(%164, %680) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %682 = "stablehlo.add"(%679, %681) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %683 = "stablehlo.multiply"(%680, %158) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %684 = "stablehlo.constant"() <{value = dense<4.471500e-02> : tensor<f32>}> : () -> tensor<f32>
-    %685 = "stablehlo.broadcast_in_dim"(%684) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
-    %686 = "stablehlo.multiply"(%685, %683) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %687 = "stablehlo.add"(%682, %686) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %688 = "stablehlo.constant"() <{value = dense<5.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %689 = "stablehlo.broadcast_in_dim"(%688) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
-    %690 = "stablehlo.multiply"(%689, %671) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %691 = "stablehlo.add"(%687, %690) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
-    %692 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %693 = "stablehlo.reduce"(%691, %692) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg136: tensor<f32>, %arg137: tensor<f32>):
-      %1689 = "stablehlo.add"(%arg136, %arg137) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1689) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x128xf32>, tensor<f32>) -> tensor<128xf32>
-    %694 = "stablehlo.reshape"(%693) : (tensor<128xf32>) -> tensor<1x1x128xf32>
+    %670 = "stablehlo.dot_general"(%664, %212) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<8x16x128xf32>) -> tensor<64x128xf32>
+    %671 = "stablehlo.transpose"(%670) <{permutation = array<i64: 1, 0>}> : (tensor<64x128xf32>) -> tensor<128x64xf32>
+    %672 = "stablehlo.dot_general"(%664, %arg29) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<128x64xf32>) -> tensor<8x16x128xf32>
+    %673 = "stablehlo.multiply"(%195, %672) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %674 = "stablehlo.multiply"(%672, %211) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %675 = "stablehlo.multiply"(%673, %208) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %676 = "stablehlo.multiply"(%675, %205) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %677 = "stablehlo.add"(%675, %676) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %678 = "stablehlo.constant"() <{value = dense<0.797884583> : tensor<f32>}> : () -> tensor<f32>
+    %679 = "stablehlo.broadcast_in_dim"(%678) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
+    %680 = "stablehlo.multiply"(%679, %677) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %681 = "stablehlo.multiply"(%199, %680) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %682 = "stablehlo.add"(%680, %681) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %683 = "stablehlo.multiply"(%680, %192) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %684 = "stablehlo.multiply"(%198, %683) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %685 = "stablehlo.add"(%682, %684) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %686 = "stablehlo.multiply"(%683, %192) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %687 = "stablehlo.constant"() <{value = dense<4.471500e-02> : tensor<f32>}> : () -> tensor<f32>
+    %688 = "stablehlo.broadcast_in_dim"(%687) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
+    %689 = "stablehlo.multiply"(%688, %686) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %690 = "stablehlo.add"(%685, %689) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %691 = "stablehlo.constant"() <{value = dense<5.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %692 = "stablehlo.broadcast_in_dim"(%691) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x128xf32>
+    %693 = "stablehlo.multiply"(%692, %674) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
+    %694 = "stablehlo.add"(%690, %693) : (tensor<8x16x128xf32>, tensor<8x16x128xf32>) -> tensor<8x16x128xf32>
     %695 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
     %696 = "stablehlo.reduce"(%694, %695) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg134: tensor<f32>, %arg135: tensor<f32>):
-      %1688 = "stablehlo.add"(%arg134, %arg135) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1688) : (tensor<f32>) -> ()
+    ^bb0(%arg157: tensor<f32>, %arg158: tensor<f32>):
+      %1690 = "stablehlo.add"(%arg157, %arg158) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1690) : (tensor<f32>) -> ()
+    }) : (tensor<8x16x128xf32>, tensor<f32>) -> tensor<128xf32>
+    %697 = "stablehlo.reshape"(%696) : (tensor<128xf32>) -> tensor<1x1x128xf32>
+    %698 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %699 = "stablehlo.reduce"(%697, %698) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg155: tensor<f32>, %arg156: tensor<f32>):
+      %1689 = "stablehlo.add"(%arg155, %arg156) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1689) : (tensor<f32>) -> ()
     }) : (tensor<1x1x128xf32>, tensor<f32>) -> tensor<128xf32>
-    %697 = "stablehlo.dot_general"(%691, %154) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x128xf32>, tensor<8x16x64xf32>) -> tensor<128x64xf32>
-    %698 = "stablehlo.transpose"(%697) <{permutation = array<i64: 1, 0>}> : (tensor<128x64xf32>) -> tensor<64x128xf32>
-    %699 = "stablehlo.dot_general"(%691, %arg7) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x128xf32>, tensor<64x128xf32>) -> tensor<8x16x64xf32>
-    %700 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %701 = "stablehlo.reduce"(%699, %700) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg132: tensor<f32>, %arg133: tensor<f32>):
-      %1687 = "stablehlo.add"(%arg132, %arg133) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1687) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<64xf32>
-    %702 = "stablehlo.reshape"(%701) : (tensor<64xf32>) -> tensor<1x1x64xf32>
+    %700 = "stablehlo.dot_general"(%694, %188) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x128xf32>, tensor<8x16x64xf32>) -> tensor<128x64xf32>
+    %701 = "stablehlo.transpose"(%700) <{permutation = array<i64: 1, 0>}> : (tensor<128x64xf32>) -> tensor<64x128xf32>
+    %702 = "stablehlo.dot_general"(%694, %arg28) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x128xf32>, tensor<64x128xf32>) -> tensor<8x16x64xf32>
     %703 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
     %704 = "stablehlo.reduce"(%702, %703) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg130: tensor<f32>, %arg131: tensor<f32>):
-      %1686 = "stablehlo.add"(%arg130, %arg131) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1686) : (tensor<f32>) -> ()
-    }) : (tensor<1x1x64xf32>, tensor<f32>) -> tensor<64xf32>
-    %705 = "stablehlo.multiply"(%148, %699) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    ^bb0(%arg153: tensor<f32>, %arg154: tensor<f32>):
+      %1688 = "stablehlo.add"(%arg153, %arg154) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1688) : (tensor<f32>) -> ()
+    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<64xf32>
+    %705 = "stablehlo.reshape"(%704) : (tensor<64xf32>) -> tensor<1x1x64xf32>
     %706 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
     %707 = "stablehlo.reduce"(%705, %706) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg128: tensor<f32>, %arg129: tensor<f32>):
-      %1685 = "stablehlo.add"(%arg128, %arg129) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1685) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<64xf32>
-    %708 = "stablehlo.reshape"(%707) : (tensor<64xf32>) -> tensor<1x1x64xf32>
-    %709 = "stablehlo.broadcast_in_dim"(%149) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
-    %710 = "stablehlo.multiply"(%699, %709) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %711 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %712 = "stablehlo.reduce"(%708, %711) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg126: tensor<f32>, %arg127: tensor<f32>):
-      %1684 = "stablehlo.add"(%arg126, %arg127) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1684) : (tensor<f32>) -> ()
+    ^bb0(%arg151: tensor<f32>, %arg152: tensor<f32>):
+      %1687 = "stablehlo.add"(%arg151, %arg152) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1687) : (tensor<f32>) -> ()
     }) : (tensor<1x1x64xf32>, tensor<f32>) -> tensor<64xf32>
-    %713 = "stablehlo.multiply"(%138, %710) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %708 = "stablehlo.multiply"(%182, %702) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %709 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %710 = "stablehlo.reduce"(%708, %709) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg149: tensor<f32>, %arg150: tensor<f32>):
+      %1686 = "stablehlo.add"(%arg149, %arg150) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1686) : (tensor<f32>) -> ()
+    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<64xf32>
+    %711 = "stablehlo.reshape"(%710) : (tensor<64xf32>) -> tensor<1x1x64xf32>
+    %712 = "stablehlo.broadcast_in_dim"(%183) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
+    %713 = "stablehlo.multiply"(%702, %712) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
     %714 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %715 = "stablehlo.reduce"(%713, %714) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg124: tensor<f32>, %arg125: tensor<f32>):
-      %1683 = "stablehlo.add"(%arg124, %arg125) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %715 = "stablehlo.reduce"(%711, %714) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg147: tensor<f32>, %arg148: tensor<f32>):
+      %1685 = "stablehlo.add"(%arg147, %arg148) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1685) : (tensor<f32>) -> ()
+    }) : (tensor<1x1x64xf32>, tensor<f32>) -> tensor<64xf32>
+    %716 = "stablehlo.multiply"(%172, %713) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %717 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %718 = "stablehlo.reduce"(%716, %717) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg145: tensor<f32>, %arg146: tensor<f32>):
+      %1684 = "stablehlo.add"(%arg145, %arg146) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1684) : (tensor<f32>) -> ()
+    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
+    %719 = "stablehlo.reshape"(%718) : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %720 = "stablehlo.broadcast_in_dim"(%176) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
+    %721 = "stablehlo.multiply"(%713, %720) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %722 = "stablehlo.multiply"(%719, %180) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %723 = "stablehlo.negate"(%721) : (tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %724 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %725 = "stablehlo.reduce"(%723, %724) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg143: tensor<f32>, %arg144: tensor<f32>):
+      %1683 = "stablehlo.add"(%arg143, %arg144) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1683) : (tensor<f32>) -> ()
     }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %716 = "stablehlo.reshape"(%715) : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %717 = "stablehlo.broadcast_in_dim"(%142) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
-    %718 = "stablehlo.multiply"(%710, %717) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %719 = "stablehlo.multiply"(%716, %146) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %720 = "stablehlo.negate"(%718) : (tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %721 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %722 = "stablehlo.reduce"(%720, %721) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg122: tensor<f32>, %arg123: tensor<f32>):
-      %1682 = "stablehlo.add"(%arg122, %arg123) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %726 = "stablehlo.reshape"(%725) : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %727 = "stablehlo.add"(%664, %721) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %728 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
+    %729 = "stablehlo.broadcast_in_dim"(%728) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %730 = "stablehlo.divide"(%722, %729) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %731 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %732 = "stablehlo.reduce"(%730, %731) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg141: tensor<f32>, %arg142: tensor<f32>):
+      %1682 = "stablehlo.add"(%arg141, %arg142) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1682) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %723 = "stablehlo.reshape"(%722) : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %724 = "stablehlo.add"(%661, %718) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %725 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
-    %726 = "stablehlo.broadcast_in_dim"(%725) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %727 = "stablehlo.divide"(%719, %726) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %728 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %729 = "stablehlo.reduce"(%727, %728) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg120: tensor<f32>, %arg121: tensor<f32>):
-      %1681 = "stablehlo.add"(%arg120, %arg121) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x16x1xf32>, tensor<f32>) -> tensor<8x16xf32>
+    %733 = "stablehlo.broadcast_in_dim"(%732) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x64xf32>
+    %734 = "stablehlo.multiply"(%733, %164) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %735 = "stablehlo.negate"(%734) : (tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %736 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %737 = "stablehlo.reduce"(%735, %736) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg139: tensor<f32>, %arg140: tensor<f32>):
+      %1681 = "stablehlo.add"(%arg139, %arg140) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1681) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x1xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %730 = "stablehlo.broadcast_in_dim"(%729) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x64xf32>
-    %731 = "stablehlo.multiply"(%730, %130) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %732 = "stablehlo.negate"(%731) : (tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %733 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %734 = "stablehlo.reduce"(%732, %733) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg118: tensor<f32>, %arg119: tensor<f32>):
-      %1680 = "stablehlo.add"(%arg118, %arg119) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1680) : (tensor<f32>) -> ()
     }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %735 = "stablehlo.reshape"(%734) : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %736 = "stablehlo.add"(%724, %731) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %737 = "stablehlo.add"(%723, %735) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %738 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
-    %739 = "stablehlo.broadcast_in_dim"(%738) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %740 = "stablehlo.divide"(%737, %739) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %741 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %742 = "stablehlo.reduce"(%740, %741) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg116: tensor<f32>, %arg117: tensor<f32>):
-      %1679 = "stablehlo.add"(%arg116, %arg117) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1679) : (tensor<f32>) -> ()
+    %738 = "stablehlo.reshape"(%737) : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %739 = "stablehlo.add"(%727, %734) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %740 = "stablehlo.add"(%726, %738) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %741 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
+    %742 = "stablehlo.broadcast_in_dim"(%741) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %743 = "stablehlo.divide"(%740, %742) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %744 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %745 = "stablehlo.reduce"(%743, %744) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg137: tensor<f32>, %arg138: tensor<f32>):
+      %1680 = "stablehlo.add"(%arg137, %arg138) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1680) : (tensor<f32>) -> ()
     }) : (tensor<8x16x1xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %743 = "stablehlo.broadcast_in_dim"(%742) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x64xf32>
-    %744 = "stablehlo.add"(%736, %743) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %745 = "stablehlo.dot_general"(%744, %116) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<64x64xf32>
-    %746 = "stablehlo.transpose"(%745) <{permutation = array<i64: 1, 0>}> : (tensor<64x64xf32>) -> tensor<64x64xf32>
-    %747 = "stablehlo.dot_general"(%744, %arg10) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
-    %748 = "stablehlo.reshape"(%747) : (tensor<8x16x64xf32>) -> tensor<8x16x4x16xf32>
-    %749 = "stablehlo.transpose"(%748) <{permutation = array<i64: 0, 2, 3, 1>}> : (tensor<8x16x4x16xf32>) -> tensor<8x4x16x16xf32>
-    %750 = "stablehlo.dot_general"(%749, %56) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 1], rhs_batching_dimensions = [0, 2], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [3]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x4x16x16xf32>, tensor<8x16x4x16xf32>) -> tensor<8x4x16x16xf32>
-    %751 = "stablehlo.dot_general"(%749, %109) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 1], rhs_batching_dimensions = [0, 1], lhs_contracting_dimensions = [3], rhs_contracting_dimensions = [2]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %752 = "stablehlo.transpose"(%751) <{permutation = array<i64: 0, 3, 1, 2>}> : (tensor<8x4x16x16xf32>) -> tensor<8x16x4x16xf32>
-    %753 = "stablehlo.broadcast_in_dim"(%113) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x16xf32>
-    %754 = "stablehlo.multiply"(%750, %753) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %755 = "stablehlo.multiply"(%754, %104) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %756 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %757 = "stablehlo.reduce"(%755, %756) <{dimensions = array<i64: 3>}> ({
-    ^bb0(%arg114: tensor<f32>, %arg115: tensor<f32>):
-      %1678 = "stablehlo.add"(%arg114, %arg115) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1678) : (tensor<f32>) -> ()
+    %746 = "stablehlo.broadcast_in_dim"(%745) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x64xf32>
+    %747 = "stablehlo.add"(%739, %746) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %748 = "stablehlo.dot_general"(%747, %150) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<64x64xf32>
+    %749 = "stablehlo.transpose"(%748) <{permutation = array<i64: 1, 0>}> : (tensor<64x64xf32>) -> tensor<64x64xf32>
+    %750 = "stablehlo.dot_general"(%747, %arg31) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
+    %751 = "stablehlo.reshape"(%750) : (tensor<8x16x64xf32>) -> tensor<8x16x4x16xf32>
+    %752 = "stablehlo.transpose"(%751) <{permutation = array<i64: 0, 2, 3, 1>}> : (tensor<8x16x4x16xf32>) -> tensor<8x4x16x16xf32>
+    %753 = "stablehlo.dot_general"(%752, %94) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 1], rhs_batching_dimensions = [0, 2], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [3]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x4x16x16xf32>, tensor<8x16x4x16xf32>) -> tensor<8x4x16x16xf32>
+    %754 = "stablehlo.dot_general"(%752, %143) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 1], rhs_batching_dimensions = [0, 1], lhs_contracting_dimensions = [3], rhs_contracting_dimensions = [2]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %755 = "stablehlo.transpose"(%754) <{permutation = array<i64: 0, 3, 1, 2>}> : (tensor<8x4x16x16xf32>) -> tensor<8x16x4x16xf32>
+    %756 = "stablehlo.broadcast_in_dim"(%147) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x16xf32>
+    %757 = "stablehlo.multiply"(%753, %756) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %758 = "stablehlo.multiply"(%757, %138) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %759 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %760 = "stablehlo.reduce"(%758, %759) <{dimensions = array<i64: 3>}> ({
+    ^bb0(%arg135: tensor<f32>, %arg136: tensor<f32>):
+      %1679 = "stablehlo.add"(%arg135, %arg136) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1679) : (tensor<f32>) -> ()
     }) : (tensor<8x4x16x16xf32>, tensor<f32>) -> tensor<8x4x16xf32>
-    %758 = "stablehlo.reshape"(%757) : (tensor<8x4x16xf32>) -> tensor<8x4x16x1xf32>
-    %759 = "stablehlo.negate"(%758) : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x1xf32>
-    %760 = "stablehlo.broadcast_in_dim"(%107) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x16xf32>
-    %761 = "stablehlo.divide"(%750, %760) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %762 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %763 = "stablehlo.reduce"(%759, %762) <{dimensions = array<i64: 3>}> ({
-    ^bb0(%arg112: tensor<f32>, %arg113: tensor<f32>):
-      %1677 = "stablehlo.add"(%arg112, %arg113) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1677) : (tensor<f32>) -> ()
+    %761 = "stablehlo.reshape"(%760) : (tensor<8x4x16xf32>) -> tensor<8x4x16x1xf32>
+    %762 = "stablehlo.negate"(%761) : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x1xf32>
+    %763 = "stablehlo.broadcast_in_dim"(%141) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<8x4x16x1xf32>) -> tensor<8x4x16x16xf32>
+    %764 = "stablehlo.divide"(%753, %763) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %765 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %766 = "stablehlo.reduce"(%762, %765) <{dimensions = array<i64: 3>}> ({
+    ^bb0(%arg133: tensor<f32>, %arg134: tensor<f32>):
+      %1678 = "stablehlo.add"(%arg133, %arg134) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1678) : (tensor<f32>) -> ()
     }) : (tensor<8x4x16x1xf32>, tensor<f32>) -> tensor<8x4x16xf32>
-    %764 = "stablehlo.broadcast_in_dim"(%763) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x4x16xf32>) -> tensor<8x4x16x16xf32>
-    %765 = "stablehlo.add"(%761, %764) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %766 = "stablehlo.multiply"(%765, %104) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %767 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %768 = "stablehlo.broadcast_in_dim"(%767) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x16xf32>
-    %769 = "stablehlo.select"(%70, %766, %768) : (tensor<8x4x16x16xi1>, tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %770 = "stablehlo.constant"() <{value = dense<2.500000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %771 = "stablehlo.broadcast_in_dim"(%770) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x16xf32>
-    %772 = "stablehlo.multiply"(%769, %771) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
-    %773 = "stablehlo.dot_general"(%772, %52) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 1], rhs_batching_dimensions = [0, 2], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x4x16x16xf32>, tensor<8x16x4x16xf32>) -> tensor<8x4x16x16xf32>
-    %774 = "stablehlo.transpose"(%773) <{permutation = array<i64: 0, 2, 1, 3>}> : (tensor<8x4x16x16xf32>) -> tensor<8x16x4x16xf32>
-    %775 = "stablehlo.dot_general"(%772, %54) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 1], rhs_batching_dimensions = [0, 2], lhs_contracting_dimensions = [3], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x4x16x16xf32>, tensor<8x16x4x16xf32>) -> tensor<8x4x16x16xf32>
-    %776 = "stablehlo.transpose"(%775) <{permutation = array<i64: 0, 2, 1, 3>}> : (tensor<8x4x16x16xf32>) -> tensor<8x16x4x16xf32>
-    %777 = "stablehlo.reshape"(%752) : (tensor<8x16x4x16xf32>) -> tensor<8x16x64xf32>
-    %778 = "stablehlo.dot_general"(%777, %50) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<64x64xf32>
-    %779 = "stablehlo.transpose"(%778) <{permutation = array<i64: 1, 0>}> : (tensor<64x64xf32>) -> tensor<64x64xf32>
-    %780 = "stablehlo.dot_general"(%777, %arg12) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
-    %781 = "stablehlo.reshape"(%774) : (tensor<8x16x4x16xf32>) -> tensor<8x16x64xf32>
-    %782 = "stablehlo.dot_general"(%781, %50) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<64x64xf32>
-    %783 = "stablehlo.transpose"(%782) <{permutation = array<i64: 1, 0>}> : (tensor<64x64xf32>) -> tensor<64x64xf32>
-    %784 = "stablehlo.dot_general"(%781, %arg9) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
-    %785 = "stablehlo.add"(%780, %784) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %786 = "stablehlo.reshape"(%776) : (tensor<8x16x4x16xf32>) -> tensor<8x16x64xf32>
-    %787 = "stablehlo.dot_general"(%786, %50) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<64x64xf32>
-    %788 = "stablehlo.transpose"(%787) <{permutation = array<i64: 1, 0>}> : (tensor<64x64xf32>) -> tensor<64x64xf32>
-    %789 = "stablehlo.dot_general"(%786, %arg11) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
-    %790 = "stablehlo.add"(%785, %789) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %791 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %792 = "stablehlo.reduce"(%790, %791) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg110: tensor<f32>, %arg111: tensor<f32>):
-      %1676 = "stablehlo.add"(%arg110, %arg111) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %767 = "stablehlo.broadcast_in_dim"(%766) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x4x16xf32>) -> tensor<8x4x16x16xf32>
+    %768 = "stablehlo.add"(%764, %767) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %769 = "stablehlo.multiply"(%768, %138) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %770 = "func.call"(%108#1, %108#2, %769) <{callee = @_where_2}> : (tensor<8x4x16x16xi1>, tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %771 = "stablehlo.constant"() <{value = dense<2.500000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %772 = "stablehlo.broadcast_in_dim"(%771) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x16xf32>
+    %773 = "stablehlo.multiply"(%770, %772) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %774 = "stablehlo.dot_general"(%773, %90) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 1], rhs_batching_dimensions = [0, 2], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x4x16x16xf32>, tensor<8x16x4x16xf32>) -> tensor<8x4x16x16xf32>
+    %775 = "stablehlo.transpose"(%774) <{permutation = array<i64: 0, 2, 1, 3>}> : (tensor<8x4x16x16xf32>) -> tensor<8x16x4x16xf32>
+    %776 = "stablehlo.dot_general"(%773, %92) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0, 1], rhs_batching_dimensions = [0, 2], lhs_contracting_dimensions = [3], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x4x16x16xf32>, tensor<8x16x4x16xf32>) -> tensor<8x4x16x16xf32>
+    %777 = "stablehlo.transpose"(%776) <{permutation = array<i64: 0, 2, 1, 3>}> : (tensor<8x4x16x16xf32>) -> tensor<8x16x4x16xf32>
+    %778 = "stablehlo.reshape"(%755) : (tensor<8x16x4x16xf32>) -> tensor<8x16x64xf32>
+    %779 = "stablehlo.dot_general"(%778, %88) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<64x64xf32>
+    %780 = "stablehlo.transpose"(%779) <{permutation = array<i64: 1, 0>}> : (tensor<64x64xf32>) -> tensor<64x64xf32>
+    %781 = "stablehlo.dot_general"(%778, %arg33) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
+    %782 = "stablehlo.reshape"(%775) : (tensor<8x16x4x16xf32>) -> tensor<8x16x64xf32>
+    %783 = "stablehlo.dot_general"(%782, %88) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<64x64xf32>
+    %784 = "stablehlo.transpose"(%783) <{permutation = array<i64: 1, 0>}> : (tensor<64x64xf32>) -> tensor<64x64xf32>
+    %785 = "stablehlo.dot_general"(%782, %arg30) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
+    %786 = "stablehlo.add"(%781, %785) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %787 = "stablehlo.reshape"(%777) : (tensor<8x16x4x16xf32>) -> tensor<8x16x64xf32>
+    %788 = "stablehlo.dot_general"(%787, %88) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<64x64xf32>
+    %789 = "stablehlo.transpose"(%788) <{permutation = array<i64: 1, 0>}> : (tensor<64x64xf32>) -> tensor<64x64xf32>
+    %790 = "stablehlo.dot_general"(%787, %arg32) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<64x64xf32>) -> tensor<8x16x64xf32>
+    %791 = "stablehlo.add"(%786, %790) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %792 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %793 = "stablehlo.reduce"(%791, %792) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg131: tensor<f32>, %arg132: tensor<f32>):
+      %1677 = "stablehlo.add"(%arg131, %arg132) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1677) : (tensor<f32>) -> ()
+    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<64xf32>
+    %794 = "stablehlo.reshape"(%793) : (tensor<64xf32>) -> tensor<1x1x64xf32>
+    %795 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %796 = "stablehlo.reduce"(%794, %795) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg129: tensor<f32>, %arg130: tensor<f32>):
+      %1676 = "stablehlo.add"(%arg129, %arg130) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1676) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<64xf32>
-    %793 = "stablehlo.reshape"(%792) : (tensor<64xf32>) -> tensor<1x1x64xf32>
-    %794 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %795 = "stablehlo.reduce"(%793, %794) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg108: tensor<f32>, %arg109: tensor<f32>):
-      %1675 = "stablehlo.add"(%arg108, %arg109) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<1x1x64xf32>, tensor<f32>) -> tensor<64xf32>
+    %797 = "stablehlo.multiply"(%82, %791) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %798 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %799 = "stablehlo.reduce"(%797, %798) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg127: tensor<f32>, %arg128: tensor<f32>):
+      %1675 = "stablehlo.add"(%arg127, %arg128) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1675) : (tensor<f32>) -> ()
-    }) : (tensor<1x1x64xf32>, tensor<f32>) -> tensor<64xf32>
-    %796 = "stablehlo.multiply"(%44, %790) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %797 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %798 = "stablehlo.reduce"(%796, %797) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg106: tensor<f32>, %arg107: tensor<f32>):
-      %1674 = "stablehlo.add"(%arg106, %arg107) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1674) : (tensor<f32>) -> ()
     }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<64xf32>
-    %799 = "stablehlo.reshape"(%798) : (tensor<64xf32>) -> tensor<1x1x64xf32>
-    %800 = "stablehlo.broadcast_in_dim"(%45) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
-    %801 = "stablehlo.multiply"(%790, %800) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %802 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %803 = "stablehlo.reduce"(%799, %802) <{dimensions = array<i64: 0, 1>}> ({
-    ^bb0(%arg104: tensor<f32>, %arg105: tensor<f32>):
-      %1673 = "stablehlo.add"(%arg104, %arg105) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1673) : (tensor<f32>) -> ()
+    %800 = "stablehlo.reshape"(%799) : (tensor<64xf32>) -> tensor<1x1x64xf32>
+    %801 = "stablehlo.broadcast_in_dim"(%83) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x1x64xf32>) -> tensor<8x16x64xf32>
+    %802 = "stablehlo.multiply"(%791, %801) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %803 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %804 = "stablehlo.reduce"(%800, %803) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg125: tensor<f32>, %arg126: tensor<f32>):
+      %1674 = "stablehlo.add"(%arg125, %arg126) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1674) : (tensor<f32>) -> ()
     }) : (tensor<1x1x64xf32>, tensor<f32>) -> tensor<64xf32>
-    %804 = "stablehlo.multiply"(%34, %801) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %805 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %806 = "stablehlo.reduce"(%804, %805) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg102: tensor<f32>, %arg103: tensor<f32>):
-      %1672 = "stablehlo.add"(%arg102, %arg103) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %805 = "stablehlo.multiply"(%72, %802) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %806 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %807 = "stablehlo.reduce"(%805, %806) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg123: tensor<f32>, %arg124: tensor<f32>):
+      %1673 = "stablehlo.add"(%arg123, %arg124) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1673) : (tensor<f32>) -> ()
+    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
+    %808 = "stablehlo.reshape"(%807) : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %809 = "stablehlo.broadcast_in_dim"(%76) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
+    %810 = "stablehlo.multiply"(%802, %809) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %811 = "stablehlo.multiply"(%808, %80) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %812 = "stablehlo.negate"(%810) : (tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %813 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %814 = "stablehlo.reduce"(%812, %813) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg121: tensor<f32>, %arg122: tensor<f32>):
+      %1672 = "stablehlo.add"(%arg121, %arg122) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1672) : (tensor<f32>) -> ()
     }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %807 = "stablehlo.reshape"(%806) : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %808 = "stablehlo.broadcast_in_dim"(%38) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
-    %809 = "stablehlo.multiply"(%801, %808) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %810 = "stablehlo.multiply"(%807, %42) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %811 = "stablehlo.negate"(%809) : (tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %812 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %813 = "stablehlo.reduce"(%811, %812) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg100: tensor<f32>, %arg101: tensor<f32>):
-      %1671 = "stablehlo.add"(%arg100, %arg101) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %815 = "stablehlo.reshape"(%814) : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %816 = "stablehlo.add"(%747, %810) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %817 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
+    %818 = "stablehlo.broadcast_in_dim"(%817) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %819 = "stablehlo.divide"(%811, %818) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %820 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %821 = "stablehlo.reduce"(%819, %820) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg119: tensor<f32>, %arg120: tensor<f32>):
+      %1671 = "stablehlo.add"(%arg119, %arg120) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1671) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %814 = "stablehlo.reshape"(%813) : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %815 = "stablehlo.add"(%744, %809) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %816 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
-    %817 = "stablehlo.broadcast_in_dim"(%816) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %818 = "stablehlo.divide"(%810, %817) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %819 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %820 = "stablehlo.reduce"(%818, %819) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg98: tensor<f32>, %arg99: tensor<f32>):
-      %1670 = "stablehlo.add"(%arg98, %arg99) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x16x1xf32>, tensor<f32>) -> tensor<8x16xf32>
+    %822 = "stablehlo.broadcast_in_dim"(%821) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x64xf32>
+    %823 = "stablehlo.multiply"(%822, %64) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %824 = "stablehlo.negate"(%823) : (tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %825 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %826 = "stablehlo.reduce"(%824, %825) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg117: tensor<f32>, %arg118: tensor<f32>):
+      %1670 = "stablehlo.add"(%arg117, %arg118) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%1670) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x1xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %821 = "stablehlo.broadcast_in_dim"(%820) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x64xf32>
-    %822 = "stablehlo.multiply"(%821, %26) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %823 = "stablehlo.negate"(%822) : (tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %824 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %825 = "stablehlo.reduce"(%823, %824) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg96: tensor<f32>, %arg97: tensor<f32>):
-      %1669 = "stablehlo.add"(%arg96, %arg97) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1669) : (tensor<f32>) -> ()
     }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %826 = "stablehlo.reshape"(%825) : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
-    %827 = "stablehlo.add"(%815, %822) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %828 = "stablehlo.add"(%814, %826) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %829 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
-    %830 = "stablehlo.broadcast_in_dim"(%829) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
-    %831 = "stablehlo.divide"(%828, %830) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
-    %832 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %833 = "stablehlo.reduce"(%831, %832) <{dimensions = array<i64: 2>}> ({
-    ^bb0(%arg94: tensor<f32>, %arg95: tensor<f32>):
-      %1668 = "stablehlo.add"(%arg94, %arg95) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1668) : (tensor<f32>) -> ()
+    %827 = "stablehlo.reshape"(%826) : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %828 = "stablehlo.add"(%816, %823) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %829 = "stablehlo.add"(%815, %827) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %830 = "stablehlo.constant"() <{value = dense<6.400000e+01> : tensor<f32>}> : () -> tensor<f32>
+    %831 = "stablehlo.broadcast_in_dim"(%830) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x1xf32>
+    %832 = "stablehlo.divide"(%829, %831) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %833 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %834 = "stablehlo.reduce"(%832, %833) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg115: tensor<f32>, %arg116: tensor<f32>):
+      %1669 = "stablehlo.add"(%arg115, %arg116) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1669) : (tensor<f32>) -> ()
     }) : (tensor<8x16x1xf32>, tensor<f32>) -> tensor<8x16xf32>
-    %834 = "stablehlo.broadcast_in_dim"(%833) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x64xf32>
-    %835 = "stablehlo.add"(%827, %834) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
-    %836 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %837 = "stablehlo.reduce"(%835, %836) <{dimensions = array<i64: 0>}> ({
-    ^bb0(%arg92: tensor<f32>, %arg93: tensor<f32>):
-      %1667 = "stablehlo.add"(%arg92, %arg93) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1667) : (tensor<f32>) -> ()
+    %835 = "stablehlo.broadcast_in_dim"(%834) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x64xf32>
+    %836 = "stablehlo.add"(%828, %835) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %837 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %838 = "stablehlo.reduce"(%836, %837) <{dimensions = array<i64: 0>}> ({
+    ^bb0(%arg113: tensor<f32>, %arg114: tensor<f32>):
+      %1668 = "stablehlo.add"(%arg113, %arg114) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1668) : (tensor<f32>) -> ()
     }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<16x64xf32>
-    %838 = "stablehlo.reshape"(%837) : (tensor<16x64xf32>) -> tensor<1x16x64xf32>
-    %839 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %840 = "stablehlo.reduce"(%838, %839) <{dimensions = array<i64: 0>}> ({
-    ^bb0(%arg90: tensor<f32>, %arg91: tensor<f32>):
-      %1666 = "stablehlo.add"(%arg90, %arg91) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%1666) : (tensor<f32>) -> ()
+    %839 = "stablehlo.reshape"(%838) : (tensor<16x64xf32>) -> tensor<1x16x64xf32>
+    %840 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %841 = "stablehlo.reduce"(%839, %840) <{dimensions = array<i64: 0>}> ({
+    ^bb0(%arg111: tensor<f32>, %arg112: tensor<f32>):
+      %1667 = "stablehlo.add"(%arg111, %arg112) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%1667) : (tensor<f32>) -> ()
     }) : (tensor<1x16x64xf32>, tensor<f32>) -> tensor<16x64xf32>
-    %841 = "stablehlo.dot_general"(%835, %10) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<64x64xf32>
-    %842 = "stablehlo.transpose"(%841) <{permutation = array<i64: 1, 0>}> : (tensor<64x64xf32>) -> tensor<64x64xf32>
-    %843 = "stablehlo.constant"() <{value = dense<1> : tensor<i32>}> : () -> tensor<i32>
-    %844 = "stablehlo.add"(%arg29, %843) : (tensor<i32>, tensor<i32>) -> tensor<i32>
-    %845 = "stablehlo.convert"(%844) : (tensor<i32>) -> tensor<f32>
-    %846 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %847 = "stablehlo.broadcast_in_dim"(%846) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %848 = "stablehlo.multiply"(%847, %arg30) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %849 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %850 = "stablehlo.broadcast_in_dim"(%849) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %851 = "stablehlo.multiply"(%850, %842) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %852 = "stablehlo.add"(%848, %851) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %853 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %854 = "stablehlo.broadcast_in_dim"(%853) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128xf32>
-    %855 = "stablehlo.multiply"(%854, %arg31) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
-    %856 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %857 = "stablehlo.broadcast_in_dim"(%856) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128xf32>
-    %858 = "stablehlo.multiply"(%857, %696) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
-    %859 = "stablehlo.add"(%855, %858) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
-    %860 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %861 = "stablehlo.broadcast_in_dim"(%860) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %862 = "stablehlo.multiply"(%861, %arg32) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %863 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %864 = "stablehlo.broadcast_in_dim"(%863) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %865 = "stablehlo.multiply"(%864, %666) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %866 = "stablehlo.add"(%862, %865) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %867 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %868 = "stablehlo.broadcast_in_dim"(%867) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %869 = "stablehlo.multiply"(%868, %arg33) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %870 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %871 = "stablehlo.broadcast_in_dim"(%870) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %872 = "stablehlo.multiply"(%871, %795) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %873 = "stablehlo.add"(%869, %872) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %874 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %875 = "stablehlo.broadcast_in_dim"(%874) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %876 = "stablehlo.multiply"(%875, %arg34) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %877 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %878 = "stablehlo.broadcast_in_dim"(%877) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %879 = "stablehlo.multiply"(%878, %803) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %880 = "stablehlo.add"(%876, %879) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %881 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %882 = "stablehlo.broadcast_in_dim"(%881) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %883 = "stablehlo.multiply"(%882, %arg35) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %884 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %885 = "stablehlo.broadcast_in_dim"(%884) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %886 = "stablehlo.multiply"(%885, %704) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %887 = "stablehlo.add"(%883, %886) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %888 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %889 = "stablehlo.broadcast_in_dim"(%888) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %890 = "stablehlo.multiply"(%889, %arg36) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %891 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %892 = "stablehlo.broadcast_in_dim"(%891) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %893 = "stablehlo.multiply"(%892, %712) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %894 = "stablehlo.add"(%890, %893) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %895 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %896 = "stablehlo.broadcast_in_dim"(%895) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %897 = "stablehlo.multiply"(%896, %arg37) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %898 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %899 = "stablehlo.broadcast_in_dim"(%898) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %900 = "stablehlo.multiply"(%899, %698) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %901 = "stablehlo.add"(%897, %900) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %902 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %903 = "stablehlo.broadcast_in_dim"(%902) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
-    %904 = "stablehlo.multiply"(%903, %arg38) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %905 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %906 = "stablehlo.broadcast_in_dim"(%905) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
-    %907 = "stablehlo.multiply"(%906, %668) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %908 = "stablehlo.add"(%904, %907) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %909 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %910 = "stablehlo.broadcast_in_dim"(%909) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %911 = "stablehlo.multiply"(%910, %arg39) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %912 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %913 = "stablehlo.broadcast_in_dim"(%912) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %914 = "stablehlo.multiply"(%913, %783) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %915 = "stablehlo.add"(%911, %914) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %916 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %917 = "stablehlo.broadcast_in_dim"(%916) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %918 = "stablehlo.multiply"(%917, %arg40) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %919 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %920 = "stablehlo.broadcast_in_dim"(%919) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %921 = "stablehlo.multiply"(%920, %746) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %922 = "stablehlo.add"(%918, %921) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %923 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %924 = "stablehlo.broadcast_in_dim"(%923) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %925 = "stablehlo.multiply"(%924, %arg41) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %926 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %927 = "stablehlo.broadcast_in_dim"(%926) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %928 = "stablehlo.multiply"(%927, %788) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %929 = "stablehlo.add"(%925, %928) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %930 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %931 = "stablehlo.broadcast_in_dim"(%930) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %932 = "stablehlo.multiply"(%931, %arg42) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %933 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %934 = "stablehlo.broadcast_in_dim"(%933) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %935 = "stablehlo.multiply"(%934, %779) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %936 = "stablehlo.add"(%932, %935) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %937 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %938 = "stablehlo.broadcast_in_dim"(%937) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128xf32>
-    %939 = "stablehlo.multiply"(%938, %arg43) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
-    %940 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %941 = "stablehlo.broadcast_in_dim"(%940) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128xf32>
-    %942 = "stablehlo.multiply"(%941, %522) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
-    %943 = "stablehlo.add"(%939, %942) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
-    %944 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %945 = "stablehlo.broadcast_in_dim"(%944) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %946 = "stablehlo.multiply"(%945, %arg44) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %947 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %948 = "stablehlo.broadcast_in_dim"(%947) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %949 = "stablehlo.multiply"(%948, %492) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %950 = "stablehlo.add"(%946, %949) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %951 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %952 = "stablehlo.broadcast_in_dim"(%951) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %953 = "stablehlo.multiply"(%952, %arg45) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %954 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %955 = "stablehlo.broadcast_in_dim"(%954) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %956 = "stablehlo.multiply"(%955, %621) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %957 = "stablehlo.add"(%953, %956) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %958 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %959 = "stablehlo.broadcast_in_dim"(%958) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %960 = "stablehlo.multiply"(%959, %arg46) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %961 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %962 = "stablehlo.broadcast_in_dim"(%961) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %963 = "stablehlo.multiply"(%962, %629) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %964 = "stablehlo.add"(%960, %963) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %965 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %966 = "stablehlo.broadcast_in_dim"(%965) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %967 = "stablehlo.multiply"(%966, %arg47) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %968 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %969 = "stablehlo.broadcast_in_dim"(%968) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %970 = "stablehlo.multiply"(%969, %530) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %971 = "stablehlo.add"(%967, %970) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %972 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %973 = "stablehlo.broadcast_in_dim"(%972) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %974 = "stablehlo.multiply"(%973, %arg48) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %975 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %976 = "stablehlo.broadcast_in_dim"(%975) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %977 = "stablehlo.multiply"(%976, %538) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %978 = "stablehlo.add"(%974, %977) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %979 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %980 = "stablehlo.broadcast_in_dim"(%979) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %981 = "stablehlo.multiply"(%980, %arg49) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %982 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %983 = "stablehlo.broadcast_in_dim"(%982) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %984 = "stablehlo.multiply"(%983, %524) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %985 = "stablehlo.add"(%981, %984) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %986 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %987 = "stablehlo.broadcast_in_dim"(%986) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
-    %988 = "stablehlo.multiply"(%987, %arg50) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %989 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %990 = "stablehlo.broadcast_in_dim"(%989) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
-    %991 = "stablehlo.multiply"(%990, %494) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %992 = "stablehlo.add"(%988, %991) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %993 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %994 = "stablehlo.broadcast_in_dim"(%993) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %995 = "stablehlo.multiply"(%994, %arg51) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %996 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %997 = "stablehlo.broadcast_in_dim"(%996) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %998 = "stablehlo.multiply"(%997, %609) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %999 = "stablehlo.add"(%995, %998) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1000 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %1001 = "stablehlo.broadcast_in_dim"(%1000) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1002 = "stablehlo.multiply"(%1001, %arg52) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1003 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1004 = "stablehlo.broadcast_in_dim"(%1003) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1005 = "stablehlo.multiply"(%1004, %572) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1006 = "stablehlo.add"(%1002, %1005) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1007 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %1008 = "stablehlo.broadcast_in_dim"(%1007) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1009 = "stablehlo.multiply"(%1008, %arg53) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1010 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1011 = "stablehlo.broadcast_in_dim"(%1010) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1012 = "stablehlo.multiply"(%1011, %614) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1013 = "stablehlo.add"(%1009, %1012) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1014 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %1015 = "stablehlo.broadcast_in_dim"(%1014) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1016 = "stablehlo.multiply"(%1015, %arg54) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1017 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1018 = "stablehlo.broadcast_in_dim"(%1017) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1019 = "stablehlo.multiply"(%1018, %605) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1020 = "stablehlo.add"(%1016, %1019) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1021 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %1022 = "stablehlo.broadcast_in_dim"(%1021) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1023 = "stablehlo.multiply"(%1022, %arg55) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1024 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1025 = "stablehlo.broadcast_in_dim"(%1024) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1026 = "stablehlo.multiply"(%1025, %448) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1027 = "stablehlo.add"(%1023, %1026) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1028 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %1029 = "stablehlo.broadcast_in_dim"(%1028) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1030 = "stablehlo.multiply"(%1029, %arg56) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1031 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1032 = "stablehlo.broadcast_in_dim"(%1031) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1033 = "stablehlo.multiply"(%1032, %456) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1034 = "stablehlo.add"(%1030, %1033) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1035 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %1036 = "stablehlo.broadcast_in_dim"(%1035) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16x64xf32>
-    %1037 = "stablehlo.multiply"(%1036, %arg57) : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
-    %1038 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1039 = "stablehlo.broadcast_in_dim"(%1038) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16x64xf32>
-    %1040 = "stablehlo.multiply"(%1039, %840) : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
-    %1041 = "stablehlo.add"(%1037, %1040) : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
-    %1042 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %1043 = "stablehlo.broadcast_in_dim"(%1042) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1044 = "stablehlo.multiply"(%1043, %arg58) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1045 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1046 = "stablehlo.broadcast_in_dim"(%1045) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1047 = "stablehlo.multiply"(%1046, %442) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1048 = "stablehlo.add"(%1044, %1047) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1049 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1050 = "stablehlo.broadcast_in_dim"(%1049) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1051 = "stablehlo.multiply"(%1050, %arg59) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1052 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1053 = "stablehlo.broadcast_in_dim"(%1052) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1054 = "stablehlo.multiply"(%1053, %842) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1055 = "stablehlo.multiply"(%1054, %842) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1056 = "stablehlo.add"(%1051, %1055) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1057 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1058 = "stablehlo.broadcast_in_dim"(%1057) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128xf32>
-    %1059 = "stablehlo.multiply"(%1058, %arg60) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
-    %1060 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1061 = "stablehlo.broadcast_in_dim"(%1060) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128xf32>
-    %1062 = "stablehlo.multiply"(%1061, %696) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
-    %1063 = "stablehlo.multiply"(%1062, %696) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
-    %1064 = "stablehlo.add"(%1059, %1063) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
-    %1065 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1066 = "stablehlo.broadcast_in_dim"(%1065) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1067 = "stablehlo.multiply"(%1066, %arg61) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1068 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1069 = "stablehlo.broadcast_in_dim"(%1068) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1070 = "stablehlo.multiply"(%1069, %666) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1071 = "stablehlo.multiply"(%1070, %666) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1072 = "stablehlo.add"(%1067, %1071) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1073 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1074 = "stablehlo.broadcast_in_dim"(%1073) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1075 = "stablehlo.multiply"(%1074, %arg62) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1076 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1077 = "stablehlo.broadcast_in_dim"(%1076) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1078 = "stablehlo.multiply"(%1077, %795) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1079 = "stablehlo.multiply"(%1078, %795) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1080 = "stablehlo.add"(%1075, %1079) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1081 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1082 = "stablehlo.broadcast_in_dim"(%1081) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1083 = "stablehlo.multiply"(%1082, %arg63) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1084 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1085 = "stablehlo.broadcast_in_dim"(%1084) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1086 = "stablehlo.multiply"(%1085, %803) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1087 = "stablehlo.multiply"(%1086, %803) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1088 = "stablehlo.add"(%1083, %1087) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1089 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1090 = "stablehlo.broadcast_in_dim"(%1089) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1091 = "stablehlo.multiply"(%1090, %arg64) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1092 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1093 = "stablehlo.broadcast_in_dim"(%1092) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1094 = "stablehlo.multiply"(%1093, %704) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1095 = "stablehlo.multiply"(%1094, %704) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1096 = "stablehlo.add"(%1091, %1095) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1097 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1098 = "stablehlo.broadcast_in_dim"(%1097) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1099 = "stablehlo.multiply"(%1098, %arg65) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1100 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1101 = "stablehlo.broadcast_in_dim"(%1100) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1102 = "stablehlo.multiply"(%1101, %712) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1103 = "stablehlo.multiply"(%1102, %712) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1104 = "stablehlo.add"(%1099, %1103) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1105 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1106 = "stablehlo.broadcast_in_dim"(%1105) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %1107 = "stablehlo.multiply"(%1106, %arg66) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1108 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1109 = "stablehlo.broadcast_in_dim"(%1108) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %1110 = "stablehlo.multiply"(%1109, %698) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1111 = "stablehlo.multiply"(%1110, %698) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1112 = "stablehlo.add"(%1107, %1111) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1113 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1114 = "stablehlo.broadcast_in_dim"(%1113) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
-    %1115 = "stablehlo.multiply"(%1114, %arg67) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %1116 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1117 = "stablehlo.broadcast_in_dim"(%1116) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
-    %1118 = "stablehlo.multiply"(%1117, %668) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %1119 = "stablehlo.multiply"(%1118, %668) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %1120 = "stablehlo.add"(%1115, %1119) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %1121 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1122 = "stablehlo.broadcast_in_dim"(%1121) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1123 = "stablehlo.multiply"(%1122, %arg68) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1124 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1125 = "stablehlo.broadcast_in_dim"(%1124) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1126 = "stablehlo.multiply"(%1125, %783) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1127 = "stablehlo.multiply"(%1126, %783) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1128 = "stablehlo.add"(%1123, %1127) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1129 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1130 = "stablehlo.broadcast_in_dim"(%1129) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1131 = "stablehlo.multiply"(%1130, %arg69) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1132 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1133 = "stablehlo.broadcast_in_dim"(%1132) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1134 = "stablehlo.multiply"(%1133, %746) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1135 = "stablehlo.multiply"(%1134, %746) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1136 = "stablehlo.add"(%1131, %1135) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1137 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1138 = "stablehlo.broadcast_in_dim"(%1137) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1139 = "stablehlo.multiply"(%1138, %arg70) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1140 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1141 = "stablehlo.broadcast_in_dim"(%1140) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1142 = "stablehlo.multiply"(%1141, %788) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1143 = "stablehlo.multiply"(%1142, %788) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1144 = "stablehlo.add"(%1139, %1143) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1145 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1146 = "stablehlo.broadcast_in_dim"(%1145) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1147 = "stablehlo.multiply"(%1146, %arg71) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1148 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1149 = "stablehlo.broadcast_in_dim"(%1148) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1150 = "stablehlo.multiply"(%1149, %779) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1151 = "stablehlo.multiply"(%1150, %779) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1152 = "stablehlo.add"(%1147, %1151) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1153 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1154 = "stablehlo.broadcast_in_dim"(%1153) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128xf32>
-    %1155 = "stablehlo.multiply"(%1154, %arg72) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
-    %1156 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1157 = "stablehlo.broadcast_in_dim"(%1156) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128xf32>
-    %1158 = "stablehlo.multiply"(%1157, %522) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
-    %1159 = "stablehlo.multiply"(%1158, %522) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
-    %1160 = "stablehlo.add"(%1155, %1159) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
-    %1161 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1162 = "stablehlo.broadcast_in_dim"(%1161) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1163 = "stablehlo.multiply"(%1162, %arg73) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1164 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1165 = "stablehlo.broadcast_in_dim"(%1164) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1166 = "stablehlo.multiply"(%1165, %492) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1167 = "stablehlo.multiply"(%1166, %492) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1168 = "stablehlo.add"(%1163, %1167) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1169 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1170 = "stablehlo.broadcast_in_dim"(%1169) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1171 = "stablehlo.multiply"(%1170, %arg74) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1172 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1173 = "stablehlo.broadcast_in_dim"(%1172) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1174 = "stablehlo.multiply"(%1173, %621) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1175 = "stablehlo.multiply"(%1174, %621) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1176 = "stablehlo.add"(%1171, %1175) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1177 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1178 = "stablehlo.broadcast_in_dim"(%1177) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1179 = "stablehlo.multiply"(%1178, %arg75) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1180 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1181 = "stablehlo.broadcast_in_dim"(%1180) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1182 = "stablehlo.multiply"(%1181, %629) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1183 = "stablehlo.multiply"(%1182, %629) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1184 = "stablehlo.add"(%1179, %1183) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1185 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1186 = "stablehlo.broadcast_in_dim"(%1185) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1187 = "stablehlo.multiply"(%1186, %arg76) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1188 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1189 = "stablehlo.broadcast_in_dim"(%1188) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1190 = "stablehlo.multiply"(%1189, %530) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1191 = "stablehlo.multiply"(%1190, %530) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1192 = "stablehlo.add"(%1187, %1191) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1193 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1194 = "stablehlo.broadcast_in_dim"(%1193) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1195 = "stablehlo.multiply"(%1194, %arg77) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1196 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1197 = "stablehlo.broadcast_in_dim"(%1196) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1198 = "stablehlo.multiply"(%1197, %538) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1199 = "stablehlo.multiply"(%1198, %538) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1200 = "stablehlo.add"(%1195, %1199) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1201 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1202 = "stablehlo.broadcast_in_dim"(%1201) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %1203 = "stablehlo.multiply"(%1202, %arg78) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1204 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1205 = "stablehlo.broadcast_in_dim"(%1204) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %1206 = "stablehlo.multiply"(%1205, %524) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1207 = "stablehlo.multiply"(%1206, %524) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1208 = "stablehlo.add"(%1203, %1207) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1209 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1210 = "stablehlo.broadcast_in_dim"(%1209) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
-    %1211 = "stablehlo.multiply"(%1210, %arg79) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %1212 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1213 = "stablehlo.broadcast_in_dim"(%1212) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
-    %1214 = "stablehlo.multiply"(%1213, %494) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %1215 = "stablehlo.multiply"(%1214, %494) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %1216 = "stablehlo.add"(%1211, %1215) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %1217 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1218 = "stablehlo.broadcast_in_dim"(%1217) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1219 = "stablehlo.multiply"(%1218, %arg80) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1220 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1221 = "stablehlo.broadcast_in_dim"(%1220) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1222 = "stablehlo.multiply"(%1221, %609) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1223 = "stablehlo.multiply"(%1222, %609) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1224 = "stablehlo.add"(%1219, %1223) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1225 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1226 = "stablehlo.broadcast_in_dim"(%1225) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1227 = "stablehlo.multiply"(%1226, %arg81) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1228 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1229 = "stablehlo.broadcast_in_dim"(%1228) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1230 = "stablehlo.multiply"(%1229, %572) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1231 = "stablehlo.multiply"(%1230, %572) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1232 = "stablehlo.add"(%1227, %1231) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1233 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1234 = "stablehlo.broadcast_in_dim"(%1233) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1235 = "stablehlo.multiply"(%1234, %arg82) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1236 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1237 = "stablehlo.broadcast_in_dim"(%1236) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1238 = "stablehlo.multiply"(%1237, %614) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1239 = "stablehlo.multiply"(%1238, %614) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1240 = "stablehlo.add"(%1235, %1239) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1241 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1242 = "stablehlo.broadcast_in_dim"(%1241) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1243 = "stablehlo.multiply"(%1242, %arg83) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1244 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1245 = "stablehlo.broadcast_in_dim"(%1244) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1246 = "stablehlo.multiply"(%1245, %605) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1247 = "stablehlo.multiply"(%1246, %605) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1248 = "stablehlo.add"(%1243, %1247) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1249 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1250 = "stablehlo.broadcast_in_dim"(%1249) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1251 = "stablehlo.multiply"(%1250, %arg84) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1252 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1253 = "stablehlo.broadcast_in_dim"(%1252) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1254 = "stablehlo.multiply"(%1253, %448) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1255 = "stablehlo.multiply"(%1254, %448) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1256 = "stablehlo.add"(%1251, %1255) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1257 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1258 = "stablehlo.broadcast_in_dim"(%1257) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1259 = "stablehlo.multiply"(%1258, %arg85) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1260 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1261 = "stablehlo.broadcast_in_dim"(%1260) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1262 = "stablehlo.multiply"(%1261, %456) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1263 = "stablehlo.multiply"(%1262, %456) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1264 = "stablehlo.add"(%1259, %1263) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1265 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1266 = "stablehlo.broadcast_in_dim"(%1265) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16x64xf32>
-    %1267 = "stablehlo.multiply"(%1266, %arg86) : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
-    %1268 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1269 = "stablehlo.broadcast_in_dim"(%1268) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16x64xf32>
-    %1270 = "stablehlo.multiply"(%1269, %840) : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
-    %1271 = "stablehlo.multiply"(%1270, %840) : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
-    %1272 = "stablehlo.add"(%1267, %1271) : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
-    %1273 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1274 = "stablehlo.broadcast_in_dim"(%1273) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1275 = "stablehlo.multiply"(%1274, %arg87) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1276 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1277 = "stablehlo.broadcast_in_dim"(%1276) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1278 = "stablehlo.multiply"(%1277, %442) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1279 = "stablehlo.multiply"(%1278, %442) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1280 = "stablehlo.add"(%1275, %1279) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1281 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %1282 = "stablehlo.power"(%1281, %845) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-    %1283 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %1284 = "stablehlo.subtract"(%1283, %1282) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-    %1285 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %1286 = "stablehlo.power"(%1285, %845) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-    %1287 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %1288 = "stablehlo.subtract"(%1287, %1286) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-    %1289 = "stablehlo.broadcast_in_dim"(%1284) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1290 = "stablehlo.divide"(%852, %1289) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1291 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1292 = "stablehlo.broadcast_in_dim"(%1291) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1293 = "stablehlo.multiply"(%1292, %1290) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1294 = "stablehlo.broadcast_in_dim"(%1288) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1295 = "stablehlo.divide"(%1056, %1294) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1296 = "stablehlo.sqrt"(%1295) : (tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1297 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1298 = "stablehlo.broadcast_in_dim"(%1297) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1299 = "stablehlo.add"(%1296, %1298) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1300 = "stablehlo.divide"(%1293, %1299) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1301 = "stablehlo.subtract"(%arg0, %1300) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1302 = "stablehlo.broadcast_in_dim"(%1284) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128xf32>
-    %1303 = "stablehlo.divide"(%859, %1302) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
-    %1304 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1305 = "stablehlo.broadcast_in_dim"(%1304) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128xf32>
-    %1306 = "stablehlo.multiply"(%1305, %1303) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
-    %1307 = "stablehlo.broadcast_in_dim"(%1288) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128xf32>
-    %1308 = "stablehlo.divide"(%1064, %1307) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
-    %1309 = "stablehlo.sqrt"(%1308) : (tensor<128xf32>) -> tensor<128xf32>
-    %1310 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1311 = "stablehlo.broadcast_in_dim"(%1310) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128xf32>
-    %1312 = "stablehlo.add"(%1309, %1311) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
-    %1313 = "stablehlo.divide"(%1306, %1312) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
-    %1314 = "stablehlo.subtract"(%arg1, %1313) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
-    %1315 = "stablehlo.broadcast_in_dim"(%1284) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1316 = "stablehlo.divide"(%866, %1315) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1317 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1318 = "stablehlo.broadcast_in_dim"(%1317) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1319 = "stablehlo.multiply"(%1318, %1316) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1320 = "stablehlo.broadcast_in_dim"(%1288) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1321 = "stablehlo.divide"(%1072, %1320) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1322 = "stablehlo.sqrt"(%1321) : (tensor<64xf32>) -> tensor<64xf32>
-    %1323 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1324 = "stablehlo.broadcast_in_dim"(%1323) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1325 = "stablehlo.add"(%1322, %1324) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1326 = "stablehlo.divide"(%1319, %1325) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1327 = "stablehlo.subtract"(%arg2, %1326) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1328 = "stablehlo.broadcast_in_dim"(%1284) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1329 = "stablehlo.divide"(%873, %1328) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1330 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1331 = "stablehlo.broadcast_in_dim"(%1330) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1332 = "stablehlo.multiply"(%1331, %1329) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1333 = "stablehlo.broadcast_in_dim"(%1288) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1334 = "stablehlo.divide"(%1080, %1333) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1335 = "stablehlo.sqrt"(%1334) : (tensor<64xf32>) -> tensor<64xf32>
-    %1336 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1337 = "stablehlo.broadcast_in_dim"(%1336) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1338 = "stablehlo.add"(%1335, %1337) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1339 = "stablehlo.divide"(%1332, %1338) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1340 = "stablehlo.subtract"(%arg3, %1339) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1341 = "stablehlo.broadcast_in_dim"(%1284) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1342 = "stablehlo.divide"(%880, %1341) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1343 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1344 = "stablehlo.broadcast_in_dim"(%1343) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1345 = "stablehlo.multiply"(%1344, %1342) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1346 = "stablehlo.broadcast_in_dim"(%1288) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1347 = "stablehlo.divide"(%1088, %1346) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1348 = "stablehlo.sqrt"(%1347) : (tensor<64xf32>) -> tensor<64xf32>
-    %1349 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1350 = "stablehlo.broadcast_in_dim"(%1349) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1351 = "stablehlo.add"(%1348, %1350) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1352 = "stablehlo.divide"(%1345, %1351) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1353 = "stablehlo.subtract"(%arg4, %1352) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1354 = "stablehlo.broadcast_in_dim"(%1284) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1355 = "stablehlo.divide"(%887, %1354) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1356 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1357 = "stablehlo.broadcast_in_dim"(%1356) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1358 = "stablehlo.multiply"(%1357, %1355) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1359 = "stablehlo.broadcast_in_dim"(%1288) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1360 = "stablehlo.divide"(%1096, %1359) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1361 = "stablehlo.sqrt"(%1360) : (tensor<64xf32>) -> tensor<64xf32>
-    %1362 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1363 = "stablehlo.broadcast_in_dim"(%1362) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1364 = "stablehlo.add"(%1361, %1363) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1365 = "stablehlo.divide"(%1358, %1364) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1366 = "stablehlo.subtract"(%arg5, %1365) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1367 = "stablehlo.broadcast_in_dim"(%1284) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1368 = "stablehlo.divide"(%894, %1367) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1369 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1370 = "stablehlo.broadcast_in_dim"(%1369) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1371 = "stablehlo.multiply"(%1370, %1368) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1372 = "stablehlo.broadcast_in_dim"(%1288) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1373 = "stablehlo.divide"(%1104, %1372) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1374 = "stablehlo.sqrt"(%1373) : (tensor<64xf32>) -> tensor<64xf32>
-    %1375 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1376 = "stablehlo.broadcast_in_dim"(%1375) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1377 = "stablehlo.add"(%1374, %1376) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1378 = "stablehlo.divide"(%1371, %1377) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1379 = "stablehlo.subtract"(%arg6, %1378) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1380 = "stablehlo.broadcast_in_dim"(%1284) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %1381 = "stablehlo.divide"(%901, %1380) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1382 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1383 = "stablehlo.broadcast_in_dim"(%1382) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %1384 = "stablehlo.multiply"(%1383, %1381) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1385 = "stablehlo.broadcast_in_dim"(%1288) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %1386 = "stablehlo.divide"(%1112, %1385) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1387 = "stablehlo.sqrt"(%1386) : (tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1388 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1389 = "stablehlo.broadcast_in_dim"(%1388) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %1390 = "stablehlo.add"(%1387, %1389) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1391 = "stablehlo.divide"(%1384, %1390) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1392 = "stablehlo.subtract"(%arg7, %1391) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1393 = "stablehlo.broadcast_in_dim"(%1284) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
-    %1394 = "stablehlo.divide"(%908, %1393) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %1395 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1396 = "stablehlo.broadcast_in_dim"(%1395) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
-    %1397 = "stablehlo.multiply"(%1396, %1394) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %1398 = "stablehlo.broadcast_in_dim"(%1288) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
-    %1399 = "stablehlo.divide"(%1120, %1398) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %1400 = "stablehlo.sqrt"(%1399) : (tensor<128x64xf32>) -> tensor<128x64xf32>
-    %1401 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1402 = "stablehlo.broadcast_in_dim"(%1401) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
-    %1403 = "stablehlo.add"(%1400, %1402) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %1404 = "stablehlo.divide"(%1397, %1403) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %1405 = "stablehlo.subtract"(%arg8, %1404) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %1406 = "stablehlo.broadcast_in_dim"(%1284) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1407 = "stablehlo.divide"(%915, %1406) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1408 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1409 = "stablehlo.broadcast_in_dim"(%1408) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1410 = "stablehlo.multiply"(%1409, %1407) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1411 = "stablehlo.broadcast_in_dim"(%1288) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1412 = "stablehlo.divide"(%1128, %1411) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1413 = "stablehlo.sqrt"(%1412) : (tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1414 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1415 = "stablehlo.broadcast_in_dim"(%1414) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1416 = "stablehlo.add"(%1413, %1415) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1417 = "stablehlo.divide"(%1410, %1416) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1418 = "stablehlo.subtract"(%arg9, %1417) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1419 = "stablehlo.broadcast_in_dim"(%1284) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1420 = "stablehlo.divide"(%922, %1419) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1421 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1422 = "stablehlo.broadcast_in_dim"(%1421) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1423 = "stablehlo.multiply"(%1422, %1420) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1424 = "stablehlo.broadcast_in_dim"(%1288) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1425 = "stablehlo.divide"(%1136, %1424) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1426 = "stablehlo.sqrt"(%1425) : (tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1427 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1428 = "stablehlo.broadcast_in_dim"(%1427) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1429 = "stablehlo.add"(%1426, %1428) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1430 = "stablehlo.divide"(%1423, %1429) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1431 = "stablehlo.subtract"(%arg10, %1430) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1432 = "stablehlo.broadcast_in_dim"(%1284) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1433 = "stablehlo.divide"(%929, %1432) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1434 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1435 = "stablehlo.broadcast_in_dim"(%1434) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1436 = "stablehlo.multiply"(%1435, %1433) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1437 = "stablehlo.broadcast_in_dim"(%1288) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1438 = "stablehlo.divide"(%1144, %1437) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1439 = "stablehlo.sqrt"(%1438) : (tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1440 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1441 = "stablehlo.broadcast_in_dim"(%1440) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1442 = "stablehlo.add"(%1439, %1441) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1443 = "stablehlo.divide"(%1436, %1442) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1444 = "stablehlo.subtract"(%arg11, %1443) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1445 = "stablehlo.broadcast_in_dim"(%1284) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1446 = "stablehlo.divide"(%936, %1445) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1447 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1448 = "stablehlo.broadcast_in_dim"(%1447) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1449 = "stablehlo.multiply"(%1448, %1446) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1450 = "stablehlo.broadcast_in_dim"(%1288) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1451 = "stablehlo.divide"(%1152, %1450) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1452 = "stablehlo.sqrt"(%1451) : (tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1453 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1454 = "stablehlo.broadcast_in_dim"(%1453) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1455 = "stablehlo.add"(%1452, %1454) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1456 = "stablehlo.divide"(%1449, %1455) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1457 = "stablehlo.subtract"(%arg12, %1456) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1458 = "stablehlo.broadcast_in_dim"(%1284) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128xf32>
-    %1459 = "stablehlo.divide"(%943, %1458) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
-    %1460 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1461 = "stablehlo.broadcast_in_dim"(%1460) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128xf32>
-    %1462 = "stablehlo.multiply"(%1461, %1459) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
-    %1463 = "stablehlo.broadcast_in_dim"(%1288) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128xf32>
-    %1464 = "stablehlo.divide"(%1160, %1463) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
-    %1465 = "stablehlo.sqrt"(%1464) : (tensor<128xf32>) -> tensor<128xf32>
-    %1466 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1467 = "stablehlo.broadcast_in_dim"(%1466) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128xf32>
-    %1468 = "stablehlo.add"(%1465, %1467) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
-    %1469 = "stablehlo.divide"(%1462, %1468) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
-    %1470 = "stablehlo.subtract"(%arg13, %1469) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
-    %1471 = "stablehlo.broadcast_in_dim"(%1284) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1472 = "stablehlo.divide"(%950, %1471) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1473 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1474 = "stablehlo.broadcast_in_dim"(%1473) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1475 = "stablehlo.multiply"(%1474, %1472) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1476 = "stablehlo.broadcast_in_dim"(%1288) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1477 = "stablehlo.divide"(%1168, %1476) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1478 = "stablehlo.sqrt"(%1477) : (tensor<64xf32>) -> tensor<64xf32>
-    %1479 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1480 = "stablehlo.broadcast_in_dim"(%1479) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1481 = "stablehlo.add"(%1478, %1480) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1482 = "stablehlo.divide"(%1475, %1481) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1483 = "stablehlo.subtract"(%arg14, %1482) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1484 = "stablehlo.broadcast_in_dim"(%1284) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1485 = "stablehlo.divide"(%957, %1484) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1486 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1487 = "stablehlo.broadcast_in_dim"(%1486) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1488 = "stablehlo.multiply"(%1487, %1485) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1489 = "stablehlo.broadcast_in_dim"(%1288) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1490 = "stablehlo.divide"(%1176, %1489) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1491 = "stablehlo.sqrt"(%1490) : (tensor<64xf32>) -> tensor<64xf32>
-    %1492 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1493 = "stablehlo.broadcast_in_dim"(%1492) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1494 = "stablehlo.add"(%1491, %1493) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1495 = "stablehlo.divide"(%1488, %1494) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1496 = "stablehlo.subtract"(%arg15, %1495) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1497 = "stablehlo.broadcast_in_dim"(%1284) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1498 = "stablehlo.divide"(%964, %1497) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1499 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1500 = "stablehlo.broadcast_in_dim"(%1499) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1501 = "stablehlo.multiply"(%1500, %1498) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1502 = "stablehlo.broadcast_in_dim"(%1288) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1503 = "stablehlo.divide"(%1184, %1502) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1504 = "stablehlo.sqrt"(%1503) : (tensor<64xf32>) -> tensor<64xf32>
-    %1505 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1506 = "stablehlo.broadcast_in_dim"(%1505) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1507 = "stablehlo.add"(%1504, %1506) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1508 = "stablehlo.divide"(%1501, %1507) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1509 = "stablehlo.subtract"(%arg16, %1508) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1510 = "stablehlo.broadcast_in_dim"(%1284) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1511 = "stablehlo.divide"(%971, %1510) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1512 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1513 = "stablehlo.broadcast_in_dim"(%1512) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1514 = "stablehlo.multiply"(%1513, %1511) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1515 = "stablehlo.broadcast_in_dim"(%1288) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1516 = "stablehlo.divide"(%1192, %1515) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1517 = "stablehlo.sqrt"(%1516) : (tensor<64xf32>) -> tensor<64xf32>
-    %1518 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1519 = "stablehlo.broadcast_in_dim"(%1518) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1520 = "stablehlo.add"(%1517, %1519) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1521 = "stablehlo.divide"(%1514, %1520) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1522 = "stablehlo.subtract"(%arg17, %1521) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1523 = "stablehlo.broadcast_in_dim"(%1284) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1524 = "stablehlo.divide"(%978, %1523) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1525 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1526 = "stablehlo.broadcast_in_dim"(%1525) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1527 = "stablehlo.multiply"(%1526, %1524) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1528 = "stablehlo.broadcast_in_dim"(%1288) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1529 = "stablehlo.divide"(%1200, %1528) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1530 = "stablehlo.sqrt"(%1529) : (tensor<64xf32>) -> tensor<64xf32>
-    %1531 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1532 = "stablehlo.broadcast_in_dim"(%1531) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1533 = "stablehlo.add"(%1530, %1532) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1534 = "stablehlo.divide"(%1527, %1533) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1535 = "stablehlo.subtract"(%arg18, %1534) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1536 = "stablehlo.broadcast_in_dim"(%1284) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %1537 = "stablehlo.divide"(%985, %1536) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1538 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1539 = "stablehlo.broadcast_in_dim"(%1538) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %1540 = "stablehlo.multiply"(%1539, %1537) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1541 = "stablehlo.broadcast_in_dim"(%1288) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %1542 = "stablehlo.divide"(%1208, %1541) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1543 = "stablehlo.sqrt"(%1542) : (tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1544 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1545 = "stablehlo.broadcast_in_dim"(%1544) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
-    %1546 = "stablehlo.add"(%1543, %1545) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1547 = "stablehlo.divide"(%1540, %1546) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1548 = "stablehlo.subtract"(%arg19, %1547) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
-    %1549 = "stablehlo.broadcast_in_dim"(%1284) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
-    %1550 = "stablehlo.divide"(%992, %1549) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %1551 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1552 = "stablehlo.broadcast_in_dim"(%1551) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
-    %1553 = "stablehlo.multiply"(%1552, %1550) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %1554 = "stablehlo.broadcast_in_dim"(%1288) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
-    %1555 = "stablehlo.divide"(%1216, %1554) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %1556 = "stablehlo.sqrt"(%1555) : (tensor<128x64xf32>) -> tensor<128x64xf32>
-    %1557 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1558 = "stablehlo.broadcast_in_dim"(%1557) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
-    %1559 = "stablehlo.add"(%1556, %1558) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %1560 = "stablehlo.divide"(%1553, %1559) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %1561 = "stablehlo.subtract"(%arg20, %1560) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
-    %1562 = "stablehlo.broadcast_in_dim"(%1284) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1563 = "stablehlo.divide"(%999, %1562) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1564 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1565 = "stablehlo.broadcast_in_dim"(%1564) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1566 = "stablehlo.multiply"(%1565, %1563) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1567 = "stablehlo.broadcast_in_dim"(%1288) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1568 = "stablehlo.divide"(%1224, %1567) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1569 = "stablehlo.sqrt"(%1568) : (tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1570 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1571 = "stablehlo.broadcast_in_dim"(%1570) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1572 = "stablehlo.add"(%1569, %1571) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1573 = "stablehlo.divide"(%1566, %1572) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1574 = "stablehlo.subtract"(%arg21, %1573) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1575 = "stablehlo.broadcast_in_dim"(%1284) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1576 = "stablehlo.divide"(%1006, %1575) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1577 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1578 = "stablehlo.broadcast_in_dim"(%1577) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1579 = "stablehlo.multiply"(%1578, %1576) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1580 = "stablehlo.broadcast_in_dim"(%1288) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1581 = "stablehlo.divide"(%1232, %1580) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1582 = "stablehlo.sqrt"(%1581) : (tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1583 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1584 = "stablehlo.broadcast_in_dim"(%1583) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1585 = "stablehlo.add"(%1582, %1584) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1586 = "stablehlo.divide"(%1579, %1585) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1587 = "stablehlo.subtract"(%arg22, %1586) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1588 = "stablehlo.broadcast_in_dim"(%1284) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1589 = "stablehlo.divide"(%1013, %1588) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1590 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1591 = "stablehlo.broadcast_in_dim"(%1590) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1592 = "stablehlo.multiply"(%1591, %1589) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1593 = "stablehlo.broadcast_in_dim"(%1288) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1594 = "stablehlo.divide"(%1240, %1593) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1595 = "stablehlo.sqrt"(%1594) : (tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1596 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1597 = "stablehlo.broadcast_in_dim"(%1596) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1598 = "stablehlo.add"(%1595, %1597) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1599 = "stablehlo.divide"(%1592, %1598) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1600 = "stablehlo.subtract"(%arg23, %1599) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1601 = "stablehlo.broadcast_in_dim"(%1284) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1602 = "stablehlo.divide"(%1020, %1601) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1603 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1604 = "stablehlo.broadcast_in_dim"(%1603) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1605 = "stablehlo.multiply"(%1604, %1602) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1606 = "stablehlo.broadcast_in_dim"(%1288) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1607 = "stablehlo.divide"(%1248, %1606) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1608 = "stablehlo.sqrt"(%1607) : (tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1609 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1610 = "stablehlo.broadcast_in_dim"(%1609) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1611 = "stablehlo.add"(%1608, %1610) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1612 = "stablehlo.divide"(%1605, %1611) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1613 = "stablehlo.subtract"(%arg24, %1612) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1614 = "stablehlo.broadcast_in_dim"(%1284) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1615 = "stablehlo.divide"(%1027, %1614) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1616 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1617 = "stablehlo.broadcast_in_dim"(%1616) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1618 = "stablehlo.multiply"(%1617, %1615) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1619 = "stablehlo.broadcast_in_dim"(%1288) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1620 = "stablehlo.divide"(%1256, %1619) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1621 = "stablehlo.sqrt"(%1620) : (tensor<64xf32>) -> tensor<64xf32>
-    %1622 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1623 = "stablehlo.broadcast_in_dim"(%1622) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1624 = "stablehlo.add"(%1621, %1623) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1625 = "stablehlo.divide"(%1618, %1624) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1626 = "stablehlo.subtract"(%arg25, %1625) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1627 = "stablehlo.broadcast_in_dim"(%1284) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1628 = "stablehlo.divide"(%1034, %1627) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1629 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1630 = "stablehlo.broadcast_in_dim"(%1629) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1631 = "stablehlo.multiply"(%1630, %1628) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1632 = "stablehlo.broadcast_in_dim"(%1288) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1633 = "stablehlo.divide"(%1264, %1632) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1634 = "stablehlo.sqrt"(%1633) : (tensor<64xf32>) -> tensor<64xf32>
-    %1635 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1636 = "stablehlo.broadcast_in_dim"(%1635) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
-    %1637 = "stablehlo.add"(%1634, %1636) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1638 = "stablehlo.divide"(%1631, %1637) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1639 = "stablehlo.subtract"(%arg26, %1638) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-    %1640 = "stablehlo.broadcast_in_dim"(%1284) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16x64xf32>
-    %1641 = "stablehlo.divide"(%1041, %1640) : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
-    %1642 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1643 = "stablehlo.broadcast_in_dim"(%1642) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16x64xf32>
-    %1644 = "stablehlo.multiply"(%1643, %1641) : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
-    %1645 = "stablehlo.broadcast_in_dim"(%1288) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16x64xf32>
-    %1646 = "stablehlo.divide"(%1272, %1645) : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
-    %1647 = "stablehlo.sqrt"(%1646) : (tensor<16x64xf32>) -> tensor<16x64xf32>
-    %1648 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1649 = "stablehlo.broadcast_in_dim"(%1648) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16x64xf32>
-    %1650 = "stablehlo.add"(%1647, %1649) : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
-    %1651 = "stablehlo.divide"(%1644, %1650) : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
-    %1652 = "stablehlo.subtract"(%arg27, %1651) : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
-    %1653 = "stablehlo.broadcast_in_dim"(%1284) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1654 = "stablehlo.divide"(%1048, %1653) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1655 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %1656 = "stablehlo.broadcast_in_dim"(%1655) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1657 = "stablehlo.multiply"(%1656, %1654) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1658 = "stablehlo.broadcast_in_dim"(%1288) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1659 = "stablehlo.divide"(%1280, %1658) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1660 = "stablehlo.sqrt"(%1659) : (tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1661 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %1662 = "stablehlo.broadcast_in_dim"(%1661) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
-    %1663 = "stablehlo.add"(%1660, %1662) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1664 = "stablehlo.divide"(%1657, %1663) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    %1665 = "stablehlo.subtract"(%arg28, %1664) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-    "func.return"(%1301, %1314, %1327, %1340, %1353, %1366, %1379, %1392, %1405, %1418, %1431, %1444, %1457, %1470, %1483, %1496, %1509, %1522, %1535, %1548, %1561, %1574, %1587, %1600, %1613, %1626, %1639, %1652, %1665, %844, %852, %859, %866, %873, %880, %887, %894, %901, %908, %915, %922, %929, %936, %943, %950, %957, %964, %971, %978, %985, %992, %999, %1006, %1013, %1020, %1027, %1034, %1041, %1048, %1056, %1064, %1072, %1080, %1088, %1096, %1104, %1112, %1120, %1128, %1136, %1144, %1152, %1160, %1168, %1176, %1184, %1192, %1200, %1208, %1216, %1224, %1232, %1240, %1248, %1256, %1264, %1272, %1280, %423) : (tensor<64x64xf32>, tensor<128xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x128xf32>, tensor<128x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<128xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x128xf32>, tensor<128x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<16x64xf32>, tensor<64x64xf32>, tensor<i32>, tensor<64x64xf32>, tensor<128xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x128xf32>, tensor<128x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<128xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x128xf32>, tensor<128x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<16x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<128xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x128xf32>, tensor<128x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<128xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x128xf32>, tensor<128x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<16x64xf32>, tensor<64x64xf32>, tensor<f32>) -> ()
+    %842 = "stablehlo.dot_general"(%836, %48) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0, 1], rhs_contracting_dimensions = [0, 1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<64x64xf32>
+    %843 = "stablehlo.transpose"(%842) <{permutation = array<i64: 1, 0>}> : (tensor<64x64xf32>) -> tensor<64x64xf32>
+    %844 = "stablehlo.constant"() <{value = dense<1> : tensor<i32>}> : () -> tensor<i32>
+    %845 = "stablehlo.add"(%arg50, %844) : (tensor<i32>, tensor<i32>) -> tensor<i32>
+    %846 = "stablehlo.convert"(%845) : (tensor<i32>) -> tensor<f32>
+    %847 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %848 = "stablehlo.broadcast_in_dim"(%847) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %849 = "stablehlo.multiply"(%848, %arg51) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %850 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %851 = "stablehlo.broadcast_in_dim"(%850) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %852 = "stablehlo.multiply"(%851, %843) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %853 = "stablehlo.add"(%849, %852) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %854 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %855 = "stablehlo.broadcast_in_dim"(%854) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128xf32>
+    %856 = "stablehlo.multiply"(%855, %arg52) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
+    %857 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %858 = "stablehlo.broadcast_in_dim"(%857) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128xf32>
+    %859 = "stablehlo.multiply"(%858, %699) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
+    %860 = "stablehlo.add"(%856, %859) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
+    %861 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %862 = "stablehlo.broadcast_in_dim"(%861) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %863 = "stablehlo.multiply"(%862, %arg53) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %864 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %865 = "stablehlo.broadcast_in_dim"(%864) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %866 = "stablehlo.multiply"(%865, %669) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %867 = "stablehlo.add"(%863, %866) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %868 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %869 = "stablehlo.broadcast_in_dim"(%868) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %870 = "stablehlo.multiply"(%869, %arg54) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %871 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %872 = "stablehlo.broadcast_in_dim"(%871) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %873 = "stablehlo.multiply"(%872, %796) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %874 = "stablehlo.add"(%870, %873) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %875 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %876 = "stablehlo.broadcast_in_dim"(%875) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %877 = "stablehlo.multiply"(%876, %arg55) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %878 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %879 = "stablehlo.broadcast_in_dim"(%878) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %880 = "stablehlo.multiply"(%879, %804) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %881 = "stablehlo.add"(%877, %880) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %882 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %883 = "stablehlo.broadcast_in_dim"(%882) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %884 = "stablehlo.multiply"(%883, %arg56) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %885 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %886 = "stablehlo.broadcast_in_dim"(%885) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %887 = "stablehlo.multiply"(%886, %707) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %888 = "stablehlo.add"(%884, %887) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %889 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %890 = "stablehlo.broadcast_in_dim"(%889) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %891 = "stablehlo.multiply"(%890, %arg57) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %892 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %893 = "stablehlo.broadcast_in_dim"(%892) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %894 = "stablehlo.multiply"(%893, %715) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %895 = "stablehlo.add"(%891, %894) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %896 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %897 = "stablehlo.broadcast_in_dim"(%896) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %898 = "stablehlo.multiply"(%897, %arg58) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %899 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %900 = "stablehlo.broadcast_in_dim"(%899) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %901 = "stablehlo.multiply"(%900, %701) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %902 = "stablehlo.add"(%898, %901) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %903 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %904 = "stablehlo.broadcast_in_dim"(%903) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
+    %905 = "stablehlo.multiply"(%904, %arg59) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %906 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %907 = "stablehlo.broadcast_in_dim"(%906) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
+    %908 = "stablehlo.multiply"(%907, %671) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %909 = "stablehlo.add"(%905, %908) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %910 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %911 = "stablehlo.broadcast_in_dim"(%910) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %912 = "stablehlo.multiply"(%911, %arg60) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %913 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %914 = "stablehlo.broadcast_in_dim"(%913) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %915 = "stablehlo.multiply"(%914, %784) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %916 = "stablehlo.add"(%912, %915) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %917 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %918 = "stablehlo.broadcast_in_dim"(%917) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %919 = "stablehlo.multiply"(%918, %arg61) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %920 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %921 = "stablehlo.broadcast_in_dim"(%920) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %922 = "stablehlo.multiply"(%921, %749) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %923 = "stablehlo.add"(%919, %922) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %924 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %925 = "stablehlo.broadcast_in_dim"(%924) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %926 = "stablehlo.multiply"(%925, %arg62) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %927 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %928 = "stablehlo.broadcast_in_dim"(%927) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %929 = "stablehlo.multiply"(%928, %789) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %930 = "stablehlo.add"(%926, %929) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %931 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %932 = "stablehlo.broadcast_in_dim"(%931) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %933 = "stablehlo.multiply"(%932, %arg63) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %934 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %935 = "stablehlo.broadcast_in_dim"(%934) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %936 = "stablehlo.multiply"(%935, %780) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %937 = "stablehlo.add"(%933, %936) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %938 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %939 = "stablehlo.broadcast_in_dim"(%938) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128xf32>
+    %940 = "stablehlo.multiply"(%939, %arg64) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
+    %941 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %942 = "stablehlo.broadcast_in_dim"(%941) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128xf32>
+    %943 = "stablehlo.multiply"(%942, %527) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
+    %944 = "stablehlo.add"(%940, %943) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
+    %945 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %946 = "stablehlo.broadcast_in_dim"(%945) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %947 = "stablehlo.multiply"(%946, %arg65) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %948 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %949 = "stablehlo.broadcast_in_dim"(%948) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %950 = "stablehlo.multiply"(%949, %497) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %951 = "stablehlo.add"(%947, %950) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %952 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %953 = "stablehlo.broadcast_in_dim"(%952) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %954 = "stablehlo.multiply"(%953, %arg66) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %955 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %956 = "stablehlo.broadcast_in_dim"(%955) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %957 = "stablehlo.multiply"(%956, %624) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %958 = "stablehlo.add"(%954, %957) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %959 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %960 = "stablehlo.broadcast_in_dim"(%959) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %961 = "stablehlo.multiply"(%960, %arg67) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %962 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %963 = "stablehlo.broadcast_in_dim"(%962) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %964 = "stablehlo.multiply"(%963, %632) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %965 = "stablehlo.add"(%961, %964) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %966 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %967 = "stablehlo.broadcast_in_dim"(%966) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %968 = "stablehlo.multiply"(%967, %arg68) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %969 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %970 = "stablehlo.broadcast_in_dim"(%969) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %971 = "stablehlo.multiply"(%970, %535) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %972 = "stablehlo.add"(%968, %971) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %973 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %974 = "stablehlo.broadcast_in_dim"(%973) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %975 = "stablehlo.multiply"(%974, %arg69) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %976 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %977 = "stablehlo.broadcast_in_dim"(%976) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %978 = "stablehlo.multiply"(%977, %543) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %979 = "stablehlo.add"(%975, %978) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %980 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %981 = "stablehlo.broadcast_in_dim"(%980) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %982 = "stablehlo.multiply"(%981, %arg70) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %983 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %984 = "stablehlo.broadcast_in_dim"(%983) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %985 = "stablehlo.multiply"(%984, %529) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %986 = "stablehlo.add"(%982, %985) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %987 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %988 = "stablehlo.broadcast_in_dim"(%987) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
+    %989 = "stablehlo.multiply"(%988, %arg71) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %990 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %991 = "stablehlo.broadcast_in_dim"(%990) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
+    %992 = "stablehlo.multiply"(%991, %499) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %993 = "stablehlo.add"(%989, %992) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %994 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %995 = "stablehlo.broadcast_in_dim"(%994) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %996 = "stablehlo.multiply"(%995, %arg72) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %997 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %998 = "stablehlo.broadcast_in_dim"(%997) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %999 = "stablehlo.multiply"(%998, %612) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1000 = "stablehlo.add"(%996, %999) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1001 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %1002 = "stablehlo.broadcast_in_dim"(%1001) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1003 = "stablehlo.multiply"(%1002, %arg73) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1004 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1005 = "stablehlo.broadcast_in_dim"(%1004) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1006 = "stablehlo.multiply"(%1005, %577) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1007 = "stablehlo.add"(%1003, %1006) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1008 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %1009 = "stablehlo.broadcast_in_dim"(%1008) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1010 = "stablehlo.multiply"(%1009, %arg74) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1011 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1012 = "stablehlo.broadcast_in_dim"(%1011) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1013 = "stablehlo.multiply"(%1012, %617) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1014 = "stablehlo.add"(%1010, %1013) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1015 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %1016 = "stablehlo.broadcast_in_dim"(%1015) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1017 = "stablehlo.multiply"(%1016, %arg75) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1018 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1019 = "stablehlo.broadcast_in_dim"(%1018) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1020 = "stablehlo.multiply"(%1019, %608) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1021 = "stablehlo.add"(%1017, %1020) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1022 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %1023 = "stablehlo.broadcast_in_dim"(%1022) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1024 = "stablehlo.multiply"(%1023, %arg76) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1025 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1026 = "stablehlo.broadcast_in_dim"(%1025) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1027 = "stablehlo.multiply"(%1026, %453) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1028 = "stablehlo.add"(%1024, %1027) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1029 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %1030 = "stablehlo.broadcast_in_dim"(%1029) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1031 = "stablehlo.multiply"(%1030, %arg77) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1032 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1033 = "stablehlo.broadcast_in_dim"(%1032) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1034 = "stablehlo.multiply"(%1033, %461) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1035 = "stablehlo.add"(%1031, %1034) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1036 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %1037 = "stablehlo.broadcast_in_dim"(%1036) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16x64xf32>
+    %1038 = "stablehlo.multiply"(%1037, %arg78) : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
+    %1039 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1040 = "stablehlo.broadcast_in_dim"(%1039) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16x64xf32>
+    %1041 = "stablehlo.multiply"(%1040, %841) : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
+    %1042 = "stablehlo.add"(%1038, %1041) : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
+    %1043 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %1044 = "stablehlo.broadcast_in_dim"(%1043) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1045 = "stablehlo.multiply"(%1044, %arg79) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1046 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1047 = "stablehlo.broadcast_in_dim"(%1046) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1048 = "stablehlo.multiply"(%1047, %447) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1049 = "stablehlo.add"(%1045, %1048) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1050 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1051 = "stablehlo.broadcast_in_dim"(%1050) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1052 = "stablehlo.multiply"(%1051, %arg80) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1053 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1054 = "stablehlo.broadcast_in_dim"(%1053) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1055 = "stablehlo.multiply"(%1054, %843) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1056 = "stablehlo.multiply"(%1055, %843) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1057 = "stablehlo.add"(%1052, %1056) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1058 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1059 = "stablehlo.broadcast_in_dim"(%1058) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128xf32>
+    %1060 = "stablehlo.multiply"(%1059, %arg81) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
+    %1061 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1062 = "stablehlo.broadcast_in_dim"(%1061) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128xf32>
+    %1063 = "stablehlo.multiply"(%1062, %699) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
+    %1064 = "stablehlo.multiply"(%1063, %699) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
+    %1065 = "stablehlo.add"(%1060, %1064) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
+    %1066 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1067 = "stablehlo.broadcast_in_dim"(%1066) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1068 = "stablehlo.multiply"(%1067, %arg82) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1069 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1070 = "stablehlo.broadcast_in_dim"(%1069) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1071 = "stablehlo.multiply"(%1070, %669) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1072 = "stablehlo.multiply"(%1071, %669) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1073 = "stablehlo.add"(%1068, %1072) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1074 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1075 = "stablehlo.broadcast_in_dim"(%1074) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1076 = "stablehlo.multiply"(%1075, %arg83) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1077 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1078 = "stablehlo.broadcast_in_dim"(%1077) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1079 = "stablehlo.multiply"(%1078, %796) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1080 = "stablehlo.multiply"(%1079, %796) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1081 = "stablehlo.add"(%1076, %1080) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1082 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1083 = "stablehlo.broadcast_in_dim"(%1082) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1084 = "stablehlo.multiply"(%1083, %arg84) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1085 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1086 = "stablehlo.broadcast_in_dim"(%1085) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1087 = "stablehlo.multiply"(%1086, %804) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1088 = "stablehlo.multiply"(%1087, %804) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1089 = "stablehlo.add"(%1084, %1088) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1090 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1091 = "stablehlo.broadcast_in_dim"(%1090) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1092 = "stablehlo.multiply"(%1091, %arg85) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1093 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1094 = "stablehlo.broadcast_in_dim"(%1093) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1095 = "stablehlo.multiply"(%1094, %707) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1096 = "stablehlo.multiply"(%1095, %707) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1097 = "stablehlo.add"(%1092, %1096) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1098 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1099 = "stablehlo.broadcast_in_dim"(%1098) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1100 = "stablehlo.multiply"(%1099, %arg86) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1101 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1102 = "stablehlo.broadcast_in_dim"(%1101) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1103 = "stablehlo.multiply"(%1102, %715) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1104 = "stablehlo.multiply"(%1103, %715) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1105 = "stablehlo.add"(%1100, %1104) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1106 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1107 = "stablehlo.broadcast_in_dim"(%1106) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %1108 = "stablehlo.multiply"(%1107, %arg87) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1109 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1110 = "stablehlo.broadcast_in_dim"(%1109) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %1111 = "stablehlo.multiply"(%1110, %701) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1112 = "stablehlo.multiply"(%1111, %701) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1113 = "stablehlo.add"(%1108, %1112) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1114 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1115 = "stablehlo.broadcast_in_dim"(%1114) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
+    %1116 = "stablehlo.multiply"(%1115, %arg88) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %1117 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1118 = "stablehlo.broadcast_in_dim"(%1117) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
+    %1119 = "stablehlo.multiply"(%1118, %671) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %1120 = "stablehlo.multiply"(%1119, %671) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %1121 = "stablehlo.add"(%1116, %1120) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %1122 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1123 = "stablehlo.broadcast_in_dim"(%1122) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1124 = "stablehlo.multiply"(%1123, %arg89) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1125 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1126 = "stablehlo.broadcast_in_dim"(%1125) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1127 = "stablehlo.multiply"(%1126, %784) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1128 = "stablehlo.multiply"(%1127, %784) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1129 = "stablehlo.add"(%1124, %1128) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1130 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1131 = "stablehlo.broadcast_in_dim"(%1130) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1132 = "stablehlo.multiply"(%1131, %arg90) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1133 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1134 = "stablehlo.broadcast_in_dim"(%1133) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1135 = "stablehlo.multiply"(%1134, %749) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1136 = "stablehlo.multiply"(%1135, %749) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1137 = "stablehlo.add"(%1132, %1136) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1138 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1139 = "stablehlo.broadcast_in_dim"(%1138) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1140 = "stablehlo.multiply"(%1139, %arg91) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1141 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1142 = "stablehlo.broadcast_in_dim"(%1141) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1143 = "stablehlo.multiply"(%1142, %789) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1144 = "stablehlo.multiply"(%1143, %789) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1145 = "stablehlo.add"(%1140, %1144) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1146 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1147 = "stablehlo.broadcast_in_dim"(%1146) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1148 = "stablehlo.multiply"(%1147, %arg92) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1149 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1150 = "stablehlo.broadcast_in_dim"(%1149) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1151 = "stablehlo.multiply"(%1150, %780) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1152 = "stablehlo.multiply"(%1151, %780) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1153 = "stablehlo.add"(%1148, %1152) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1154 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1155 = "stablehlo.broadcast_in_dim"(%1154) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128xf32>
+    %1156 = "stablehlo.multiply"(%1155, %arg93) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
+    %1157 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1158 = "stablehlo.broadcast_in_dim"(%1157) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128xf32>
+    %1159 = "stablehlo.multiply"(%1158, %527) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
+    %1160 = "stablehlo.multiply"(%1159, %527) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
+    %1161 = "stablehlo.add"(%1156, %1160) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
+    %1162 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1163 = "stablehlo.broadcast_in_dim"(%1162) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1164 = "stablehlo.multiply"(%1163, %arg94) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1165 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1166 = "stablehlo.broadcast_in_dim"(%1165) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1167 = "stablehlo.multiply"(%1166, %497) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1168 = "stablehlo.multiply"(%1167, %497) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1169 = "stablehlo.add"(%1164, %1168) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1170 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1171 = "stablehlo.broadcast_in_dim"(%1170) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1172 = "stablehlo.multiply"(%1171, %arg95) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1173 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1174 = "stablehlo.broadcast_in_dim"(%1173) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1175 = "stablehlo.multiply"(%1174, %624) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1176 = "stablehlo.multiply"(%1175, %624) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1177 = "stablehlo.add"(%1172, %1176) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1178 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1179 = "stablehlo.broadcast_in_dim"(%1178) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1180 = "stablehlo.multiply"(%1179, %arg96) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1181 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1182 = "stablehlo.broadcast_in_dim"(%1181) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1183 = "stablehlo.multiply"(%1182, %632) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1184 = "stablehlo.multiply"(%1183, %632) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1185 = "stablehlo.add"(%1180, %1184) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1186 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1187 = "stablehlo.broadcast_in_dim"(%1186) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1188 = "stablehlo.multiply"(%1187, %arg97) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1189 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1190 = "stablehlo.broadcast_in_dim"(%1189) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1191 = "stablehlo.multiply"(%1190, %535) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1192 = "stablehlo.multiply"(%1191, %535) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1193 = "stablehlo.add"(%1188, %1192) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1194 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1195 = "stablehlo.broadcast_in_dim"(%1194) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1196 = "stablehlo.multiply"(%1195, %arg98) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1197 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1198 = "stablehlo.broadcast_in_dim"(%1197) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1199 = "stablehlo.multiply"(%1198, %543) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1200 = "stablehlo.multiply"(%1199, %543) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1201 = "stablehlo.add"(%1196, %1200) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1202 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1203 = "stablehlo.broadcast_in_dim"(%1202) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %1204 = "stablehlo.multiply"(%1203, %arg99) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1205 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1206 = "stablehlo.broadcast_in_dim"(%1205) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %1207 = "stablehlo.multiply"(%1206, %529) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1208 = "stablehlo.multiply"(%1207, %529) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1209 = "stablehlo.add"(%1204, %1208) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1210 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1211 = "stablehlo.broadcast_in_dim"(%1210) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
+    %1212 = "stablehlo.multiply"(%1211, %arg100) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %1213 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1214 = "stablehlo.broadcast_in_dim"(%1213) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
+    %1215 = "stablehlo.multiply"(%1214, %499) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %1216 = "stablehlo.multiply"(%1215, %499) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %1217 = "stablehlo.add"(%1212, %1216) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %1218 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1219 = "stablehlo.broadcast_in_dim"(%1218) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1220 = "stablehlo.multiply"(%1219, %arg101) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1221 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1222 = "stablehlo.broadcast_in_dim"(%1221) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1223 = "stablehlo.multiply"(%1222, %612) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1224 = "stablehlo.multiply"(%1223, %612) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1225 = "stablehlo.add"(%1220, %1224) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1226 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1227 = "stablehlo.broadcast_in_dim"(%1226) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1228 = "stablehlo.multiply"(%1227, %arg102) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1229 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1230 = "stablehlo.broadcast_in_dim"(%1229) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1231 = "stablehlo.multiply"(%1230, %577) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1232 = "stablehlo.multiply"(%1231, %577) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1233 = "stablehlo.add"(%1228, %1232) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1234 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1235 = "stablehlo.broadcast_in_dim"(%1234) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1236 = "stablehlo.multiply"(%1235, %arg103) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1237 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1238 = "stablehlo.broadcast_in_dim"(%1237) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1239 = "stablehlo.multiply"(%1238, %617) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1240 = "stablehlo.multiply"(%1239, %617) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1241 = "stablehlo.add"(%1236, %1240) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1242 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1243 = "stablehlo.broadcast_in_dim"(%1242) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1244 = "stablehlo.multiply"(%1243, %arg104) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1245 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1246 = "stablehlo.broadcast_in_dim"(%1245) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1247 = "stablehlo.multiply"(%1246, %608) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1248 = "stablehlo.multiply"(%1247, %608) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1249 = "stablehlo.add"(%1244, %1248) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1250 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1251 = "stablehlo.broadcast_in_dim"(%1250) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1252 = "stablehlo.multiply"(%1251, %arg105) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1253 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1254 = "stablehlo.broadcast_in_dim"(%1253) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1255 = "stablehlo.multiply"(%1254, %453) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1256 = "stablehlo.multiply"(%1255, %453) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1257 = "stablehlo.add"(%1252, %1256) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1258 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1259 = "stablehlo.broadcast_in_dim"(%1258) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1260 = "stablehlo.multiply"(%1259, %arg106) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1261 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1262 = "stablehlo.broadcast_in_dim"(%1261) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1263 = "stablehlo.multiply"(%1262, %461) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1264 = "stablehlo.multiply"(%1263, %461) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1265 = "stablehlo.add"(%1260, %1264) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1266 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1267 = "stablehlo.broadcast_in_dim"(%1266) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16x64xf32>
+    %1268 = "stablehlo.multiply"(%1267, %arg107) : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
+    %1269 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1270 = "stablehlo.broadcast_in_dim"(%1269) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16x64xf32>
+    %1271 = "stablehlo.multiply"(%1270, %841) : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
+    %1272 = "stablehlo.multiply"(%1271, %841) : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
+    %1273 = "stablehlo.add"(%1268, %1272) : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
+    %1274 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1275 = "stablehlo.broadcast_in_dim"(%1274) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1276 = "stablehlo.multiply"(%1275, %arg108) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1277 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1278 = "stablehlo.broadcast_in_dim"(%1277) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1279 = "stablehlo.multiply"(%1278, %447) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1280 = "stablehlo.multiply"(%1279, %447) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1281 = "stablehlo.add"(%1276, %1280) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1282 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %1283 = "stablehlo.power"(%1282, %846) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %1284 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %1285 = "stablehlo.subtract"(%1284, %1283) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %1286 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1287 = "stablehlo.power"(%1286, %846) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %1288 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %1289 = "stablehlo.subtract"(%1288, %1287) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %1290 = "stablehlo.broadcast_in_dim"(%1285) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1291 = "stablehlo.divide"(%853, %1290) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1292 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1293 = "stablehlo.broadcast_in_dim"(%1292) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1294 = "stablehlo.multiply"(%1293, %1291) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1295 = "stablehlo.broadcast_in_dim"(%1289) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1296 = "stablehlo.divide"(%1057, %1295) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1297 = "stablehlo.sqrt"(%1296) : (tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1298 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1299 = "stablehlo.broadcast_in_dim"(%1298) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1300 = "stablehlo.add"(%1297, %1299) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1301 = "stablehlo.divide"(%1294, %1300) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1302 = "stablehlo.subtract"(%arg21, %1301) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1303 = "stablehlo.broadcast_in_dim"(%1285) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128xf32>
+    %1304 = "stablehlo.divide"(%860, %1303) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
+    %1305 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1306 = "stablehlo.broadcast_in_dim"(%1305) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128xf32>
+    %1307 = "stablehlo.multiply"(%1306, %1304) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
+    %1308 = "stablehlo.broadcast_in_dim"(%1289) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128xf32>
+    %1309 = "stablehlo.divide"(%1065, %1308) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
+    %1310 = "stablehlo.sqrt"(%1309) : (tensor<128xf32>) -> tensor<128xf32>
+    %1311 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1312 = "stablehlo.broadcast_in_dim"(%1311) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128xf32>
+    %1313 = "stablehlo.add"(%1310, %1312) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
+    %1314 = "stablehlo.divide"(%1307, %1313) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
+    %1315 = "stablehlo.subtract"(%arg22, %1314) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
+    %1316 = "stablehlo.broadcast_in_dim"(%1285) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1317 = "stablehlo.divide"(%867, %1316) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1318 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1319 = "stablehlo.broadcast_in_dim"(%1318) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1320 = "stablehlo.multiply"(%1319, %1317) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1321 = "stablehlo.broadcast_in_dim"(%1289) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1322 = "stablehlo.divide"(%1073, %1321) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1323 = "stablehlo.sqrt"(%1322) : (tensor<64xf32>) -> tensor<64xf32>
+    %1324 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1325 = "stablehlo.broadcast_in_dim"(%1324) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1326 = "stablehlo.add"(%1323, %1325) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1327 = "stablehlo.divide"(%1320, %1326) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1328 = "stablehlo.subtract"(%arg23, %1327) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1329 = "stablehlo.broadcast_in_dim"(%1285) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1330 = "stablehlo.divide"(%874, %1329) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1331 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1332 = "stablehlo.broadcast_in_dim"(%1331) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1333 = "stablehlo.multiply"(%1332, %1330) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1334 = "stablehlo.broadcast_in_dim"(%1289) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1335 = "stablehlo.divide"(%1081, %1334) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1336 = "stablehlo.sqrt"(%1335) : (tensor<64xf32>) -> tensor<64xf32>
+    %1337 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1338 = "stablehlo.broadcast_in_dim"(%1337) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1339 = "stablehlo.add"(%1336, %1338) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1340 = "stablehlo.divide"(%1333, %1339) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1341 = "stablehlo.subtract"(%arg24, %1340) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1342 = "stablehlo.broadcast_in_dim"(%1285) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1343 = "stablehlo.divide"(%881, %1342) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1344 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1345 = "stablehlo.broadcast_in_dim"(%1344) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1346 = "stablehlo.multiply"(%1345, %1343) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1347 = "stablehlo.broadcast_in_dim"(%1289) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1348 = "stablehlo.divide"(%1089, %1347) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1349 = "stablehlo.sqrt"(%1348) : (tensor<64xf32>) -> tensor<64xf32>
+    %1350 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1351 = "stablehlo.broadcast_in_dim"(%1350) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1352 = "stablehlo.add"(%1349, %1351) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1353 = "stablehlo.divide"(%1346, %1352) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1354 = "stablehlo.subtract"(%arg25, %1353) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1355 = "stablehlo.broadcast_in_dim"(%1285) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1356 = "stablehlo.divide"(%888, %1355) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1357 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1358 = "stablehlo.broadcast_in_dim"(%1357) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1359 = "stablehlo.multiply"(%1358, %1356) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1360 = "stablehlo.broadcast_in_dim"(%1289) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1361 = "stablehlo.divide"(%1097, %1360) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1362 = "stablehlo.sqrt"(%1361) : (tensor<64xf32>) -> tensor<64xf32>
+    %1363 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1364 = "stablehlo.broadcast_in_dim"(%1363) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1365 = "stablehlo.add"(%1362, %1364) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1366 = "stablehlo.divide"(%1359, %1365) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1367 = "stablehlo.subtract"(%arg26, %1366) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1368 = "stablehlo.broadcast_in_dim"(%1285) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1369 = "stablehlo.divide"(%895, %1368) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1370 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1371 = "stablehlo.broadcast_in_dim"(%1370) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1372 = "stablehlo.multiply"(%1371, %1369) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1373 = "stablehlo.broadcast_in_dim"(%1289) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1374 = "stablehlo.divide"(%1105, %1373) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1375 = "stablehlo.sqrt"(%1374) : (tensor<64xf32>) -> tensor<64xf32>
+    %1376 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1377 = "stablehlo.broadcast_in_dim"(%1376) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1378 = "stablehlo.add"(%1375, %1377) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1379 = "stablehlo.divide"(%1372, %1378) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1380 = "stablehlo.subtract"(%arg27, %1379) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1381 = "stablehlo.broadcast_in_dim"(%1285) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %1382 = "stablehlo.divide"(%902, %1381) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1383 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1384 = "stablehlo.broadcast_in_dim"(%1383) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %1385 = "stablehlo.multiply"(%1384, %1382) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1386 = "stablehlo.broadcast_in_dim"(%1289) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %1387 = "stablehlo.divide"(%1113, %1386) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1388 = "stablehlo.sqrt"(%1387) : (tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1389 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1390 = "stablehlo.broadcast_in_dim"(%1389) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %1391 = "stablehlo.add"(%1388, %1390) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1392 = "stablehlo.divide"(%1385, %1391) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1393 = "stablehlo.subtract"(%arg28, %1392) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1394 = "stablehlo.broadcast_in_dim"(%1285) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
+    %1395 = "stablehlo.divide"(%909, %1394) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %1396 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1397 = "stablehlo.broadcast_in_dim"(%1396) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
+    %1398 = "stablehlo.multiply"(%1397, %1395) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %1399 = "stablehlo.broadcast_in_dim"(%1289) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
+    %1400 = "stablehlo.divide"(%1121, %1399) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %1401 = "stablehlo.sqrt"(%1400) : (tensor<128x64xf32>) -> tensor<128x64xf32>
+    %1402 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1403 = "stablehlo.broadcast_in_dim"(%1402) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
+    %1404 = "stablehlo.add"(%1401, %1403) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %1405 = "stablehlo.divide"(%1398, %1404) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %1406 = "stablehlo.subtract"(%arg29, %1405) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %1407 = "stablehlo.broadcast_in_dim"(%1285) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1408 = "stablehlo.divide"(%916, %1407) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1409 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1410 = "stablehlo.broadcast_in_dim"(%1409) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1411 = "stablehlo.multiply"(%1410, %1408) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1412 = "stablehlo.broadcast_in_dim"(%1289) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1413 = "stablehlo.divide"(%1129, %1412) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1414 = "stablehlo.sqrt"(%1413) : (tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1415 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1416 = "stablehlo.broadcast_in_dim"(%1415) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1417 = "stablehlo.add"(%1414, %1416) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1418 = "stablehlo.divide"(%1411, %1417) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1419 = "stablehlo.subtract"(%arg30, %1418) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1420 = "stablehlo.broadcast_in_dim"(%1285) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1421 = "stablehlo.divide"(%923, %1420) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1422 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1423 = "stablehlo.broadcast_in_dim"(%1422) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1424 = "stablehlo.multiply"(%1423, %1421) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1425 = "stablehlo.broadcast_in_dim"(%1289) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1426 = "stablehlo.divide"(%1137, %1425) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1427 = "stablehlo.sqrt"(%1426) : (tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1428 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1429 = "stablehlo.broadcast_in_dim"(%1428) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1430 = "stablehlo.add"(%1427, %1429) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1431 = "stablehlo.divide"(%1424, %1430) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1432 = "stablehlo.subtract"(%arg31, %1431) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1433 = "stablehlo.broadcast_in_dim"(%1285) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1434 = "stablehlo.divide"(%930, %1433) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1435 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1436 = "stablehlo.broadcast_in_dim"(%1435) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1437 = "stablehlo.multiply"(%1436, %1434) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1438 = "stablehlo.broadcast_in_dim"(%1289) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1439 = "stablehlo.divide"(%1145, %1438) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1440 = "stablehlo.sqrt"(%1439) : (tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1441 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1442 = "stablehlo.broadcast_in_dim"(%1441) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1443 = "stablehlo.add"(%1440, %1442) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1444 = "stablehlo.divide"(%1437, %1443) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1445 = "stablehlo.subtract"(%arg32, %1444) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1446 = "stablehlo.broadcast_in_dim"(%1285) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1447 = "stablehlo.divide"(%937, %1446) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1448 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1449 = "stablehlo.broadcast_in_dim"(%1448) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1450 = "stablehlo.multiply"(%1449, %1447) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1451 = "stablehlo.broadcast_in_dim"(%1289) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1452 = "stablehlo.divide"(%1153, %1451) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1453 = "stablehlo.sqrt"(%1452) : (tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1454 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1455 = "stablehlo.broadcast_in_dim"(%1454) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1456 = "stablehlo.add"(%1453, %1455) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1457 = "stablehlo.divide"(%1450, %1456) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1458 = "stablehlo.subtract"(%arg33, %1457) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1459 = "stablehlo.broadcast_in_dim"(%1285) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128xf32>
+    %1460 = "stablehlo.divide"(%944, %1459) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
+    %1461 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1462 = "stablehlo.broadcast_in_dim"(%1461) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128xf32>
+    %1463 = "stablehlo.multiply"(%1462, %1460) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
+    %1464 = "stablehlo.broadcast_in_dim"(%1289) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128xf32>
+    %1465 = "stablehlo.divide"(%1161, %1464) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
+    %1466 = "stablehlo.sqrt"(%1465) : (tensor<128xf32>) -> tensor<128xf32>
+    %1467 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1468 = "stablehlo.broadcast_in_dim"(%1467) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128xf32>
+    %1469 = "stablehlo.add"(%1466, %1468) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
+    %1470 = "stablehlo.divide"(%1463, %1469) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
+    %1471 = "stablehlo.subtract"(%arg34, %1470) : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
+    %1472 = "stablehlo.broadcast_in_dim"(%1285) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1473 = "stablehlo.divide"(%951, %1472) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1474 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1475 = "stablehlo.broadcast_in_dim"(%1474) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1476 = "stablehlo.multiply"(%1475, %1473) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1477 = "stablehlo.broadcast_in_dim"(%1289) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1478 = "stablehlo.divide"(%1169, %1477) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1479 = "stablehlo.sqrt"(%1478) : (tensor<64xf32>) -> tensor<64xf32>
+    %1480 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1481 = "stablehlo.broadcast_in_dim"(%1480) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1482 = "stablehlo.add"(%1479, %1481) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1483 = "stablehlo.divide"(%1476, %1482) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1484 = "stablehlo.subtract"(%arg35, %1483) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1485 = "stablehlo.broadcast_in_dim"(%1285) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1486 = "stablehlo.divide"(%958, %1485) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1487 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1488 = "stablehlo.broadcast_in_dim"(%1487) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1489 = "stablehlo.multiply"(%1488, %1486) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1490 = "stablehlo.broadcast_in_dim"(%1289) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1491 = "stablehlo.divide"(%1177, %1490) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1492 = "stablehlo.sqrt"(%1491) : (tensor<64xf32>) -> tensor<64xf32>
+    %1493 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1494 = "stablehlo.broadcast_in_dim"(%1493) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1495 = "stablehlo.add"(%1492, %1494) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1496 = "stablehlo.divide"(%1489, %1495) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1497 = "stablehlo.subtract"(%arg36, %1496) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1498 = "stablehlo.broadcast_in_dim"(%1285) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1499 = "stablehlo.divide"(%965, %1498) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1500 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1501 = "stablehlo.broadcast_in_dim"(%1500) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1502 = "stablehlo.multiply"(%1501, %1499) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1503 = "stablehlo.broadcast_in_dim"(%1289) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1504 = "stablehlo.divide"(%1185, %1503) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1505 = "stablehlo.sqrt"(%1504) : (tensor<64xf32>) -> tensor<64xf32>
+    %1506 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1507 = "stablehlo.broadcast_in_dim"(%1506) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1508 = "stablehlo.add"(%1505, %1507) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1509 = "stablehlo.divide"(%1502, %1508) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1510 = "stablehlo.subtract"(%arg37, %1509) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1511 = "stablehlo.broadcast_in_dim"(%1285) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1512 = "stablehlo.divide"(%972, %1511) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1513 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1514 = "stablehlo.broadcast_in_dim"(%1513) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1515 = "stablehlo.multiply"(%1514, %1512) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1516 = "stablehlo.broadcast_in_dim"(%1289) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1517 = "stablehlo.divide"(%1193, %1516) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1518 = "stablehlo.sqrt"(%1517) : (tensor<64xf32>) -> tensor<64xf32>
+    %1519 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1520 = "stablehlo.broadcast_in_dim"(%1519) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1521 = "stablehlo.add"(%1518, %1520) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1522 = "stablehlo.divide"(%1515, %1521) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1523 = "stablehlo.subtract"(%arg38, %1522) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1524 = "stablehlo.broadcast_in_dim"(%1285) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1525 = "stablehlo.divide"(%979, %1524) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1526 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1527 = "stablehlo.broadcast_in_dim"(%1526) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1528 = "stablehlo.multiply"(%1527, %1525) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1529 = "stablehlo.broadcast_in_dim"(%1289) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1530 = "stablehlo.divide"(%1201, %1529) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1531 = "stablehlo.sqrt"(%1530) : (tensor<64xf32>) -> tensor<64xf32>
+    %1532 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1533 = "stablehlo.broadcast_in_dim"(%1532) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1534 = "stablehlo.add"(%1531, %1533) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1535 = "stablehlo.divide"(%1528, %1534) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1536 = "stablehlo.subtract"(%arg39, %1535) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1537 = "stablehlo.broadcast_in_dim"(%1285) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %1538 = "stablehlo.divide"(%986, %1537) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1539 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1540 = "stablehlo.broadcast_in_dim"(%1539) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %1541 = "stablehlo.multiply"(%1540, %1538) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1542 = "stablehlo.broadcast_in_dim"(%1289) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %1543 = "stablehlo.divide"(%1209, %1542) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1544 = "stablehlo.sqrt"(%1543) : (tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1545 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1546 = "stablehlo.broadcast_in_dim"(%1545) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x128xf32>
+    %1547 = "stablehlo.add"(%1544, %1546) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1548 = "stablehlo.divide"(%1541, %1547) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1549 = "stablehlo.subtract"(%arg40, %1548) : (tensor<64x128xf32>, tensor<64x128xf32>) -> tensor<64x128xf32>
+    %1550 = "stablehlo.broadcast_in_dim"(%1285) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
+    %1551 = "stablehlo.divide"(%993, %1550) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %1552 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1553 = "stablehlo.broadcast_in_dim"(%1552) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
+    %1554 = "stablehlo.multiply"(%1553, %1551) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %1555 = "stablehlo.broadcast_in_dim"(%1289) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
+    %1556 = "stablehlo.divide"(%1217, %1555) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %1557 = "stablehlo.sqrt"(%1556) : (tensor<128x64xf32>) -> tensor<128x64xf32>
+    %1558 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1559 = "stablehlo.broadcast_in_dim"(%1558) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<128x64xf32>
+    %1560 = "stablehlo.add"(%1557, %1559) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %1561 = "stablehlo.divide"(%1554, %1560) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %1562 = "stablehlo.subtract"(%arg41, %1561) : (tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    %1563 = "stablehlo.broadcast_in_dim"(%1285) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1564 = "stablehlo.divide"(%1000, %1563) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1565 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1566 = "stablehlo.broadcast_in_dim"(%1565) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1567 = "stablehlo.multiply"(%1566, %1564) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1568 = "stablehlo.broadcast_in_dim"(%1289) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1569 = "stablehlo.divide"(%1225, %1568) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1570 = "stablehlo.sqrt"(%1569) : (tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1571 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1572 = "stablehlo.broadcast_in_dim"(%1571) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1573 = "stablehlo.add"(%1570, %1572) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1574 = "stablehlo.divide"(%1567, %1573) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1575 = "stablehlo.subtract"(%arg42, %1574) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1576 = "stablehlo.broadcast_in_dim"(%1285) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1577 = "stablehlo.divide"(%1007, %1576) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1578 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1579 = "stablehlo.broadcast_in_dim"(%1578) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1580 = "stablehlo.multiply"(%1579, %1577) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1581 = "stablehlo.broadcast_in_dim"(%1289) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1582 = "stablehlo.divide"(%1233, %1581) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1583 = "stablehlo.sqrt"(%1582) : (tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1584 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1585 = "stablehlo.broadcast_in_dim"(%1584) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1586 = "stablehlo.add"(%1583, %1585) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1587 = "stablehlo.divide"(%1580, %1586) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1588 = "stablehlo.subtract"(%arg43, %1587) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1589 = "stablehlo.broadcast_in_dim"(%1285) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1590 = "stablehlo.divide"(%1014, %1589) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1591 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1592 = "stablehlo.broadcast_in_dim"(%1591) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1593 = "stablehlo.multiply"(%1592, %1590) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1594 = "stablehlo.broadcast_in_dim"(%1289) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1595 = "stablehlo.divide"(%1241, %1594) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1596 = "stablehlo.sqrt"(%1595) : (tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1597 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1598 = "stablehlo.broadcast_in_dim"(%1597) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1599 = "stablehlo.add"(%1596, %1598) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1600 = "stablehlo.divide"(%1593, %1599) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1601 = "stablehlo.subtract"(%arg44, %1600) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1602 = "stablehlo.broadcast_in_dim"(%1285) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1603 = "stablehlo.divide"(%1021, %1602) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1604 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1605 = "stablehlo.broadcast_in_dim"(%1604) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1606 = "stablehlo.multiply"(%1605, %1603) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1607 = "stablehlo.broadcast_in_dim"(%1289) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1608 = "stablehlo.divide"(%1249, %1607) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1609 = "stablehlo.sqrt"(%1608) : (tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1610 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1611 = "stablehlo.broadcast_in_dim"(%1610) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1612 = "stablehlo.add"(%1609, %1611) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1613 = "stablehlo.divide"(%1606, %1612) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1614 = "stablehlo.subtract"(%arg45, %1613) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1615 = "stablehlo.broadcast_in_dim"(%1285) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1616 = "stablehlo.divide"(%1028, %1615) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1617 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1618 = "stablehlo.broadcast_in_dim"(%1617) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1619 = "stablehlo.multiply"(%1618, %1616) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1620 = "stablehlo.broadcast_in_dim"(%1289) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1621 = "stablehlo.divide"(%1257, %1620) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1622 = "stablehlo.sqrt"(%1621) : (tensor<64xf32>) -> tensor<64xf32>
+    %1623 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1624 = "stablehlo.broadcast_in_dim"(%1623) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1625 = "stablehlo.add"(%1622, %1624) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1626 = "stablehlo.divide"(%1619, %1625) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1627 = "stablehlo.subtract"(%arg46, %1626) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1628 = "stablehlo.broadcast_in_dim"(%1285) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1629 = "stablehlo.divide"(%1035, %1628) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1630 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1631 = "stablehlo.broadcast_in_dim"(%1630) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1632 = "stablehlo.multiply"(%1631, %1629) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1633 = "stablehlo.broadcast_in_dim"(%1289) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1634 = "stablehlo.divide"(%1265, %1633) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1635 = "stablehlo.sqrt"(%1634) : (tensor<64xf32>) -> tensor<64xf32>
+    %1636 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1637 = "stablehlo.broadcast_in_dim"(%1636) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64xf32>
+    %1638 = "stablehlo.add"(%1635, %1637) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1639 = "stablehlo.divide"(%1632, %1638) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1640 = "stablehlo.subtract"(%arg47, %1639) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    %1641 = "stablehlo.broadcast_in_dim"(%1285) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16x64xf32>
+    %1642 = "stablehlo.divide"(%1042, %1641) : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
+    %1643 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1644 = "stablehlo.broadcast_in_dim"(%1643) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16x64xf32>
+    %1645 = "stablehlo.multiply"(%1644, %1642) : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
+    %1646 = "stablehlo.broadcast_in_dim"(%1289) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16x64xf32>
+    %1647 = "stablehlo.divide"(%1273, %1646) : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
+    %1648 = "stablehlo.sqrt"(%1647) : (tensor<16x64xf32>) -> tensor<16x64xf32>
+    %1649 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1650 = "stablehlo.broadcast_in_dim"(%1649) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16x64xf32>
+    %1651 = "stablehlo.add"(%1648, %1650) : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
+    %1652 = "stablehlo.divide"(%1645, %1651) : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
+    %1653 = "stablehlo.subtract"(%arg48, %1652) : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
+    %1654 = "stablehlo.broadcast_in_dim"(%1285) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1655 = "stablehlo.divide"(%1049, %1654) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1656 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %1657 = "stablehlo.broadcast_in_dim"(%1656) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1658 = "stablehlo.multiply"(%1657, %1655) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1659 = "stablehlo.broadcast_in_dim"(%1289) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1660 = "stablehlo.divide"(%1281, %1659) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1661 = "stablehlo.sqrt"(%1660) : (tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1662 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
+    %1663 = "stablehlo.broadcast_in_dim"(%1662) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<64x64xf32>
+    %1664 = "stablehlo.add"(%1661, %1663) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1665 = "stablehlo.divide"(%1658, %1664) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %1666 = "stablehlo.subtract"(%arg49, %1665) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    "func.return"(%1302, %1315, %1328, %1341, %1354, %1367, %1380, %1393, %1406, %1419, %1432, %1445, %1458, %1471, %1484, %1497, %1510, %1523, %1536, %1549, %1562, %1575, %1588, %1601, %1614, %1627, %1640, %1653, %1666, %845, %853, %860, %867, %874, %881, %888, %895, %902, %909, %916, %923, %930, %937, %944, %951, %958, %965, %972, %979, %986, %993, %1000, %1007, %1014, %1021, %1028, %1035, %1042, %1049, %1057, %1065, %1073, %1081, %1089, %1097, %1105, %1113, %1121, %1129, %1137, %1145, %1153, %1161, %1169, %1177, %1185, %1193, %1201, %1209, %1217, %1225, %1233, %1241, %1249, %1257, %1265, %1273, %1281, %437) : (tensor<64x64xf32>, tensor<128xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x128xf32>, tensor<128x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<128xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x128xf32>, tensor<128x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<16x64xf32>, tensor<64x64xf32>, tensor<i32>, tensor<64x64xf32>, tensor<128xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x128xf32>, tensor<128x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<128xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x128xf32>, tensor<128x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<16x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<128xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x128xf32>, tensor<128x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<128xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x128xf32>, tensor<128x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<16x64xf32>, tensor<64x64xf32>, tensor<f32>) -> ()
+  }) : () -> ()
+  "func.func"() <{arg_attrs = [{}, {}, {}], function_type = (tensor<8x16x64xi1>, tensor<f32>, tensor<f32>) -> tensor<8x16x64xf32>, res_attrs = [{}], sym_name = "_where", sym_visibility = "private"}> ({
+  ^bb0(%arg18: tensor<8x16x64xi1>, %arg19: tensor<f32>, %arg20: tensor<f32>):
+    %37 = "stablehlo.broadcast_in_dim"(%arg19) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x64xf32>
+    %38 = "stablehlo.broadcast_in_dim"(%arg20) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x64xf32>
+    %39 = "stablehlo.select"(%arg18, %37, %38) : (tensor<8x16x64xi1>, tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    "func.return"(%39) : (tensor<8x16x64xf32>) -> ()
+  }) : () -> ()
+  "func.func"() <{arg_attrs = [{}, {}, {}], function_type = (tensor<1x1x16x16xi1>, tensor<8x4x16x16xf32>, tensor<f32>) -> (tensor<8x4x16x16xf32>, tensor<8x4x16x16xi1>, tensor<8x4x16x16xf32>), res_attrs = [{}, {}, {}], sym_name = "_where_0", sym_visibility = "private"}> ({
+  ^bb0(%arg15: tensor<1x1x16x16xi1>, %arg16: tensor<8x4x16x16xf32>, %arg17: tensor<f32>):
+    %32 = "stablehlo.broadcast_in_dim"(%arg15) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x1x16x16xi1>) -> tensor<8x4x16x16xi1>
+    %33 = "stablehlo.broadcast_in_dim"(%arg17) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x16xf32>
+    %34 = "stablehlo.select"(%32, %arg16, %33) : (tensor<8x4x16x16xi1>, tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    %35 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %36 = "stablehlo.broadcast_in_dim"(%35) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x16xf32>
+    "func.return"(%34, %32, %36) : (tensor<8x4x16x16xf32>, tensor<8x4x16x16xi1>, tensor<8x4x16x16xf32>) -> ()
+  }) : () -> ()
+  "func.func"() <{arg_attrs = [{}], function_type = (tensor<8x16x64xf32>) -> (tensor<8x16x64xf32>, tensor<8x16x64xf32>, tensor<8x16x1xf32>), res_attrs = [{}, {}, {}], sym_name = "log_softmax", sym_visibility = "private"}> ({
+  ^bb0(%arg10: tensor<8x16x64xf32>):
+    %15 = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
+    %16 = "stablehlo.reduce"(%arg10, %15) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg13: tensor<f32>, %arg14: tensor<f32>):
+      %31 = "stablehlo.maximum"(%arg13, %arg14) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%31) : (tensor<f32>) -> ()
+    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
+    %17 = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
+    %18 = "stablehlo.broadcast_in_dim"(%17) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16xf32>
+    %19 = "stablehlo.maximum"(%18, %16) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+    %20 = "stablehlo.broadcast_in_dim"(%19) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %21 = "stablehlo.broadcast_in_dim"(%20) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
+    %22 = "stablehlo.subtract"(%arg10, %21) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %23 = "stablehlo.exponential"(%22) : (tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %24 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %25 = "stablehlo.reduce"(%23, %24) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg11: tensor<f32>, %arg12: tensor<f32>):
+      %30 = "stablehlo.add"(%arg11, %arg12) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%30) : (tensor<f32>) -> ()
+    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
+    %26 = "stablehlo.broadcast_in_dim"(%25) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %27 = "stablehlo.log"(%26) : (tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %28 = "stablehlo.broadcast_in_dim"(%27) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<8x16x1xf32>) -> tensor<8x16x64xf32>
+    %29 = "stablehlo.subtract"(%22, %28) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    "func.return"(%29, %23, %26) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>, tensor<8x16x1xf32>) -> ()
+  }) : () -> ()
+  "func.func"() <{arg_attrs = [{}, {}, {}], function_type = (tensor<8x16x64xf32>, tensor<8x16x1xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>, res_attrs = [{}], sym_name = "log_softmax_1", sym_visibility = "private"}> ({
+  ^bb0(%arg3: tensor<8x16x64xf32>, %arg4: tensor<8x16x1xf32>, %arg5: tensor<8x16x64xf32>):
+    %3 = "stablehlo.negate"(%arg5) : (tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %4 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %5 = "stablehlo.reduce"(%3, %4) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg8: tensor<f32>, %arg9: tensor<f32>):
+      %14 = "stablehlo.add"(%arg8, %arg9) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%14) : (tensor<f32>) -> ()
+    }) : (tensor<8x16x64xf32>, tensor<f32>) -> tensor<8x16xf32>
+    %6 = "stablehlo.reshape"(%5) : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %7 = "stablehlo.divide"(%6, %arg4) : (tensor<8x16x1xf32>, tensor<8x16x1xf32>) -> tensor<8x16x1xf32>
+    %8 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %9 = "stablehlo.reduce"(%7, %8) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg6: tensor<f32>, %arg7: tensor<f32>):
+      %13 = "stablehlo.add"(%arg6, %arg7) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%13) : (tensor<f32>) -> ()
+    }) : (tensor<8x16x1xf32>, tensor<f32>) -> tensor<8x16xf32>
+    %10 = "stablehlo.broadcast_in_dim"(%9) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<8x16xf32>) -> tensor<8x16x64xf32>
+    %11 = "stablehlo.multiply"(%10, %arg3) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    %12 = "stablehlo.add"(%arg5, %11) : (tensor<8x16x64xf32>, tensor<8x16x64xf32>) -> tensor<8x16x64xf32>
+    "func.return"(%12) : (tensor<8x16x64xf32>) -> ()
+  }) : () -> ()
+  "func.func"() <{arg_attrs = [{}, {}, {}], function_type = (tensor<8x4x16x16xi1>, tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>, res_attrs = [{}], sym_name = "_where_2", sym_visibility = "private"}> ({
+  ^bb0(%arg0: tensor<8x4x16x16xi1>, %arg1: tensor<8x4x16x16xf32>, %arg2: tensor<8x4x16x16xf32>):
+    %0 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %1 = "stablehlo.broadcast_in_dim"(%0) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x4x16x16xf32>
+    %2 = "stablehlo.select"(%arg0, %arg2, %1) : (tensor<8x4x16x16xi1>, tensor<8x4x16x16xf32>, tensor<8x4x16x16xf32>) -> tensor<8x4x16x16xf32>
+    "func.return"(%2) : (tensor<8x4x16x16xf32>) -> ()
   }) : () -> ()
 }) {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} : () -> ()
 

@@ -3,726 +3,728 @@
 // Deterministic inputs and JAX's outputs: data/manifest.json. Do not edit by hand.
 "builtin.module"() <{sym_name = "jit_step"}> ({
   "func.func"() <{arg_attrs = [{partir.name = "params/dec1/conv1/b"}, {partir.name = "params/dec1/conv1/w"}, {partir.name = "params/dec1/conv2/b"}, {partir.name = "params/dec1/conv2/w"}, {partir.name = "params/enc1/conv1/b"}, {partir.name = "params/enc1/conv1/w"}, {partir.name = "params/enc1/conv2/b"}, {partir.name = "params/enc1/conv2/w"}, {partir.name = "params/enc2/conv1/b"}, {partir.name = "params/enc2/conv1/w"}, {partir.name = "params/enc2/conv2/b"}, {partir.name = "params/enc2/conv2/w"}, {partir.name = "params/out/b"}, {partir.name = "params/out/w"}, {partir.name = "opt/count"}, {partir.name = "opt/m/dec1/conv1/b"}, {partir.name = "opt/m/dec1/conv1/w"}, {partir.name = "opt/m/dec1/conv2/b"}, {partir.name = "opt/m/dec1/conv2/w"}, {partir.name = "opt/m/enc1/conv1/b"}, {partir.name = "opt/m/enc1/conv1/w"}, {partir.name = "opt/m/enc1/conv2/b"}, {partir.name = "opt/m/enc1/conv2/w"}, {partir.name = "opt/m/enc2/conv1/b"}, {partir.name = "opt/m/enc2/conv1/w"}, {partir.name = "opt/m/enc2/conv2/b"}, {partir.name = "opt/m/enc2/conv2/w"}, {partir.name = "opt/m/out/b"}, {partir.name = "opt/m/out/w"}, {partir.name = "opt/v/dec1/conv1/b"}, {partir.name = "opt/v/dec1/conv1/w"}, {partir.name = "opt/v/dec1/conv2/b"}, {partir.name = "opt/v/dec1/conv2/w"}, {partir.name = "opt/v/enc1/conv1/b"}, {partir.name = "opt/v/enc1/conv1/w"}, {partir.name = "opt/v/enc1/conv2/b"}, {partir.name = "opt/v/enc1/conv2/w"}, {partir.name = "opt/v/enc2/conv1/b"}, {partir.name = "opt/v/enc2/conv1/w"}, {partir.name = "opt/v/enc2/conv2/b"}, {partir.name = "opt/v/enc2/conv2/w"}, {partir.name = "opt/v/out/b"}, {partir.name = "opt/v/out/w"}, {partir.name = "x"}, {partir.name = "y"}], function_type = (tensor<16xf32>, tensor<3x3x48x16xf32>, tensor<16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>, tensor<3x3x4x16xf32>, tensor<16xf32>, tensor<3x3x16x16xf32>, tensor<32xf32>, tensor<3x3x16x32xf32>, tensor<32xf32>, tensor<3x3x32x32xf32>, tensor<4xf32>, tensor<1x1x16x4xf32>, tensor<i32>, tensor<16xf32>, tensor<3x3x48x16xf32>, tensor<16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>, tensor<3x3x4x16xf32>, tensor<16xf32>, tensor<3x3x16x16xf32>, tensor<32xf32>, tensor<3x3x16x32xf32>, tensor<32xf32>, tensor<3x3x32x32xf32>, tensor<4xf32>, tensor<1x1x16x4xf32>, tensor<16xf32>, tensor<3x3x48x16xf32>, tensor<16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>, tensor<3x3x4x16xf32>, tensor<16xf32>, tensor<3x3x16x16xf32>, tensor<32xf32>, tensor<3x3x16x32xf32>, tensor<32xf32>, tensor<3x3x32x32xf32>, tensor<4xf32>, tensor<1x1x16x4xf32>, tensor<8x16x16x4xf32>, tensor<8x16x16x4xf32>) -> (tensor<16xf32>, tensor<3x3x48x16xf32>, tensor<16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>, tensor<3x3x4x16xf32>, tensor<16xf32>, tensor<3x3x16x16xf32>, tensor<32xf32>, tensor<3x3x16x32xf32>, tensor<32xf32>, tensor<3x3x32x32xf32>, tensor<4xf32>, tensor<1x1x16x4xf32>, tensor<i32>, tensor<16xf32>, tensor<3x3x48x16xf32>, tensor<16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>, tensor<3x3x4x16xf32>, tensor<16xf32>, tensor<3x3x16x16xf32>, tensor<32xf32>, tensor<3x3x16x32xf32>, tensor<32xf32>, tensor<3x3x32x32xf32>, tensor<4xf32>, tensor<1x1x16x4xf32>, tensor<16xf32>, tensor<3x3x48x16xf32>, tensor<16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>, tensor<3x3x4x16xf32>, tensor<16xf32>, tensor<3x3x16x16xf32>, tensor<32xf32>, tensor<3x3x16x32xf32>, tensor<32xf32>, tensor<3x3x32x32xf32>, tensor<4xf32>, tensor<1x1x16x4xf32>, tensor<f32>), res_attrs = [{partir.name = "params/dec1/conv1/b"}, {partir.name = "params/dec1/conv1/w"}, {partir.name = "params/dec1/conv2/b"}, {partir.name = "params/dec1/conv2/w"}, {partir.name = "params/enc1/conv1/b"}, {partir.name = "params/enc1/conv1/w"}, {partir.name = "params/enc1/conv2/b"}, {partir.name = "params/enc1/conv2/w"}, {partir.name = "params/enc2/conv1/b"}, {partir.name = "params/enc2/conv1/w"}, {partir.name = "params/enc2/conv2/b"}, {partir.name = "params/enc2/conv2/w"}, {partir.name = "params/out/b"}, {partir.name = "params/out/w"}, {partir.name = "opt/count"}, {partir.name = "opt/m/dec1/conv1/b"}, {partir.name = "opt/m/dec1/conv1/w"}, {partir.name = "opt/m/dec1/conv2/b"}, {partir.name = "opt/m/dec1/conv2/w"}, {partir.name = "opt/m/enc1/conv1/b"}, {partir.name = "opt/m/enc1/conv1/w"}, {partir.name = "opt/m/enc1/conv2/b"}, {partir.name = "opt/m/enc1/conv2/w"}, {partir.name = "opt/m/enc2/conv1/b"}, {partir.name = "opt/m/enc2/conv1/w"}, {partir.name = "opt/m/enc2/conv2/b"}, {partir.name = "opt/m/enc2/conv2/w"}, {partir.name = "opt/m/out/b"}, {partir.name = "opt/m/out/w"}, {partir.name = "opt/v/dec1/conv1/b"}, {partir.name = "opt/v/dec1/conv1/w"}, {partir.name = "opt/v/dec1/conv2/b"}, {partir.name = "opt/v/dec1/conv2/w"}, {partir.name = "opt/v/enc1/conv1/b"}, {partir.name = "opt/v/enc1/conv1/w"}, {partir.name = "opt/v/enc1/conv2/b"}, {partir.name = "opt/v/enc1/conv2/w"}, {partir.name = "opt/v/enc2/conv1/b"}, {partir.name = "opt/v/enc2/conv1/w"}, {partir.name = "opt/v/enc2/conv2/b"}, {partir.name = "opt/v/enc2/conv2/w"}, {partir.name = "opt/v/out/b"}, {partir.name = "opt/v/out/w"}, {partir.name = "loss"}], sym_name = "main", sym_visibility = "public"}> ({
-  ^bb0(%arg0: tensor<16xf32>, %arg1: tensor<3x3x48x16xf32>, %arg2: tensor<16xf32>, %arg3: tensor<3x3x16x16xf32>, %arg4: tensor<16xf32>, %arg5: tensor<3x3x4x16xf32>, %arg6: tensor<16xf32>, %arg7: tensor<3x3x16x16xf32>, %arg8: tensor<32xf32>, %arg9: tensor<3x3x16x32xf32>, %arg10: tensor<32xf32>, %arg11: tensor<3x3x32x32xf32>, %arg12: tensor<4xf32>, %arg13: tensor<1x1x16x4xf32>, %arg14: tensor<i32>, %arg15: tensor<16xf32>, %arg16: tensor<3x3x48x16xf32>, %arg17: tensor<16xf32>, %arg18: tensor<3x3x16x16xf32>, %arg19: tensor<16xf32>, %arg20: tensor<3x3x4x16xf32>, %arg21: tensor<16xf32>, %arg22: tensor<3x3x16x16xf32>, %arg23: tensor<32xf32>, %arg24: tensor<3x3x16x32xf32>, %arg25: tensor<32xf32>, %arg26: tensor<3x3x32x32xf32>, %arg27: tensor<4xf32>, %arg28: tensor<1x1x16x4xf32>, %arg29: tensor<16xf32>, %arg30: tensor<3x3x48x16xf32>, %arg31: tensor<16xf32>, %arg32: tensor<3x3x16x16xf32>, %arg33: tensor<16xf32>, %arg34: tensor<3x3x4x16xf32>, %arg35: tensor<16xf32>, %arg36: tensor<3x3x16x16xf32>, %arg37: tensor<32xf32>, %arg38: tensor<3x3x16x32xf32>, %arg39: tensor<32xf32>, %arg40: tensor<3x3x32x32xf32>, %arg41: tensor<4xf32>, %arg42: tensor<1x1x16x4xf32>, %arg43: tensor<8x16x16x4xf32>, %arg44: tensor<8x16x16x4xf32>):
-    %0 = "stablehlo.convolution"(%arg43, %arg5) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x16x16x4xf32>, tensor<3x3x4x16xf32>) -> tensor<8x16x16x16xf32>
-    %1 = "stablehlo.broadcast_in_dim"(%arg4) <{broadcast_dimensions = array<i64: 3>}> : (tensor<16xf32>) -> tensor<1x1x1x16xf32>
-    %2 = "stablehlo.broadcast_in_dim"(%1) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x1x1x16xf32>) -> tensor<8x16x16x16xf32>
-    %3 = "stablehlo.add"(%0, %2) : (tensor<8x16x16x16xf32>, tensor<8x16x16x16xf32>) -> tensor<8x16x16x16xf32>
-    %4 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %5 = "stablehlo.broadcast_in_dim"(%4) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x16x16xf32>
-    %6 = "stablehlo.maximum"(%3, %5) : (tensor<8x16x16x16xf32>, tensor<8x16x16x16xf32>) -> tensor<8x16x16x16xf32>
-    %7 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %8 = "stablehlo.broadcast_in_dim"(%7) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x16x16xf32>
-    %9 = "stablehlo.compare"(%3, %8) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction GT>}> : (tensor<8x16x16x16xf32>, tensor<8x16x16x16xf32>) -> tensor<8x16x16x16xi1>
-    %10 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %11 = "stablehlo.broadcast_in_dim"(%10) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x16x16xf32>
-    %12 = "stablehlo.convolution"(%6, %arg7) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x16x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<8x16x16x16xf32>
-    %13 = "stablehlo.broadcast_in_dim"(%arg6) <{broadcast_dimensions = array<i64: 3>}> : (tensor<16xf32>) -> tensor<1x1x1x16xf32>
-    %14 = "stablehlo.broadcast_in_dim"(%13) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x1x1x16xf32>) -> tensor<8x16x16x16xf32>
-    %15 = "stablehlo.add"(%12, %14) : (tensor<8x16x16x16xf32>, tensor<8x16x16x16xf32>) -> tensor<8x16x16x16xf32>
-    %16 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %17 = "stablehlo.broadcast_in_dim"(%16) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x16x16xf32>
-    %18 = "stablehlo.maximum"(%15, %17) : (tensor<8x16x16x16xf32>, tensor<8x16x16x16xf32>) -> tensor<8x16x16x16xf32>
-    %19 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %20 = "stablehlo.broadcast_in_dim"(%19) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x16x16xf32>
-    %21 = "stablehlo.compare"(%15, %20) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction GT>}> : (tensor<8x16x16x16xf32>, tensor<8x16x16x16xf32>) -> tensor<8x16x16x16xi1>
-    %22 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %23 = "stablehlo.broadcast_in_dim"(%22) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x16x16xf32>
-    %24 = "stablehlo.reshape"(%18) : (tensor<8x16x16x16xf32>) -> tensor<8x8x2x8x2x16xf32>
-    %25 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %26 = "stablehlo.reduce"(%24, %25) <{dimensions = array<i64: 2, 4>}> ({
-    ^bb0(%arg79: tensor<f32>, %arg80: tensor<f32>):
-      %663 = "stablehlo.add"(%arg79, %arg80) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%663) : (tensor<f32>) -> ()
+  ^bb0(%arg2: tensor<16xf32>, %arg3: tensor<3x3x48x16xf32>, %arg4: tensor<16xf32>, %arg5: tensor<3x3x16x16xf32>, %arg6: tensor<16xf32>, %arg7: tensor<3x3x4x16xf32>, %arg8: tensor<16xf32>, %arg9: tensor<3x3x16x16xf32>, %arg10: tensor<32xf32>, %arg11: tensor<3x3x16x32xf32>, %arg12: tensor<32xf32>, %arg13: tensor<3x3x32x32xf32>, %arg14: tensor<4xf32>, %arg15: tensor<1x1x16x4xf32>, %arg16: tensor<i32>, %arg17: tensor<16xf32>, %arg18: tensor<3x3x48x16xf32>, %arg19: tensor<16xf32>, %arg20: tensor<3x3x16x16xf32>, %arg21: tensor<16xf32>, %arg22: tensor<3x3x4x16xf32>, %arg23: tensor<16xf32>, %arg24: tensor<3x3x16x16xf32>, %arg25: tensor<32xf32>, %arg26: tensor<3x3x16x32xf32>, %arg27: tensor<32xf32>, %arg28: tensor<3x3x32x32xf32>, %arg29: tensor<4xf32>, %arg30: tensor<1x1x16x4xf32>, %arg31: tensor<16xf32>, %arg32: tensor<3x3x48x16xf32>, %arg33: tensor<16xf32>, %arg34: tensor<3x3x16x16xf32>, %arg35: tensor<16xf32>, %arg36: tensor<3x3x4x16xf32>, %arg37: tensor<16xf32>, %arg38: tensor<3x3x16x16xf32>, %arg39: tensor<32xf32>, %arg40: tensor<3x3x16x32xf32>, %arg41: tensor<32xf32>, %arg42: tensor<3x3x32x32xf32>, %arg43: tensor<4xf32>, %arg44: tensor<1x1x16x4xf32>, %arg45: tensor<8x16x16x4xf32>, %arg46: tensor<8x16x16x4xf32>):
+    %6 = "stablehlo.convolution"(%arg45, %arg7) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x16x16x4xf32>, tensor<3x3x4x16xf32>) -> tensor<8x16x16x16xf32>
+    %7 = "stablehlo.broadcast_in_dim"(%arg6) <{broadcast_dimensions = array<i64: 3>}> : (tensor<16xf32>) -> tensor<1x1x1x16xf32>
+    %8 = "stablehlo.broadcast_in_dim"(%7) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x1x1x16xf32>) -> tensor<8x16x16x16xf32>
+    %9 = "stablehlo.add"(%6, %8) : (tensor<8x16x16x16xf32>, tensor<8x16x16x16xf32>) -> tensor<8x16x16x16xf32>
+    %10 = "func.call"(%9) <{callee = @relu}> : (tensor<8x16x16x16xf32>) -> tensor<8x16x16x16xf32>
+    %11 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %12 = "stablehlo.broadcast_in_dim"(%11) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x16x16xf32>
+    %13 = "stablehlo.compare"(%9, %12) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction GT>}> : (tensor<8x16x16x16xf32>, tensor<8x16x16x16xf32>) -> tensor<8x16x16x16xi1>
+    %14 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %15 = "stablehlo.broadcast_in_dim"(%14) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x16x16xf32>
+    %16 = "stablehlo.convolution"(%10, %arg9) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x16x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<8x16x16x16xf32>
+    %17 = "stablehlo.broadcast_in_dim"(%arg8) <{broadcast_dimensions = array<i64: 3>}> : (tensor<16xf32>) -> tensor<1x1x1x16xf32>
+    %18 = "stablehlo.broadcast_in_dim"(%17) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x1x1x16xf32>) -> tensor<8x16x16x16xf32>
+    %19 = "stablehlo.add"(%16, %18) : (tensor<8x16x16x16xf32>, tensor<8x16x16x16xf32>) -> tensor<8x16x16x16xf32>
+    %20 = "func.call"(%19) <{callee = @relu}> : (tensor<8x16x16x16xf32>) -> tensor<8x16x16x16xf32>
+    %21 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %22 = "stablehlo.broadcast_in_dim"(%21) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x16x16xf32>
+    %23 = "stablehlo.compare"(%19, %22) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction GT>}> : (tensor<8x16x16x16xf32>, tensor<8x16x16x16xf32>) -> tensor<8x16x16x16xi1>
+    %24 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %25 = "stablehlo.broadcast_in_dim"(%24) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x16x16xf32>
+    %26 = "stablehlo.reshape"(%20) : (tensor<8x16x16x16xf32>) -> tensor<8x8x2x8x2x16xf32>
+    %27 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %28 = "stablehlo.reduce"(%26, %27) <{dimensions = array<i64: 2, 4>}> ({
+    ^bb0(%arg81: tensor<f32>, %arg82: tensor<f32>):
+      %657 = "stablehlo.add"(%arg81, %arg82) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%657) : (tensor<f32>) -> ()
     }) : (tensor<8x8x2x8x2x16xf32>, tensor<f32>) -> tensor<8x8x8x16xf32>
-    %27 = "stablehlo.constant"() <{value = dense<4.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %28 = "stablehlo.broadcast_in_dim"(%27) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x8x8x16xf32>
-    %29 = "stablehlo.divide"(%26, %28) : (tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>) -> tensor<8x8x8x16xf32>
-    %30 = "stablehlo.convolution"(%29, %arg9) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x8x8x16xf32>, tensor<3x3x16x32xf32>) -> tensor<8x8x8x32xf32>
-    %31 = "stablehlo.broadcast_in_dim"(%arg8) <{broadcast_dimensions = array<i64: 3>}> : (tensor<32xf32>) -> tensor<1x1x1x32xf32>
-    %32 = "stablehlo.broadcast_in_dim"(%31) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x1x1x32xf32>) -> tensor<8x8x8x32xf32>
-    %33 = "stablehlo.add"(%30, %32) : (tensor<8x8x8x32xf32>, tensor<8x8x8x32xf32>) -> tensor<8x8x8x32xf32>
-    %34 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %35 = "stablehlo.broadcast_in_dim"(%34) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x8x8x32xf32>
-    %36 = "stablehlo.maximum"(%33, %35) : (tensor<8x8x8x32xf32>, tensor<8x8x8x32xf32>) -> tensor<8x8x8x32xf32>
+    %29 = "stablehlo.constant"() <{value = dense<4.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %30 = "stablehlo.broadcast_in_dim"(%29) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x8x8x16xf32>
+    %31 = "stablehlo.divide"(%28, %30) : (tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>) -> tensor<8x8x8x16xf32>
+    %32 = "stablehlo.convolution"(%31, %arg11) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x8x8x16xf32>, tensor<3x3x16x32xf32>) -> tensor<8x8x8x32xf32>
+    %33 = "stablehlo.broadcast_in_dim"(%arg10) <{broadcast_dimensions = array<i64: 3>}> : (tensor<32xf32>) -> tensor<1x1x1x32xf32>
+    %34 = "stablehlo.broadcast_in_dim"(%33) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x1x1x32xf32>) -> tensor<8x8x8x32xf32>
+    %35 = "stablehlo.add"(%32, %34) : (tensor<8x8x8x32xf32>, tensor<8x8x8x32xf32>) -> tensor<8x8x8x32xf32>
+    %36 = "func.call"(%35) <{callee = @relu_0}> : (tensor<8x8x8x32xf32>) -> tensor<8x8x8x32xf32>
     %37 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
     %38 = "stablehlo.broadcast_in_dim"(%37) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x8x8x32xf32>
-    %39 = "stablehlo.compare"(%33, %38) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction GT>}> : (tensor<8x8x8x32xf32>, tensor<8x8x8x32xf32>) -> tensor<8x8x8x32xi1>
+    %39 = "stablehlo.compare"(%35, %38) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction GT>}> : (tensor<8x8x8x32xf32>, tensor<8x8x8x32xf32>) -> tensor<8x8x8x32xi1>
     %40 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
     %41 = "stablehlo.broadcast_in_dim"(%40) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x8x8x32xf32>
-    %42 = "stablehlo.convolution"(%36, %arg11) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x8x8x32xf32>, tensor<3x3x32x32xf32>) -> tensor<8x8x8x32xf32>
-    %43 = "stablehlo.broadcast_in_dim"(%arg10) <{broadcast_dimensions = array<i64: 3>}> : (tensor<32xf32>) -> tensor<1x1x1x32xf32>
+    %42 = "stablehlo.convolution"(%36, %arg13) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x8x8x32xf32>, tensor<3x3x32x32xf32>) -> tensor<8x8x8x32xf32>
+    %43 = "stablehlo.broadcast_in_dim"(%arg12) <{broadcast_dimensions = array<i64: 3>}> : (tensor<32xf32>) -> tensor<1x1x1x32xf32>
     %44 = "stablehlo.broadcast_in_dim"(%43) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x1x1x32xf32>) -> tensor<8x8x8x32xf32>
     %45 = "stablehlo.add"(%42, %44) : (tensor<8x8x8x32xf32>, tensor<8x8x8x32xf32>) -> tensor<8x8x8x32xf32>
-    %46 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %47 = "stablehlo.broadcast_in_dim"(%46) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x8x8x32xf32>
-    %48 = "stablehlo.maximum"(%45, %47) : (tensor<8x8x8x32xf32>, tensor<8x8x8x32xf32>) -> tensor<8x8x8x32xf32>
-    %49 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %50 = "stablehlo.broadcast_in_dim"(%49) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x8x8x32xf32>
-    %51 = "stablehlo.compare"(%45, %50) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction GT>}> : (tensor<8x8x8x32xf32>, tensor<8x8x8x32xf32>) -> tensor<8x8x8x32xi1>
-    %52 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %53 = "stablehlo.broadcast_in_dim"(%52) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x8x8x32xf32>
-    %54 = "stablehlo.broadcast_in_dim"(%48) <{broadcast_dimensions = array<i64: 0, 1, 3, 5>}> : (tensor<8x8x8x32xf32>) -> tensor<8x8x1x8x1x32xf32>
-    %55 = "stablehlo.broadcast_in_dim"(%54) <{broadcast_dimensions = array<i64: 0, 1, 2, 3, 4, 5>}> : (tensor<8x8x1x8x1x32xf32>) -> tensor<8x8x2x8x2x32xf32>
-    %56 = "stablehlo.reshape"(%55) : (tensor<8x8x2x8x2x32xf32>) -> tensor<8x16x16x32xf32>
-    %57 = "stablehlo.concatenate"(%56, %18) <{dimension = 3 : i64}> : (tensor<8x16x16x32xf32>, tensor<8x16x16x16xf32>) -> tensor<8x16x16x48xf32>
-    %58 = "stablehlo.convolution"(%57, %arg1) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x16x16x48xf32>, tensor<3x3x48x16xf32>) -> tensor<8x16x16x16xf32>
-    %59 = "stablehlo.broadcast_in_dim"(%arg0) <{broadcast_dimensions = array<i64: 3>}> : (tensor<16xf32>) -> tensor<1x1x1x16xf32>
-    %60 = "stablehlo.broadcast_in_dim"(%59) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x1x1x16xf32>) -> tensor<8x16x16x16xf32>
-    %61 = "stablehlo.add"(%58, %60) : (tensor<8x16x16x16xf32>, tensor<8x16x16x16xf32>) -> tensor<8x16x16x16xf32>
-    %62 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %63 = "stablehlo.broadcast_in_dim"(%62) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x16x16xf32>
-    %64 = "stablehlo.maximum"(%61, %63) : (tensor<8x16x16x16xf32>, tensor<8x16x16x16xf32>) -> tensor<8x16x16x16xf32>
-    %65 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %66 = "stablehlo.broadcast_in_dim"(%65) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x16x16xf32>
-    %67 = "stablehlo.compare"(%61, %66) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction GT>}> : (tensor<8x16x16x16xf32>, tensor<8x16x16x16xf32>) -> tensor<8x16x16x16xi1>
-    %68 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %69 = "stablehlo.broadcast_in_dim"(%68) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x16x16xf32>
-    %70 = "stablehlo.convolution"(%64, %arg3) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x16x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<8x16x16x16xf32>
-    %71 = "stablehlo.broadcast_in_dim"(%arg2) <{broadcast_dimensions = array<i64: 3>}> : (tensor<16xf32>) -> tensor<1x1x1x16xf32>
-    %72 = "stablehlo.broadcast_in_dim"(%71) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x1x1x16xf32>) -> tensor<8x16x16x16xf32>
-    %73 = "stablehlo.add"(%70, %72) : (tensor<8x16x16x16xf32>, tensor<8x16x16x16xf32>) -> tensor<8x16x16x16xf32>
+    %46 = "func.call"(%45) <{callee = @relu_0}> : (tensor<8x8x8x32xf32>) -> tensor<8x8x8x32xf32>
+    %47 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %48 = "stablehlo.broadcast_in_dim"(%47) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x8x8x32xf32>
+    %49 = "stablehlo.compare"(%45, %48) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction GT>}> : (tensor<8x8x8x32xf32>, tensor<8x8x8x32xf32>) -> tensor<8x8x8x32xi1>
+    %50 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %51 = "stablehlo.broadcast_in_dim"(%50) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x8x8x32xf32>
+    %52 = "stablehlo.broadcast_in_dim"(%46) <{broadcast_dimensions = array<i64: 0, 1, 3, 5>}> : (tensor<8x8x8x32xf32>) -> tensor<8x8x1x8x1x32xf32>
+    %53 = "stablehlo.broadcast_in_dim"(%52) <{broadcast_dimensions = array<i64: 0, 1, 2, 3, 4, 5>}> : (tensor<8x8x1x8x1x32xf32>) -> tensor<8x8x2x8x2x32xf32>
+    %54 = "stablehlo.reshape"(%53) : (tensor<8x8x2x8x2x32xf32>) -> tensor<8x16x16x32xf32>
+    %55 = "stablehlo.concatenate"(%54, %20) <{dimension = 3 : i64}> : (tensor<8x16x16x32xf32>, tensor<8x16x16x16xf32>) -> tensor<8x16x16x48xf32>
+    %56 = "stablehlo.convolution"(%55, %arg3) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x16x16x48xf32>, tensor<3x3x48x16xf32>) -> tensor<8x16x16x16xf32>
+    %57 = "stablehlo.broadcast_in_dim"(%arg2) <{broadcast_dimensions = array<i64: 3>}> : (tensor<16xf32>) -> tensor<1x1x1x16xf32>
+    %58 = "stablehlo.broadcast_in_dim"(%57) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x1x1x16xf32>) -> tensor<8x16x16x16xf32>
+    %59 = "stablehlo.add"(%56, %58) : (tensor<8x16x16x16xf32>, tensor<8x16x16x16xf32>) -> tensor<8x16x16x16xf32>
+    %60 = "func.call"(%59) <{callee = @relu}> : (tensor<8x16x16x16xf32>) -> tensor<8x16x16x16xf32>
+    %61 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %62 = "stablehlo.broadcast_in_dim"(%61) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x16x16xf32>
+    %63 = "stablehlo.compare"(%59, %62) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction GT>}> : (tensor<8x16x16x16xf32>, tensor<8x16x16x16xf32>) -> tensor<8x16x16x16xi1>
+    %64 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %65 = "stablehlo.broadcast_in_dim"(%64) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x16x16xf32>
+    %66 = "stablehlo.convolution"(%60, %arg5) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x16x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<8x16x16x16xf32>
+    %67 = "stablehlo.broadcast_in_dim"(%arg4) <{broadcast_dimensions = array<i64: 3>}> : (tensor<16xf32>) -> tensor<1x1x1x16xf32>
+    %68 = "stablehlo.broadcast_in_dim"(%67) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x1x1x16xf32>) -> tensor<8x16x16x16xf32>
+    %69 = "stablehlo.add"(%66, %68) : (tensor<8x16x16x16xf32>, tensor<8x16x16x16xf32>) -> tensor<8x16x16x16xf32>
+    %70 = "func.call"(%69) <{callee = @relu}> : (tensor<8x16x16x16xf32>) -> tensor<8x16x16x16xf32>
+    %71 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %72 = "stablehlo.broadcast_in_dim"(%71) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x16x16xf32>
+    %73 = "stablehlo.compare"(%69, %72) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction GT>}> : (tensor<8x16x16x16xf32>, tensor<8x16x16x16xf32>) -> tensor<8x16x16x16xi1>
     %74 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
     %75 = "stablehlo.broadcast_in_dim"(%74) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x16x16xf32>
-    %76 = "stablehlo.maximum"(%73, %75) : (tensor<8x16x16x16xf32>, tensor<8x16x16x16xf32>) -> tensor<8x16x16x16xf32>
-    %77 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %78 = "stablehlo.broadcast_in_dim"(%77) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x16x16xf32>
-    %79 = "stablehlo.compare"(%73, %78) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction GT>}> : (tensor<8x16x16x16xf32>, tensor<8x16x16x16xf32>) -> tensor<8x16x16x16xi1>
-    %80 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %81 = "stablehlo.broadcast_in_dim"(%80) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x16x16xf32>
-    %82 = "stablehlo.convolution"(%76, %arg13) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<0> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x16x16x16xf32>, tensor<1x1x16x4xf32>) -> tensor<8x16x16x4xf32>
-    %83 = "stablehlo.broadcast_in_dim"(%arg12) <{broadcast_dimensions = array<i64: 3>}> : (tensor<4xf32>) -> tensor<1x1x1x4xf32>
-    %84 = "stablehlo.broadcast_in_dim"(%83) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x1x1x4xf32>) -> tensor<8x16x16x4xf32>
-    %85 = "stablehlo.add"(%82, %84) : (tensor<8x16x16x4xf32>, tensor<8x16x16x4xf32>) -> tensor<8x16x16x4xf32>
-    %86 = "stablehlo.subtract"(%85, %arg44) : (tensor<8x16x16x4xf32>, tensor<8x16x16x4xf32>) -> tensor<8x16x16x4xf32>
-    %87 = "chlo.square"(%86) : (tensor<8x16x16x4xf32>) -> tensor<8x16x16x4xf32>
-    %88 = "stablehlo.constant"() <{value = dense<2.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %89 = "stablehlo.broadcast_in_dim"(%88) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x16x4xf32>
-    %90 = "stablehlo.multiply"(%89, %86) : (tensor<8x16x16x4xf32>, tensor<8x16x16x4xf32>) -> tensor<8x16x16x4xf32>
-    %91 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %92 = "stablehlo.reduce"(%87, %91) <{dimensions = array<i64: 0, 1, 2, 3>}> ({
-    ^bb0(%arg77: tensor<f32>, %arg78: tensor<f32>):
-      %662 = "stablehlo.add"(%arg77, %arg78) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%662) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x16x4xf32>, tensor<f32>) -> tensor<f32>
-    %93 = "stablehlo.constant"() <{value = dense<8.192000e+03> : tensor<f32>}> : () -> tensor<f32>
-    %94 = "stablehlo.divide"(%92, %93) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-    %95 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %96 = "stablehlo.constant"() <{value = dense<8.192000e+03> : tensor<f32>}> : () -> tensor<f32>
-    %97 = "stablehlo.divide"(%95, %96) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-    %98 = "stablehlo.broadcast_in_dim"(%97) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x16x4xf32>
-    %99 = "stablehlo.multiply"(%98, %90) : (tensor<8x16x16x4xf32>, tensor<8x16x16x4xf32>) -> tensor<8x16x16x4xf32>
-    %100 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %101 = "stablehlo.reduce"(%99, %100) <{dimensions = array<i64: 0, 1, 2>}> ({
-    ^bb0(%arg75: tensor<f32>, %arg76: tensor<f32>):
-      %661 = "stablehlo.add"(%arg75, %arg76) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%661) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x16x4xf32>, tensor<f32>) -> tensor<4xf32>
-    %102 = "stablehlo.reshape"(%101) : (tensor<4xf32>) -> tensor<1x1x1x4xf32>
-    %103 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %104 = "stablehlo.reduce"(%102, %103) <{dimensions = array<i64: 0, 1, 2>}> ({
-    ^bb0(%arg73: tensor<f32>, %arg74: tensor<f32>):
-      %660 = "stablehlo.add"(%arg73, %arg74) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%660) : (tensor<f32>) -> ()
-    }) : (tensor<1x1x1x4xf32>, tensor<f32>) -> tensor<4xf32>
-    %105 = "stablehlo.transpose"(%arg13) <{permutation = array<i64: 0, 1, 3, 2>}> : (tensor<1x1x16x4xf32>) -> tensor<1x1x4x16xf32>
-    %106 = "stablehlo.convolution"(%99, %105) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<0> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x16x16x4xf32>, tensor<1x1x4x16xf32>) -> tensor<8x16x16x16xf32>
-    %107 = "stablehlo.convolution"(%76, %arg13) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<0> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x16x16x16xf32>, tensor<1x1x16x4xf32>) -> tensor<8x16x16x4xf32>
-    %108 = "stablehlo.convolution"(%76, %99) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[f, 0, 1, b]x[i, 0, 1, o]->[0, 1, b, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<0> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x16x16x16xf32>, tensor<8x16x16x4xf32>) -> tensor<1x1x16x4xf32>
-    %109 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %110 = "stablehlo.broadcast_in_dim"(%109) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x16x16xf32>
-    %111 = "stablehlo.select"(%79, %106, %110) : (tensor<8x16x16x16xi1>, tensor<8x16x16x16xf32>, tensor<8x16x16x16xf32>) -> tensor<8x16x16x16xf32>
-    %112 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %113 = "stablehlo.reduce"(%111, %112) <{dimensions = array<i64: 0, 1, 2>}> ({
-    ^bb0(%arg71: tensor<f32>, %arg72: tensor<f32>):
-      %659 = "stablehlo.add"(%arg71, %arg72) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%659) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x16x16xf32>, tensor<f32>) -> tensor<16xf32>
-    %114 = "stablehlo.reshape"(%113) : (tensor<16xf32>) -> tensor<1x1x1x16xf32>
-    %115 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %116 = "stablehlo.reduce"(%114, %115) <{dimensions = array<i64: 0, 1, 2>}> ({
-    ^bb0(%arg69: tensor<f32>, %arg70: tensor<f32>):
-      %658 = "stablehlo.add"(%arg69, %arg70) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%658) : (tensor<f32>) -> ()
-    }) : (tensor<1x1x1x16xf32>, tensor<f32>) -> tensor<16xf32>
-    %117 = "stablehlo.slice"(%arg3) <{limit_indices = array<i64: 3, 3, 16, 16>, start_indices = array<i64: 2, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x16x16xf32>) -> tensor<1x3x16x16xf32>
-    %118 = "stablehlo.slice"(%arg3) <{limit_indices = array<i64: 2, 3, 16, 16>, start_indices = array<i64: 1, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x16x16xf32>) -> tensor<1x3x16x16xf32>
-    %119 = "stablehlo.slice"(%arg3) <{limit_indices = array<i64: 1, 3, 16, 16>, start_indices = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x16x16xf32>) -> tensor<1x3x16x16xf32>
-    %120 = "stablehlo.concatenate"(%117, %118, %119) <{dimension = 0 : i64}> : (tensor<1x3x16x16xf32>, tensor<1x3x16x16xf32>, tensor<1x3x16x16xf32>) -> tensor<3x3x16x16xf32>
-    %121 = "stablehlo.slice"(%120) <{limit_indices = array<i64: 3, 3, 16, 16>, start_indices = array<i64: 0, 2, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x16x16xf32>) -> tensor<3x1x16x16xf32>
-    %122 = "stablehlo.slice"(%120) <{limit_indices = array<i64: 3, 2, 16, 16>, start_indices = array<i64: 0, 1, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x16x16xf32>) -> tensor<3x1x16x16xf32>
-    %123 = "stablehlo.slice"(%120) <{limit_indices = array<i64: 3, 1, 16, 16>, start_indices = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x16x16xf32>) -> tensor<3x1x16x16xf32>
-    %124 = "stablehlo.concatenate"(%121, %122, %123) <{dimension = 1 : i64}> : (tensor<3x1x16x16xf32>, tensor<3x1x16x16xf32>, tensor<3x1x16x16xf32>) -> tensor<3x3x16x16xf32>
-    %125 = "stablehlo.transpose"(%124) <{permutation = array<i64: 0, 1, 3, 2>}> : (tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
-    %126 = "stablehlo.convolution"(%111, %125) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x16x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<8x16x16x16xf32>
-    %127 = "stablehlo.convolution"(%64, %arg3) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x16x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<8x16x16x16xf32>
-    %128 = "stablehlo.convolution"(%64, %111) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[f, 0, 1, b]x[i, 0, 1, o]->[0, 1, b, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x16x16x16xf32>, tensor<8x16x16x16xf32>) -> tensor<3x3x16x16xf32>
-    %129 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %130 = "stablehlo.broadcast_in_dim"(%129) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x16x16xf32>
-    %131 = "stablehlo.select"(%67, %126, %130) : (tensor<8x16x16x16xi1>, tensor<8x16x16x16xf32>, tensor<8x16x16x16xf32>) -> tensor<8x16x16x16xf32>
-    %132 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %133 = "stablehlo.reduce"(%131, %132) <{dimensions = array<i64: 0, 1, 2>}> ({
-    ^bb0(%arg67: tensor<f32>, %arg68: tensor<f32>):
-      %657 = "stablehlo.add"(%arg67, %arg68) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-      "stablehlo.return"(%657) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x16x16xf32>, tensor<f32>) -> tensor<16xf32>
-    %134 = "stablehlo.reshape"(%133) : (tensor<16xf32>) -> tensor<1x1x1x16xf32>
-    %135 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %136 = "stablehlo.reduce"(%134, %135) <{dimensions = array<i64: 0, 1, 2>}> ({
-    ^bb0(%arg65: tensor<f32>, %arg66: tensor<f32>):
-      %656 = "stablehlo.add"(%arg65, %arg66) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %76 = "stablehlo.convolution"(%70, %arg15) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<0> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x16x16x16xf32>, tensor<1x1x16x4xf32>) -> tensor<8x16x16x4xf32>
+    %77 = "stablehlo.broadcast_in_dim"(%arg14) <{broadcast_dimensions = array<i64: 3>}> : (tensor<4xf32>) -> tensor<1x1x1x4xf32>
+    %78 = "stablehlo.broadcast_in_dim"(%77) <{broadcast_dimensions = array<i64: 0, 1, 2, 3>}> : (tensor<1x1x1x4xf32>) -> tensor<8x16x16x4xf32>
+    %79 = "stablehlo.add"(%76, %78) : (tensor<8x16x16x4xf32>, tensor<8x16x16x4xf32>) -> tensor<8x16x16x4xf32>
+    %80 = "stablehlo.subtract"(%79, %arg46) : (tensor<8x16x16x4xf32>, tensor<8x16x16x4xf32>) -> tensor<8x16x16x4xf32>
+    %81 = "chlo.square"(%80) : (tensor<8x16x16x4xf32>) -> tensor<8x16x16x4xf32>
+    %82 = "stablehlo.constant"() <{value = dense<2.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %83 = "stablehlo.broadcast_in_dim"(%82) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x16x4xf32>
+    %84 = "stablehlo.multiply"(%83, %80) : (tensor<8x16x16x4xf32>, tensor<8x16x16x4xf32>) -> tensor<8x16x16x4xf32>
+    %85 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %86 = "stablehlo.reduce"(%81, %85) <{dimensions = array<i64: 0, 1, 2, 3>}> ({
+    ^bb0(%arg79: tensor<f32>, %arg80: tensor<f32>):
+      %656 = "stablehlo.add"(%arg79, %arg80) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%656) : (tensor<f32>) -> ()
-    }) : (tensor<1x1x1x16xf32>, tensor<f32>) -> tensor<16xf32>
-    %137 = "stablehlo.slice"(%arg1) <{limit_indices = array<i64: 3, 3, 48, 16>, start_indices = array<i64: 2, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x48x16xf32>) -> tensor<1x3x48x16xf32>
-    %138 = "stablehlo.slice"(%arg1) <{limit_indices = array<i64: 2, 3, 48, 16>, start_indices = array<i64: 1, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x48x16xf32>) -> tensor<1x3x48x16xf32>
-    %139 = "stablehlo.slice"(%arg1) <{limit_indices = array<i64: 1, 3, 48, 16>, start_indices = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x48x16xf32>) -> tensor<1x3x48x16xf32>
-    %140 = "stablehlo.concatenate"(%137, %138, %139) <{dimension = 0 : i64}> : (tensor<1x3x48x16xf32>, tensor<1x3x48x16xf32>, tensor<1x3x48x16xf32>) -> tensor<3x3x48x16xf32>
-    %141 = "stablehlo.slice"(%140) <{limit_indices = array<i64: 3, 3, 48, 16>, start_indices = array<i64: 0, 2, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x48x16xf32>) -> tensor<3x1x48x16xf32>
-    %142 = "stablehlo.slice"(%140) <{limit_indices = array<i64: 3, 2, 48, 16>, start_indices = array<i64: 0, 1, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x48x16xf32>) -> tensor<3x1x48x16xf32>
-    %143 = "stablehlo.slice"(%140) <{limit_indices = array<i64: 3, 1, 48, 16>, start_indices = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x48x16xf32>) -> tensor<3x1x48x16xf32>
-    %144 = "stablehlo.concatenate"(%141, %142, %143) <{dimension = 1 : i64}> : (tensor<3x1x48x16xf32>, tensor<3x1x48x16xf32>, tensor<3x1x48x16xf32>) -> tensor<3x3x48x16xf32>
-    %145 = "stablehlo.transpose"(%144) <{permutation = array<i64: 0, 1, 3, 2>}> : (tensor<3x3x48x16xf32>) -> tensor<3x3x16x48xf32>
-    %146 = "stablehlo.convolution"(%131, %145) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x16x16x16xf32>, tensor<3x3x16x48xf32>) -> tensor<8x16x16x48xf32>
-    %147 = "stablehlo.convolution"(%57, %arg1) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x16x16x48xf32>, tensor<3x3x48x16xf32>) -> tensor<8x16x16x16xf32>
-    %148 = "stablehlo.convolution"(%57, %131) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[f, 0, 1, b]x[i, 0, 1, o]->[0, 1, b, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x16x16x48xf32>, tensor<8x16x16x16xf32>) -> tensor<3x3x48x16xf32>
-    %149 = "stablehlo.slice"(%146) <{limit_indices = array<i64: 8, 16, 16, 32>, start_indices = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<8x16x16x48xf32>) -> tensor<8x16x16x32xf32>
-    %150 = "stablehlo.slice"(%146) <{limit_indices = array<i64: 8, 16, 16, 48>, start_indices = array<i64: 0, 0, 0, 32>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<8x16x16x48xf32>) -> tensor<8x16x16x16xf32>
-    %151 = "stablehlo.reshape"(%149) : (tensor<8x16x16x32xf32>) -> tensor<8x8x2x8x2x32xf32>
-    %152 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %153 = "stablehlo.reduce"(%151, %152) <{dimensions = array<i64: 2, 4>}> ({
-    ^bb0(%arg63: tensor<f32>, %arg64: tensor<f32>):
-      %655 = "stablehlo.add"(%arg63, %arg64) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x16x16x4xf32>, tensor<f32>) -> tensor<f32>
+    %87 = "stablehlo.constant"() <{value = dense<8.192000e+03> : tensor<f32>}> : () -> tensor<f32>
+    %88 = "stablehlo.divide"(%86, %87) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %89 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %90 = "stablehlo.constant"() <{value = dense<8.192000e+03> : tensor<f32>}> : () -> tensor<f32>
+    %91 = "stablehlo.divide"(%89, %90) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %92 = "stablehlo.broadcast_in_dim"(%91) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x16x4xf32>
+    %93 = "stablehlo.multiply"(%92, %84) : (tensor<8x16x16x4xf32>, tensor<8x16x16x4xf32>) -> tensor<8x16x16x4xf32>
+    %94 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %95 = "stablehlo.reduce"(%93, %94) <{dimensions = array<i64: 0, 1, 2>}> ({
+    ^bb0(%arg77: tensor<f32>, %arg78: tensor<f32>):
+      %655 = "stablehlo.add"(%arg77, %arg78) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%655) : (tensor<f32>) -> ()
-    }) : (tensor<8x8x2x8x2x32xf32>, tensor<f32>) -> tensor<8x8x8x32xf32>
-    %154 = "stablehlo.broadcast_in_dim"(%153) <{broadcast_dimensions = array<i64: 0, 1, 3, 5>}> : (tensor<8x8x8x32xf32>) -> tensor<8x8x1x8x1x32xf32>
-    %155 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %156 = "stablehlo.reduce"(%154, %155) <{dimensions = array<i64: 2, 4>}> ({
-    ^bb0(%arg61: tensor<f32>, %arg62: tensor<f32>):
-      %654 = "stablehlo.add"(%arg61, %arg62) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x16x16x4xf32>, tensor<f32>) -> tensor<4xf32>
+    %96 = "stablehlo.reshape"(%95) : (tensor<4xf32>) -> tensor<1x1x1x4xf32>
+    %97 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %98 = "stablehlo.reduce"(%96, %97) <{dimensions = array<i64: 0, 1, 2>}> ({
+    ^bb0(%arg75: tensor<f32>, %arg76: tensor<f32>):
+      %654 = "stablehlo.add"(%arg75, %arg76) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%654) : (tensor<f32>) -> ()
-    }) : (tensor<8x8x1x8x1x32xf32>, tensor<f32>) -> tensor<8x8x8x32xf32>
-    %157 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %158 = "stablehlo.broadcast_in_dim"(%157) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x8x8x32xf32>
-    %159 = "stablehlo.select"(%51, %156, %158) : (tensor<8x8x8x32xi1>, tensor<8x8x8x32xf32>, tensor<8x8x8x32xf32>) -> tensor<8x8x8x32xf32>
-    %160 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %161 = "stablehlo.reduce"(%159, %160) <{dimensions = array<i64: 0, 1, 2>}> ({
-    ^bb0(%arg59: tensor<f32>, %arg60: tensor<f32>):
-      %653 = "stablehlo.add"(%arg59, %arg60) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<1x1x1x4xf32>, tensor<f32>) -> tensor<4xf32>
+    %99 = "stablehlo.transpose"(%arg15) <{permutation = array<i64: 0, 1, 3, 2>}> : (tensor<1x1x16x4xf32>) -> tensor<1x1x4x16xf32>
+    %100 = "stablehlo.convolution"(%93, %99) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<0> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x16x16x4xf32>, tensor<1x1x4x16xf32>) -> tensor<8x16x16x16xf32>
+    %101 = "stablehlo.convolution"(%70, %arg15) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<0> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x16x16x16xf32>, tensor<1x1x16x4xf32>) -> tensor<8x16x16x4xf32>
+    %102 = "stablehlo.convolution"(%70, %93) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[f, 0, 1, b]x[i, 0, 1, o]->[0, 1, b, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<0> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x16x16x16xf32>, tensor<8x16x16x4xf32>) -> tensor<1x1x16x4xf32>
+    %103 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %104 = "stablehlo.broadcast_in_dim"(%103) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x16x16xf32>
+    %105 = "stablehlo.select"(%73, %100, %104) : (tensor<8x16x16x16xi1>, tensor<8x16x16x16xf32>, tensor<8x16x16x16xf32>) -> tensor<8x16x16x16xf32>
+    %106 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %107 = "stablehlo.reduce"(%105, %106) <{dimensions = array<i64: 0, 1, 2>}> ({
+    ^bb0(%arg73: tensor<f32>, %arg74: tensor<f32>):
+      %653 = "stablehlo.add"(%arg73, %arg74) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%653) : (tensor<f32>) -> ()
-    }) : (tensor<8x8x8x32xf32>, tensor<f32>) -> tensor<32xf32>
-    %162 = "stablehlo.reshape"(%161) : (tensor<32xf32>) -> tensor<1x1x1x32xf32>
-    %163 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %164 = "stablehlo.reduce"(%162, %163) <{dimensions = array<i64: 0, 1, 2>}> ({
-    ^bb0(%arg57: tensor<f32>, %arg58: tensor<f32>):
-      %652 = "stablehlo.add"(%arg57, %arg58) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x16x16x16xf32>, tensor<f32>) -> tensor<16xf32>
+    %108 = "stablehlo.reshape"(%107) : (tensor<16xf32>) -> tensor<1x1x1x16xf32>
+    %109 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %110 = "stablehlo.reduce"(%108, %109) <{dimensions = array<i64: 0, 1, 2>}> ({
+    ^bb0(%arg71: tensor<f32>, %arg72: tensor<f32>):
+      %652 = "stablehlo.add"(%arg71, %arg72) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%652) : (tensor<f32>) -> ()
-    }) : (tensor<1x1x1x32xf32>, tensor<f32>) -> tensor<32xf32>
-    %165 = "stablehlo.slice"(%arg11) <{limit_indices = array<i64: 3, 3, 32, 32>, start_indices = array<i64: 2, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x32x32xf32>) -> tensor<1x3x32x32xf32>
-    %166 = "stablehlo.slice"(%arg11) <{limit_indices = array<i64: 2, 3, 32, 32>, start_indices = array<i64: 1, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x32x32xf32>) -> tensor<1x3x32x32xf32>
-    %167 = "stablehlo.slice"(%arg11) <{limit_indices = array<i64: 1, 3, 32, 32>, start_indices = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x32x32xf32>) -> tensor<1x3x32x32xf32>
-    %168 = "stablehlo.concatenate"(%165, %166, %167) <{dimension = 0 : i64}> : (tensor<1x3x32x32xf32>, tensor<1x3x32x32xf32>, tensor<1x3x32x32xf32>) -> tensor<3x3x32x32xf32>
-    %169 = "stablehlo.slice"(%168) <{limit_indices = array<i64: 3, 3, 32, 32>, start_indices = array<i64: 0, 2, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x32x32xf32>) -> tensor<3x1x32x32xf32>
-    %170 = "stablehlo.slice"(%168) <{limit_indices = array<i64: 3, 2, 32, 32>, start_indices = array<i64: 0, 1, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x32x32xf32>) -> tensor<3x1x32x32xf32>
-    %171 = "stablehlo.slice"(%168) <{limit_indices = array<i64: 3, 1, 32, 32>, start_indices = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x32x32xf32>) -> tensor<3x1x32x32xf32>
-    %172 = "stablehlo.concatenate"(%169, %170, %171) <{dimension = 1 : i64}> : (tensor<3x1x32x32xf32>, tensor<3x1x32x32xf32>, tensor<3x1x32x32xf32>) -> tensor<3x3x32x32xf32>
-    %173 = "stablehlo.transpose"(%172) <{permutation = array<i64: 0, 1, 3, 2>}> : (tensor<3x3x32x32xf32>) -> tensor<3x3x32x32xf32>
-    %174 = "stablehlo.convolution"(%159, %173) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x8x8x32xf32>, tensor<3x3x32x32xf32>) -> tensor<8x8x8x32xf32>
-    %175 = "stablehlo.convolution"(%36, %arg11) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x8x8x32xf32>, tensor<3x3x32x32xf32>) -> tensor<8x8x8x32xf32>
-    %176 = "stablehlo.convolution"(%36, %159) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[f, 0, 1, b]x[i, 0, 1, o]->[0, 1, b, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x8x8x32xf32>, tensor<8x8x8x32xf32>) -> tensor<3x3x32x32xf32>
-    %177 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %178 = "stablehlo.broadcast_in_dim"(%177) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x8x8x32xf32>
-    %179 = "stablehlo.select"(%39, %174, %178) : (tensor<8x8x8x32xi1>, tensor<8x8x8x32xf32>, tensor<8x8x8x32xf32>) -> tensor<8x8x8x32xf32>
-    %180 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %181 = "stablehlo.reduce"(%179, %180) <{dimensions = array<i64: 0, 1, 2>}> ({
-    ^bb0(%arg55: tensor<f32>, %arg56: tensor<f32>):
-      %651 = "stablehlo.add"(%arg55, %arg56) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<1x1x1x16xf32>, tensor<f32>) -> tensor<16xf32>
+    %111 = "stablehlo.slice"(%arg5) <{limit_indices = array<i64: 3, 3, 16, 16>, start_indices = array<i64: 2, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x16x16xf32>) -> tensor<1x3x16x16xf32>
+    %112 = "stablehlo.slice"(%arg5) <{limit_indices = array<i64: 2, 3, 16, 16>, start_indices = array<i64: 1, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x16x16xf32>) -> tensor<1x3x16x16xf32>
+    %113 = "stablehlo.slice"(%arg5) <{limit_indices = array<i64: 1, 3, 16, 16>, start_indices = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x16x16xf32>) -> tensor<1x3x16x16xf32>
+    %114 = "stablehlo.concatenate"(%111, %112, %113) <{dimension = 0 : i64}> : (tensor<1x3x16x16xf32>, tensor<1x3x16x16xf32>, tensor<1x3x16x16xf32>) -> tensor<3x3x16x16xf32>
+    %115 = "stablehlo.slice"(%114) <{limit_indices = array<i64: 3, 3, 16, 16>, start_indices = array<i64: 0, 2, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x16x16xf32>) -> tensor<3x1x16x16xf32>
+    %116 = "stablehlo.slice"(%114) <{limit_indices = array<i64: 3, 2, 16, 16>, start_indices = array<i64: 0, 1, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x16x16xf32>) -> tensor<3x1x16x16xf32>
+    %117 = "stablehlo.slice"(%114) <{limit_indices = array<i64: 3, 1, 16, 16>, start_indices = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x16x16xf32>) -> tensor<3x1x16x16xf32>
+    %118 = "stablehlo.concatenate"(%115, %116, %117) <{dimension = 1 : i64}> : (tensor<3x1x16x16xf32>, tensor<3x1x16x16xf32>, tensor<3x1x16x16xf32>) -> tensor<3x3x16x16xf32>
+    %119 = "stablehlo.transpose"(%118) <{permutation = array<i64: 0, 1, 3, 2>}> : (tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
+    %120 = "stablehlo.convolution"(%105, %119) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x16x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<8x16x16x16xf32>
+    %121 = "stablehlo.convolution"(%60, %arg5) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x16x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<8x16x16x16xf32>
+    %122 = "stablehlo.convolution"(%60, %105) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[f, 0, 1, b]x[i, 0, 1, o]->[0, 1, b, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x16x16x16xf32>, tensor<8x16x16x16xf32>) -> tensor<3x3x16x16xf32>
+    %123 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %124 = "stablehlo.broadcast_in_dim"(%123) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x16x16xf32>
+    %125 = "stablehlo.select"(%63, %120, %124) : (tensor<8x16x16x16xi1>, tensor<8x16x16x16xf32>, tensor<8x16x16x16xf32>) -> tensor<8x16x16x16xf32>
+    %126 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %127 = "stablehlo.reduce"(%125, %126) <{dimensions = array<i64: 0, 1, 2>}> ({
+    ^bb0(%arg69: tensor<f32>, %arg70: tensor<f32>):
+      %651 = "stablehlo.add"(%arg69, %arg70) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%651) : (tensor<f32>) -> ()
-    }) : (tensor<8x8x8x32xf32>, tensor<f32>) -> tensor<32xf32>
-    %182 = "stablehlo.reshape"(%181) : (tensor<32xf32>) -> tensor<1x1x1x32xf32>
-    %183 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %184 = "stablehlo.reduce"(%182, %183) <{dimensions = array<i64: 0, 1, 2>}> ({
-    ^bb0(%arg53: tensor<f32>, %arg54: tensor<f32>):
-      %650 = "stablehlo.add"(%arg53, %arg54) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x16x16x16xf32>, tensor<f32>) -> tensor<16xf32>
+    %128 = "stablehlo.reshape"(%127) : (tensor<16xf32>) -> tensor<1x1x1x16xf32>
+    %129 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %130 = "stablehlo.reduce"(%128, %129) <{dimensions = array<i64: 0, 1, 2>}> ({
+    ^bb0(%arg67: tensor<f32>, %arg68: tensor<f32>):
+      %650 = "stablehlo.add"(%arg67, %arg68) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%650) : (tensor<f32>) -> ()
-    }) : (tensor<1x1x1x32xf32>, tensor<f32>) -> tensor<32xf32>
-    %185 = "stablehlo.slice"(%arg9) <{limit_indices = array<i64: 3, 3, 16, 32>, start_indices = array<i64: 2, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x16x32xf32>) -> tensor<1x3x16x32xf32>
-    %186 = "stablehlo.slice"(%arg9) <{limit_indices = array<i64: 2, 3, 16, 32>, start_indices = array<i64: 1, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x16x32xf32>) -> tensor<1x3x16x32xf32>
-    %187 = "stablehlo.slice"(%arg9) <{limit_indices = array<i64: 1, 3, 16, 32>, start_indices = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x16x32xf32>) -> tensor<1x3x16x32xf32>
-    %188 = "stablehlo.concatenate"(%185, %186, %187) <{dimension = 0 : i64}> : (tensor<1x3x16x32xf32>, tensor<1x3x16x32xf32>, tensor<1x3x16x32xf32>) -> tensor<3x3x16x32xf32>
-    %189 = "stablehlo.slice"(%188) <{limit_indices = array<i64: 3, 3, 16, 32>, start_indices = array<i64: 0, 2, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x16x32xf32>) -> tensor<3x1x16x32xf32>
-    %190 = "stablehlo.slice"(%188) <{limit_indices = array<i64: 3, 2, 16, 32>, start_indices = array<i64: 0, 1, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x16x32xf32>) -> tensor<3x1x16x32xf32>
-    %191 = "stablehlo.slice"(%188) <{limit_indices = array<i64: 3, 1, 16, 32>, start_indices = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x16x32xf32>) -> tensor<3x1x16x32xf32>
-    %192 = "stablehlo.concatenate"(%189, %190, %191) <{dimension = 1 : i64}> : (tensor<3x1x16x32xf32>, tensor<3x1x16x32xf32>, tensor<3x1x16x32xf32>) -> tensor<3x3x16x32xf32>
-    %193 = "stablehlo.transpose"(%192) <{permutation = array<i64: 0, 1, 3, 2>}> : (tensor<3x3x16x32xf32>) -> tensor<3x3x32x16xf32>
-    %194 = "stablehlo.convolution"(%179, %193) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x8x8x32xf32>, tensor<3x3x32x16xf32>) -> tensor<8x8x8x16xf32>
-    %195 = "stablehlo.convolution"(%29, %arg9) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x8x8x16xf32>, tensor<3x3x16x32xf32>) -> tensor<8x8x8x32xf32>
-    %196 = "stablehlo.convolution"(%29, %179) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[f, 0, 1, b]x[i, 0, 1, o]->[0, 1, b, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x8x8x16xf32>, tensor<8x8x8x32xf32>) -> tensor<3x3x16x32xf32>
-    %197 = "stablehlo.constant"() <{value = dense<4.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %198 = "stablehlo.broadcast_in_dim"(%197) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x8x8x16xf32>
-    %199 = "stablehlo.divide"(%194, %198) : (tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>) -> tensor<8x8x8x16xf32>
-    %200 = "stablehlo.broadcast_in_dim"(%199) <{broadcast_dimensions = array<i64: 0, 1, 3, 5>}> : (tensor<8x8x8x16xf32>) -> tensor<8x8x2x8x2x16xf32>
-    %201 = "stablehlo.reshape"(%200) : (tensor<8x8x2x8x2x16xf32>) -> tensor<8x16x16x16xf32>
-    %202 = "stablehlo.add"(%150, %201) : (tensor<8x16x16x16xf32>, tensor<8x16x16x16xf32>) -> tensor<8x16x16x16xf32>
-    %203 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %204 = "stablehlo.broadcast_in_dim"(%203) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x16x16xf32>
-    %205 = "stablehlo.select"(%21, %202, %204) : (tensor<8x16x16x16xi1>, tensor<8x16x16x16xf32>, tensor<8x16x16x16xf32>) -> tensor<8x16x16x16xf32>
-    %206 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %207 = "stablehlo.reduce"(%205, %206) <{dimensions = array<i64: 0, 1, 2>}> ({
-    ^bb0(%arg51: tensor<f32>, %arg52: tensor<f32>):
-      %649 = "stablehlo.add"(%arg51, %arg52) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<1x1x1x16xf32>, tensor<f32>) -> tensor<16xf32>
+    %131 = "stablehlo.slice"(%arg3) <{limit_indices = array<i64: 3, 3, 48, 16>, start_indices = array<i64: 2, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x48x16xf32>) -> tensor<1x3x48x16xf32>
+    %132 = "stablehlo.slice"(%arg3) <{limit_indices = array<i64: 2, 3, 48, 16>, start_indices = array<i64: 1, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x48x16xf32>) -> tensor<1x3x48x16xf32>
+    %133 = "stablehlo.slice"(%arg3) <{limit_indices = array<i64: 1, 3, 48, 16>, start_indices = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x48x16xf32>) -> tensor<1x3x48x16xf32>
+    %134 = "stablehlo.concatenate"(%131, %132, %133) <{dimension = 0 : i64}> : (tensor<1x3x48x16xf32>, tensor<1x3x48x16xf32>, tensor<1x3x48x16xf32>) -> tensor<3x3x48x16xf32>
+    %135 = "stablehlo.slice"(%134) <{limit_indices = array<i64: 3, 3, 48, 16>, start_indices = array<i64: 0, 2, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x48x16xf32>) -> tensor<3x1x48x16xf32>
+    %136 = "stablehlo.slice"(%134) <{limit_indices = array<i64: 3, 2, 48, 16>, start_indices = array<i64: 0, 1, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x48x16xf32>) -> tensor<3x1x48x16xf32>
+    %137 = "stablehlo.slice"(%134) <{limit_indices = array<i64: 3, 1, 48, 16>, start_indices = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x48x16xf32>) -> tensor<3x1x48x16xf32>
+    %138 = "stablehlo.concatenate"(%135, %136, %137) <{dimension = 1 : i64}> : (tensor<3x1x48x16xf32>, tensor<3x1x48x16xf32>, tensor<3x1x48x16xf32>) -> tensor<3x3x48x16xf32>
+    %139 = "stablehlo.transpose"(%138) <{permutation = array<i64: 0, 1, 3, 2>}> : (tensor<3x3x48x16xf32>) -> tensor<3x3x16x48xf32>
+    %140 = "stablehlo.convolution"(%125, %139) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x16x16x16xf32>, tensor<3x3x16x48xf32>) -> tensor<8x16x16x48xf32>
+    %141 = "stablehlo.convolution"(%55, %arg3) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x16x16x48xf32>, tensor<3x3x48x16xf32>) -> tensor<8x16x16x16xf32>
+    %142 = "stablehlo.convolution"(%55, %125) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[f, 0, 1, b]x[i, 0, 1, o]->[0, 1, b, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x16x16x48xf32>, tensor<8x16x16x16xf32>) -> tensor<3x3x48x16xf32>
+    %143 = "stablehlo.slice"(%140) <{limit_indices = array<i64: 8, 16, 16, 32>, start_indices = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<8x16x16x48xf32>) -> tensor<8x16x16x32xf32>
+    %144 = "stablehlo.slice"(%140) <{limit_indices = array<i64: 8, 16, 16, 48>, start_indices = array<i64: 0, 0, 0, 32>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<8x16x16x48xf32>) -> tensor<8x16x16x16xf32>
+    %145 = "stablehlo.reshape"(%143) : (tensor<8x16x16x32xf32>) -> tensor<8x8x2x8x2x32xf32>
+    %146 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %147 = "stablehlo.reduce"(%145, %146) <{dimensions = array<i64: 2, 4>}> ({
+    ^bb0(%arg65: tensor<f32>, %arg66: tensor<f32>):
+      %649 = "stablehlo.add"(%arg65, %arg66) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%649) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x16x16xf32>, tensor<f32>) -> tensor<16xf32>
-    %208 = "stablehlo.reshape"(%207) : (tensor<16xf32>) -> tensor<1x1x1x16xf32>
-    %209 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %210 = "stablehlo.reduce"(%208, %209) <{dimensions = array<i64: 0, 1, 2>}> ({
-    ^bb0(%arg49: tensor<f32>, %arg50: tensor<f32>):
-      %648 = "stablehlo.add"(%arg49, %arg50) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x8x2x8x2x32xf32>, tensor<f32>) -> tensor<8x8x8x32xf32>
+    %148 = "stablehlo.broadcast_in_dim"(%147) <{broadcast_dimensions = array<i64: 0, 1, 3, 5>}> : (tensor<8x8x8x32xf32>) -> tensor<8x8x1x8x1x32xf32>
+    %149 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %150 = "stablehlo.reduce"(%148, %149) <{dimensions = array<i64: 2, 4>}> ({
+    ^bb0(%arg63: tensor<f32>, %arg64: tensor<f32>):
+      %648 = "stablehlo.add"(%arg63, %arg64) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%648) : (tensor<f32>) -> ()
-    }) : (tensor<1x1x1x16xf32>, tensor<f32>) -> tensor<16xf32>
-    %211 = "stablehlo.slice"(%arg7) <{limit_indices = array<i64: 3, 3, 16, 16>, start_indices = array<i64: 2, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x16x16xf32>) -> tensor<1x3x16x16xf32>
-    %212 = "stablehlo.slice"(%arg7) <{limit_indices = array<i64: 2, 3, 16, 16>, start_indices = array<i64: 1, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x16x16xf32>) -> tensor<1x3x16x16xf32>
-    %213 = "stablehlo.slice"(%arg7) <{limit_indices = array<i64: 1, 3, 16, 16>, start_indices = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x16x16xf32>) -> tensor<1x3x16x16xf32>
-    %214 = "stablehlo.concatenate"(%211, %212, %213) <{dimension = 0 : i64}> : (tensor<1x3x16x16xf32>, tensor<1x3x16x16xf32>, tensor<1x3x16x16xf32>) -> tensor<3x3x16x16xf32>
-    %215 = "stablehlo.slice"(%214) <{limit_indices = array<i64: 3, 3, 16, 16>, start_indices = array<i64: 0, 2, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x16x16xf32>) -> tensor<3x1x16x16xf32>
-    %216 = "stablehlo.slice"(%214) <{limit_indices = array<i64: 3, 2, 16, 16>, start_indices = array<i64: 0, 1, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x16x16xf32>) -> tensor<3x1x16x16xf32>
-    %217 = "stablehlo.slice"(%214) <{limit_indices = array<i64: 3, 1, 16, 16>, start_indices = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x16x16xf32>) -> tensor<3x1x16x16xf32>
-    %218 = "stablehlo.concatenate"(%215, %216, %217) <{dimension = 1 : i64}> : (tensor<3x1x16x16xf32>, tensor<3x1x16x16xf32>, tensor<3x1x16x16xf32>) -> tensor<3x3x16x16xf32>
-    %219 = "stablehlo.transpose"(%218) <{permutation = array<i64: 0, 1, 3, 2>}> : (tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
-    %220 = "stablehlo.convolution"(%205, %219) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x16x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<8x16x16x16xf32>
-    %221 = "stablehlo.convolution"(%6, %arg7) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x16x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<8x16x16x16xf32>
-    %222 = "stablehlo.convolution"(%6, %205) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[f, 0, 1, b]x[i, 0, 1, o]->[0, 1, b, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x16x16x16xf32>, tensor<8x16x16x16xf32>) -> tensor<3x3x16x16xf32>
-    %223 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %224 = "stablehlo.broadcast_in_dim"(%223) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x16x16xf32>
-    %225 = "stablehlo.select"(%9, %220, %224) : (tensor<8x16x16x16xi1>, tensor<8x16x16x16xf32>, tensor<8x16x16x16xf32>) -> tensor<8x16x16x16xf32>
-    %226 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %227 = "stablehlo.reduce"(%225, %226) <{dimensions = array<i64: 0, 1, 2>}> ({
-    ^bb0(%arg47: tensor<f32>, %arg48: tensor<f32>):
-      %647 = "stablehlo.add"(%arg47, %arg48) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x8x1x8x1x32xf32>, tensor<f32>) -> tensor<8x8x8x32xf32>
+    %151 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %152 = "stablehlo.broadcast_in_dim"(%151) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x8x8x32xf32>
+    %153 = "stablehlo.select"(%49, %150, %152) : (tensor<8x8x8x32xi1>, tensor<8x8x8x32xf32>, tensor<8x8x8x32xf32>) -> tensor<8x8x8x32xf32>
+    %154 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %155 = "stablehlo.reduce"(%153, %154) <{dimensions = array<i64: 0, 1, 2>}> ({
+    ^bb0(%arg61: tensor<f32>, %arg62: tensor<f32>):
+      %647 = "stablehlo.add"(%arg61, %arg62) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%647) : (tensor<f32>) -> ()
-    }) : (tensor<8x16x16x16xf32>, tensor<f32>) -> tensor<16xf32>
-    %228 = "stablehlo.reshape"(%227) : (tensor<16xf32>) -> tensor<1x1x1x16xf32>
-    %229 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %230 = "stablehlo.reduce"(%228, %229) <{dimensions = array<i64: 0, 1, 2>}> ({
-    ^bb0(%arg45: tensor<f32>, %arg46: tensor<f32>):
-      %646 = "stablehlo.add"(%arg45, %arg46) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<8x8x8x32xf32>, tensor<f32>) -> tensor<32xf32>
+    %156 = "stablehlo.reshape"(%155) : (tensor<32xf32>) -> tensor<1x1x1x32xf32>
+    %157 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %158 = "stablehlo.reduce"(%156, %157) <{dimensions = array<i64: 0, 1, 2>}> ({
+    ^bb0(%arg59: tensor<f32>, %arg60: tensor<f32>):
+      %646 = "stablehlo.add"(%arg59, %arg60) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%646) : (tensor<f32>) -> ()
+    }) : (tensor<1x1x1x32xf32>, tensor<f32>) -> tensor<32xf32>
+    %159 = "stablehlo.slice"(%arg13) <{limit_indices = array<i64: 3, 3, 32, 32>, start_indices = array<i64: 2, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x32x32xf32>) -> tensor<1x3x32x32xf32>
+    %160 = "stablehlo.slice"(%arg13) <{limit_indices = array<i64: 2, 3, 32, 32>, start_indices = array<i64: 1, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x32x32xf32>) -> tensor<1x3x32x32xf32>
+    %161 = "stablehlo.slice"(%arg13) <{limit_indices = array<i64: 1, 3, 32, 32>, start_indices = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x32x32xf32>) -> tensor<1x3x32x32xf32>
+    %162 = "stablehlo.concatenate"(%159, %160, %161) <{dimension = 0 : i64}> : (tensor<1x3x32x32xf32>, tensor<1x3x32x32xf32>, tensor<1x3x32x32xf32>) -> tensor<3x3x32x32xf32>
+    %163 = "stablehlo.slice"(%162) <{limit_indices = array<i64: 3, 3, 32, 32>, start_indices = array<i64: 0, 2, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x32x32xf32>) -> tensor<3x1x32x32xf32>
+    %164 = "stablehlo.slice"(%162) <{limit_indices = array<i64: 3, 2, 32, 32>, start_indices = array<i64: 0, 1, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x32x32xf32>) -> tensor<3x1x32x32xf32>
+    %165 = "stablehlo.slice"(%162) <{limit_indices = array<i64: 3, 1, 32, 32>, start_indices = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x32x32xf32>) -> tensor<3x1x32x32xf32>
+    %166 = "stablehlo.concatenate"(%163, %164, %165) <{dimension = 1 : i64}> : (tensor<3x1x32x32xf32>, tensor<3x1x32x32xf32>, tensor<3x1x32x32xf32>) -> tensor<3x3x32x32xf32>
+    %167 = "stablehlo.transpose"(%166) <{permutation = array<i64: 0, 1, 3, 2>}> : (tensor<3x3x32x32xf32>) -> tensor<3x3x32x32xf32>
+    %168 = "stablehlo.convolution"(%153, %167) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x8x8x32xf32>, tensor<3x3x32x32xf32>) -> tensor<8x8x8x32xf32>
+    %169 = "stablehlo.convolution"(%36, %arg13) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x8x8x32xf32>, tensor<3x3x32x32xf32>) -> tensor<8x8x8x32xf32>
+    %170 = "stablehlo.convolution"(%36, %153) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[f, 0, 1, b]x[i, 0, 1, o]->[0, 1, b, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x8x8x32xf32>, tensor<8x8x8x32xf32>) -> tensor<3x3x32x32xf32>
+    %171 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %172 = "stablehlo.broadcast_in_dim"(%171) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x8x8x32xf32>
+    %173 = "stablehlo.select"(%39, %168, %172) : (tensor<8x8x8x32xi1>, tensor<8x8x8x32xf32>, tensor<8x8x8x32xf32>) -> tensor<8x8x8x32xf32>
+    %174 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %175 = "stablehlo.reduce"(%173, %174) <{dimensions = array<i64: 0, 1, 2>}> ({
+    ^bb0(%arg57: tensor<f32>, %arg58: tensor<f32>):
+      %645 = "stablehlo.add"(%arg57, %arg58) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%645) : (tensor<f32>) -> ()
+    }) : (tensor<8x8x8x32xf32>, tensor<f32>) -> tensor<32xf32>
+    %176 = "stablehlo.reshape"(%175) : (tensor<32xf32>) -> tensor<1x1x1x32xf32>
+    %177 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %178 = "stablehlo.reduce"(%176, %177) <{dimensions = array<i64: 0, 1, 2>}> ({
+    ^bb0(%arg55: tensor<f32>, %arg56: tensor<f32>):
+      %644 = "stablehlo.add"(%arg55, %arg56) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%644) : (tensor<f32>) -> ()
+    }) : (tensor<1x1x1x32xf32>, tensor<f32>) -> tensor<32xf32>
+    %179 = "stablehlo.slice"(%arg11) <{limit_indices = array<i64: 3, 3, 16, 32>, start_indices = array<i64: 2, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x16x32xf32>) -> tensor<1x3x16x32xf32>
+    %180 = "stablehlo.slice"(%arg11) <{limit_indices = array<i64: 2, 3, 16, 32>, start_indices = array<i64: 1, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x16x32xf32>) -> tensor<1x3x16x32xf32>
+    %181 = "stablehlo.slice"(%arg11) <{limit_indices = array<i64: 1, 3, 16, 32>, start_indices = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x16x32xf32>) -> tensor<1x3x16x32xf32>
+    %182 = "stablehlo.concatenate"(%179, %180, %181) <{dimension = 0 : i64}> : (tensor<1x3x16x32xf32>, tensor<1x3x16x32xf32>, tensor<1x3x16x32xf32>) -> tensor<3x3x16x32xf32>
+    %183 = "stablehlo.slice"(%182) <{limit_indices = array<i64: 3, 3, 16, 32>, start_indices = array<i64: 0, 2, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x16x32xf32>) -> tensor<3x1x16x32xf32>
+    %184 = "stablehlo.slice"(%182) <{limit_indices = array<i64: 3, 2, 16, 32>, start_indices = array<i64: 0, 1, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x16x32xf32>) -> tensor<3x1x16x32xf32>
+    %185 = "stablehlo.slice"(%182) <{limit_indices = array<i64: 3, 1, 16, 32>, start_indices = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x16x32xf32>) -> tensor<3x1x16x32xf32>
+    %186 = "stablehlo.concatenate"(%183, %184, %185) <{dimension = 1 : i64}> : (tensor<3x1x16x32xf32>, tensor<3x1x16x32xf32>, tensor<3x1x16x32xf32>) -> tensor<3x3x16x32xf32>
+    %187 = "stablehlo.transpose"(%186) <{permutation = array<i64: 0, 1, 3, 2>}> : (tensor<3x3x16x32xf32>) -> tensor<3x3x32x16xf32>
+    %188 = "stablehlo.convolution"(%173, %187) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x8x8x32xf32>, tensor<3x3x32x16xf32>) -> tensor<8x8x8x16xf32>
+    %189 = "stablehlo.convolution"(%31, %arg11) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x8x8x16xf32>, tensor<3x3x16x32xf32>) -> tensor<8x8x8x32xf32>
+    %190 = "stablehlo.convolution"(%31, %173) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[f, 0, 1, b]x[i, 0, 1, o]->[0, 1, b, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x8x8x16xf32>, tensor<8x8x8x32xf32>) -> tensor<3x3x16x32xf32>
+    %191 = "stablehlo.constant"() <{value = dense<4.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %192 = "stablehlo.broadcast_in_dim"(%191) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x8x8x16xf32>
+    %193 = "stablehlo.divide"(%188, %192) : (tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>) -> tensor<8x8x8x16xf32>
+    %194 = "stablehlo.broadcast_in_dim"(%193) <{broadcast_dimensions = array<i64: 0, 1, 3, 5>}> : (tensor<8x8x8x16xf32>) -> tensor<8x8x2x8x2x16xf32>
+    %195 = "stablehlo.reshape"(%194) : (tensor<8x8x2x8x2x16xf32>) -> tensor<8x16x16x16xf32>
+    %196 = "stablehlo.add"(%144, %195) : (tensor<8x16x16x16xf32>, tensor<8x16x16x16xf32>) -> tensor<8x16x16x16xf32>
+    %197 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %198 = "stablehlo.broadcast_in_dim"(%197) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x16x16xf32>
+    %199 = "stablehlo.select"(%23, %196, %198) : (tensor<8x16x16x16xi1>, tensor<8x16x16x16xf32>, tensor<8x16x16x16xf32>) -> tensor<8x16x16x16xf32>
+    %200 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %201 = "stablehlo.reduce"(%199, %200) <{dimensions = array<i64: 0, 1, 2>}> ({
+    ^bb0(%arg53: tensor<f32>, %arg54: tensor<f32>):
+      %643 = "stablehlo.add"(%arg53, %arg54) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%643) : (tensor<f32>) -> ()
+    }) : (tensor<8x16x16x16xf32>, tensor<f32>) -> tensor<16xf32>
+    %202 = "stablehlo.reshape"(%201) : (tensor<16xf32>) -> tensor<1x1x1x16xf32>
+    %203 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %204 = "stablehlo.reduce"(%202, %203) <{dimensions = array<i64: 0, 1, 2>}> ({
+    ^bb0(%arg51: tensor<f32>, %arg52: tensor<f32>):
+      %642 = "stablehlo.add"(%arg51, %arg52) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%642) : (tensor<f32>) -> ()
     }) : (tensor<1x1x1x16xf32>, tensor<f32>) -> tensor<16xf32>
-    %231 = "stablehlo.slice"(%arg5) <{limit_indices = array<i64: 3, 3, 4, 16>, start_indices = array<i64: 2, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x4x16xf32>) -> tensor<1x3x4x16xf32>
-    %232 = "stablehlo.slice"(%arg5) <{limit_indices = array<i64: 2, 3, 4, 16>, start_indices = array<i64: 1, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x4x16xf32>) -> tensor<1x3x4x16xf32>
-    %233 = "stablehlo.slice"(%arg5) <{limit_indices = array<i64: 1, 3, 4, 16>, start_indices = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x4x16xf32>) -> tensor<1x3x4x16xf32>
-    %234 = "stablehlo.concatenate"(%231, %232, %233) <{dimension = 0 : i64}> : (tensor<1x3x4x16xf32>, tensor<1x3x4x16xf32>, tensor<1x3x4x16xf32>) -> tensor<3x3x4x16xf32>
-    %235 = "stablehlo.slice"(%234) <{limit_indices = array<i64: 3, 3, 4, 16>, start_indices = array<i64: 0, 2, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x4x16xf32>) -> tensor<3x1x4x16xf32>
-    %236 = "stablehlo.slice"(%234) <{limit_indices = array<i64: 3, 2, 4, 16>, start_indices = array<i64: 0, 1, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x4x16xf32>) -> tensor<3x1x4x16xf32>
-    %237 = "stablehlo.slice"(%234) <{limit_indices = array<i64: 3, 1, 4, 16>, start_indices = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x4x16xf32>) -> tensor<3x1x4x16xf32>
-    %238 = "stablehlo.concatenate"(%235, %236, %237) <{dimension = 1 : i64}> : (tensor<3x1x4x16xf32>, tensor<3x1x4x16xf32>, tensor<3x1x4x16xf32>) -> tensor<3x3x4x16xf32>
-    %239 = "stablehlo.transpose"(%238) <{permutation = array<i64: 0, 1, 3, 2>}> : (tensor<3x3x4x16xf32>) -> tensor<3x3x16x4xf32>
-    %240 = "stablehlo.convolution"(%225, %239) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x16x16x16xf32>, tensor<3x3x16x4xf32>) -> tensor<8x16x16x4xf32>
-    %241 = "stablehlo.convolution"(%arg43, %arg5) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x16x16x4xf32>, tensor<3x3x4x16xf32>) -> tensor<8x16x16x16xf32>
-    %242 = "stablehlo.convolution"(%arg43, %225) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[f, 0, 1, b]x[i, 0, 1, o]->[0, 1, b, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x16x16x4xf32>, tensor<8x16x16x16xf32>) -> tensor<3x3x4x16xf32>
-    %243 = "stablehlo.constant"() <{value = dense<1> : tensor<i32>}> : () -> tensor<i32>
-    %244 = "stablehlo.add"(%arg14, %243) : (tensor<i32>, tensor<i32>) -> tensor<i32>
-    %245 = "stablehlo.convert"(%244) : (tensor<i32>) -> tensor<f32>
-    %246 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %247 = "stablehlo.broadcast_in_dim"(%246) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
-    %248 = "stablehlo.multiply"(%247, %arg15) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %249 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %250 = "stablehlo.broadcast_in_dim"(%249) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
-    %251 = "stablehlo.multiply"(%250, %136) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %252 = "stablehlo.add"(%248, %251) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %253 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %254 = "stablehlo.broadcast_in_dim"(%253) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x48x16xf32>
-    %255 = "stablehlo.multiply"(%254, %arg16) : (tensor<3x3x48x16xf32>, tensor<3x3x48x16xf32>) -> tensor<3x3x48x16xf32>
-    %256 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %257 = "stablehlo.broadcast_in_dim"(%256) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x48x16xf32>
-    %258 = "stablehlo.multiply"(%257, %148) : (tensor<3x3x48x16xf32>, tensor<3x3x48x16xf32>) -> tensor<3x3x48x16xf32>
-    %259 = "stablehlo.add"(%255, %258) : (tensor<3x3x48x16xf32>, tensor<3x3x48x16xf32>) -> tensor<3x3x48x16xf32>
-    %260 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %261 = "stablehlo.broadcast_in_dim"(%260) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
-    %262 = "stablehlo.multiply"(%261, %arg17) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %263 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %264 = "stablehlo.broadcast_in_dim"(%263) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
-    %265 = "stablehlo.multiply"(%264, %116) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %266 = "stablehlo.add"(%262, %265) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %267 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %268 = "stablehlo.broadcast_in_dim"(%267) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x16x16xf32>
-    %269 = "stablehlo.multiply"(%268, %arg18) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
-    %270 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %271 = "stablehlo.broadcast_in_dim"(%270) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x16x16xf32>
-    %272 = "stablehlo.multiply"(%271, %128) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
-    %273 = "stablehlo.add"(%269, %272) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
-    %274 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %275 = "stablehlo.broadcast_in_dim"(%274) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
-    %276 = "stablehlo.multiply"(%275, %arg19) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %277 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %278 = "stablehlo.broadcast_in_dim"(%277) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
-    %279 = "stablehlo.multiply"(%278, %230) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %280 = "stablehlo.add"(%276, %279) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %281 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %282 = "stablehlo.broadcast_in_dim"(%281) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x4x16xf32>
-    %283 = "stablehlo.multiply"(%282, %arg20) : (tensor<3x3x4x16xf32>, tensor<3x3x4x16xf32>) -> tensor<3x3x4x16xf32>
-    %284 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %285 = "stablehlo.broadcast_in_dim"(%284) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x4x16xf32>
-    %286 = "stablehlo.multiply"(%285, %242) : (tensor<3x3x4x16xf32>, tensor<3x3x4x16xf32>) -> tensor<3x3x4x16xf32>
-    %287 = "stablehlo.add"(%283, %286) : (tensor<3x3x4x16xf32>, tensor<3x3x4x16xf32>) -> tensor<3x3x4x16xf32>
-    %288 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %289 = "stablehlo.broadcast_in_dim"(%288) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
-    %290 = "stablehlo.multiply"(%289, %arg21) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %291 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %292 = "stablehlo.broadcast_in_dim"(%291) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
-    %293 = "stablehlo.multiply"(%292, %210) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %294 = "stablehlo.add"(%290, %293) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %295 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %296 = "stablehlo.broadcast_in_dim"(%295) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x16x16xf32>
-    %297 = "stablehlo.multiply"(%296, %arg22) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
-    %298 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %299 = "stablehlo.broadcast_in_dim"(%298) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x16x16xf32>
-    %300 = "stablehlo.multiply"(%299, %222) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
-    %301 = "stablehlo.add"(%297, %300) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
-    %302 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %303 = "stablehlo.broadcast_in_dim"(%302) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %304 = "stablehlo.multiply"(%303, %arg23) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %305 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %306 = "stablehlo.broadcast_in_dim"(%305) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %307 = "stablehlo.multiply"(%306, %184) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %308 = "stablehlo.add"(%304, %307) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %309 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %310 = "stablehlo.broadcast_in_dim"(%309) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x16x32xf32>
-    %311 = "stablehlo.multiply"(%310, %arg24) : (tensor<3x3x16x32xf32>, tensor<3x3x16x32xf32>) -> tensor<3x3x16x32xf32>
-    %312 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %313 = "stablehlo.broadcast_in_dim"(%312) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x16x32xf32>
-    %314 = "stablehlo.multiply"(%313, %196) : (tensor<3x3x16x32xf32>, tensor<3x3x16x32xf32>) -> tensor<3x3x16x32xf32>
-    %315 = "stablehlo.add"(%311, %314) : (tensor<3x3x16x32xf32>, tensor<3x3x16x32xf32>) -> tensor<3x3x16x32xf32>
-    %316 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %317 = "stablehlo.broadcast_in_dim"(%316) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %318 = "stablehlo.multiply"(%317, %arg25) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %319 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %320 = "stablehlo.broadcast_in_dim"(%319) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %321 = "stablehlo.multiply"(%320, %164) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %322 = "stablehlo.add"(%318, %321) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %323 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %324 = "stablehlo.broadcast_in_dim"(%323) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x32x32xf32>
-    %325 = "stablehlo.multiply"(%324, %arg26) : (tensor<3x3x32x32xf32>, tensor<3x3x32x32xf32>) -> tensor<3x3x32x32xf32>
-    %326 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %327 = "stablehlo.broadcast_in_dim"(%326) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x32x32xf32>
-    %328 = "stablehlo.multiply"(%327, %176) : (tensor<3x3x32x32xf32>, tensor<3x3x32x32xf32>) -> tensor<3x3x32x32xf32>
-    %329 = "stablehlo.add"(%325, %328) : (tensor<3x3x32x32xf32>, tensor<3x3x32x32xf32>) -> tensor<3x3x32x32xf32>
-    %330 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %331 = "stablehlo.broadcast_in_dim"(%330) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4xf32>
-    %332 = "stablehlo.multiply"(%331, %arg27) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %333 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %334 = "stablehlo.broadcast_in_dim"(%333) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4xf32>
-    %335 = "stablehlo.multiply"(%334, %104) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %336 = "stablehlo.add"(%332, %335) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %337 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %338 = "stablehlo.broadcast_in_dim"(%337) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<1x1x16x4xf32>
-    %339 = "stablehlo.multiply"(%338, %arg28) : (tensor<1x1x16x4xf32>, tensor<1x1x16x4xf32>) -> tensor<1x1x16x4xf32>
-    %340 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %341 = "stablehlo.broadcast_in_dim"(%340) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<1x1x16x4xf32>
-    %342 = "stablehlo.multiply"(%341, %108) : (tensor<1x1x16x4xf32>, tensor<1x1x16x4xf32>) -> tensor<1x1x16x4xf32>
-    %343 = "stablehlo.add"(%339, %342) : (tensor<1x1x16x4xf32>, tensor<1x1x16x4xf32>) -> tensor<1x1x16x4xf32>
-    %344 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %345 = "stablehlo.broadcast_in_dim"(%344) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
-    %346 = "stablehlo.multiply"(%345, %arg29) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %347 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %348 = "stablehlo.broadcast_in_dim"(%347) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
-    %349 = "stablehlo.multiply"(%348, %136) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %350 = "stablehlo.multiply"(%349, %136) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %351 = "stablehlo.add"(%346, %350) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %352 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %353 = "stablehlo.broadcast_in_dim"(%352) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x48x16xf32>
-    %354 = "stablehlo.multiply"(%353, %arg30) : (tensor<3x3x48x16xf32>, tensor<3x3x48x16xf32>) -> tensor<3x3x48x16xf32>
-    %355 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %356 = "stablehlo.broadcast_in_dim"(%355) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x48x16xf32>
-    %357 = "stablehlo.multiply"(%356, %148) : (tensor<3x3x48x16xf32>, tensor<3x3x48x16xf32>) -> tensor<3x3x48x16xf32>
-    %358 = "stablehlo.multiply"(%357, %148) : (tensor<3x3x48x16xf32>, tensor<3x3x48x16xf32>) -> tensor<3x3x48x16xf32>
-    %359 = "stablehlo.add"(%354, %358) : (tensor<3x3x48x16xf32>, tensor<3x3x48x16xf32>) -> tensor<3x3x48x16xf32>
-    %360 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %361 = "stablehlo.broadcast_in_dim"(%360) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
-    %362 = "stablehlo.multiply"(%361, %arg31) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %363 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %364 = "stablehlo.broadcast_in_dim"(%363) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
-    %365 = "stablehlo.multiply"(%364, %116) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %366 = "stablehlo.multiply"(%365, %116) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %367 = "stablehlo.add"(%362, %366) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %368 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %369 = "stablehlo.broadcast_in_dim"(%368) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x16x16xf32>
-    %370 = "stablehlo.multiply"(%369, %arg32) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
-    %371 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %372 = "stablehlo.broadcast_in_dim"(%371) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x16x16xf32>
-    %373 = "stablehlo.multiply"(%372, %128) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
-    %374 = "stablehlo.multiply"(%373, %128) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
-    %375 = "stablehlo.add"(%370, %374) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
-    %376 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %377 = "stablehlo.broadcast_in_dim"(%376) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
-    %378 = "stablehlo.multiply"(%377, %arg33) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %379 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %380 = "stablehlo.broadcast_in_dim"(%379) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
-    %381 = "stablehlo.multiply"(%380, %230) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %382 = "stablehlo.multiply"(%381, %230) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %383 = "stablehlo.add"(%378, %382) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %384 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %385 = "stablehlo.broadcast_in_dim"(%384) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x4x16xf32>
-    %386 = "stablehlo.multiply"(%385, %arg34) : (tensor<3x3x4x16xf32>, tensor<3x3x4x16xf32>) -> tensor<3x3x4x16xf32>
-    %387 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %388 = "stablehlo.broadcast_in_dim"(%387) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x4x16xf32>
-    %389 = "stablehlo.multiply"(%388, %242) : (tensor<3x3x4x16xf32>, tensor<3x3x4x16xf32>) -> tensor<3x3x4x16xf32>
-    %390 = "stablehlo.multiply"(%389, %242) : (tensor<3x3x4x16xf32>, tensor<3x3x4x16xf32>) -> tensor<3x3x4x16xf32>
-    %391 = "stablehlo.add"(%386, %390) : (tensor<3x3x4x16xf32>, tensor<3x3x4x16xf32>) -> tensor<3x3x4x16xf32>
-    %392 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %393 = "stablehlo.broadcast_in_dim"(%392) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
-    %394 = "stablehlo.multiply"(%393, %arg35) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %395 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %396 = "stablehlo.broadcast_in_dim"(%395) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
-    %397 = "stablehlo.multiply"(%396, %210) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %398 = "stablehlo.multiply"(%397, %210) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %399 = "stablehlo.add"(%394, %398) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %400 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %401 = "stablehlo.broadcast_in_dim"(%400) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x16x16xf32>
-    %402 = "stablehlo.multiply"(%401, %arg36) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
-    %403 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %404 = "stablehlo.broadcast_in_dim"(%403) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x16x16xf32>
-    %405 = "stablehlo.multiply"(%404, %222) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
-    %406 = "stablehlo.multiply"(%405, %222) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
-    %407 = "stablehlo.add"(%402, %406) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
-    %408 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %409 = "stablehlo.broadcast_in_dim"(%408) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %410 = "stablehlo.multiply"(%409, %arg37) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %411 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %412 = "stablehlo.broadcast_in_dim"(%411) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %413 = "stablehlo.multiply"(%412, %184) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %414 = "stablehlo.multiply"(%413, %184) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %415 = "stablehlo.add"(%410, %414) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %416 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %417 = "stablehlo.broadcast_in_dim"(%416) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x16x32xf32>
-    %418 = "stablehlo.multiply"(%417, %arg38) : (tensor<3x3x16x32xf32>, tensor<3x3x16x32xf32>) -> tensor<3x3x16x32xf32>
-    %419 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %420 = "stablehlo.broadcast_in_dim"(%419) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x16x32xf32>
-    %421 = "stablehlo.multiply"(%420, %196) : (tensor<3x3x16x32xf32>, tensor<3x3x16x32xf32>) -> tensor<3x3x16x32xf32>
-    %422 = "stablehlo.multiply"(%421, %196) : (tensor<3x3x16x32xf32>, tensor<3x3x16x32xf32>) -> tensor<3x3x16x32xf32>
-    %423 = "stablehlo.add"(%418, %422) : (tensor<3x3x16x32xf32>, tensor<3x3x16x32xf32>) -> tensor<3x3x16x32xf32>
-    %424 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %425 = "stablehlo.broadcast_in_dim"(%424) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %426 = "stablehlo.multiply"(%425, %arg39) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %427 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %428 = "stablehlo.broadcast_in_dim"(%427) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %429 = "stablehlo.multiply"(%428, %164) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %430 = "stablehlo.multiply"(%429, %164) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %431 = "stablehlo.add"(%426, %430) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %432 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %433 = "stablehlo.broadcast_in_dim"(%432) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x32x32xf32>
-    %434 = "stablehlo.multiply"(%433, %arg40) : (tensor<3x3x32x32xf32>, tensor<3x3x32x32xf32>) -> tensor<3x3x32x32xf32>
-    %435 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %436 = "stablehlo.broadcast_in_dim"(%435) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x32x32xf32>
-    %437 = "stablehlo.multiply"(%436, %176) : (tensor<3x3x32x32xf32>, tensor<3x3x32x32xf32>) -> tensor<3x3x32x32xf32>
-    %438 = "stablehlo.multiply"(%437, %176) : (tensor<3x3x32x32xf32>, tensor<3x3x32x32xf32>) -> tensor<3x3x32x32xf32>
-    %439 = "stablehlo.add"(%434, %438) : (tensor<3x3x32x32xf32>, tensor<3x3x32x32xf32>) -> tensor<3x3x32x32xf32>
-    %440 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %441 = "stablehlo.broadcast_in_dim"(%440) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4xf32>
-    %442 = "stablehlo.multiply"(%441, %arg41) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %443 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %444 = "stablehlo.broadcast_in_dim"(%443) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4xf32>
-    %445 = "stablehlo.multiply"(%444, %104) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %446 = "stablehlo.multiply"(%445, %104) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %447 = "stablehlo.add"(%442, %446) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %448 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %449 = "stablehlo.broadcast_in_dim"(%448) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<1x1x16x4xf32>
-    %450 = "stablehlo.multiply"(%449, %arg42) : (tensor<1x1x16x4xf32>, tensor<1x1x16x4xf32>) -> tensor<1x1x16x4xf32>
-    %451 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
-    %452 = "stablehlo.broadcast_in_dim"(%451) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<1x1x16x4xf32>
-    %453 = "stablehlo.multiply"(%452, %108) : (tensor<1x1x16x4xf32>, tensor<1x1x16x4xf32>) -> tensor<1x1x16x4xf32>
-    %454 = "stablehlo.multiply"(%453, %108) : (tensor<1x1x16x4xf32>, tensor<1x1x16x4xf32>) -> tensor<1x1x16x4xf32>
-    %455 = "stablehlo.add"(%450, %454) : (tensor<1x1x16x4xf32>, tensor<1x1x16x4xf32>) -> tensor<1x1x16x4xf32>
-    %456 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
-    %457 = "stablehlo.power"(%456, %245) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-    %458 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %459 = "stablehlo.subtract"(%458, %457) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-    %460 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
-    %461 = "stablehlo.power"(%460, %245) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-    %462 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %463 = "stablehlo.subtract"(%462, %461) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-    %464 = "stablehlo.broadcast_in_dim"(%459) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
-    %465 = "stablehlo.divide"(%252, %464) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %466 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %205 = "stablehlo.slice"(%arg9) <{limit_indices = array<i64: 3, 3, 16, 16>, start_indices = array<i64: 2, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x16x16xf32>) -> tensor<1x3x16x16xf32>
+    %206 = "stablehlo.slice"(%arg9) <{limit_indices = array<i64: 2, 3, 16, 16>, start_indices = array<i64: 1, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x16x16xf32>) -> tensor<1x3x16x16xf32>
+    %207 = "stablehlo.slice"(%arg9) <{limit_indices = array<i64: 1, 3, 16, 16>, start_indices = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x16x16xf32>) -> tensor<1x3x16x16xf32>
+    %208 = "stablehlo.concatenate"(%205, %206, %207) <{dimension = 0 : i64}> : (tensor<1x3x16x16xf32>, tensor<1x3x16x16xf32>, tensor<1x3x16x16xf32>) -> tensor<3x3x16x16xf32>
+    %209 = "stablehlo.slice"(%208) <{limit_indices = array<i64: 3, 3, 16, 16>, start_indices = array<i64: 0, 2, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x16x16xf32>) -> tensor<3x1x16x16xf32>
+    %210 = "stablehlo.slice"(%208) <{limit_indices = array<i64: 3, 2, 16, 16>, start_indices = array<i64: 0, 1, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x16x16xf32>) -> tensor<3x1x16x16xf32>
+    %211 = "stablehlo.slice"(%208) <{limit_indices = array<i64: 3, 1, 16, 16>, start_indices = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x16x16xf32>) -> tensor<3x1x16x16xf32>
+    %212 = "stablehlo.concatenate"(%209, %210, %211) <{dimension = 1 : i64}> : (tensor<3x1x16x16xf32>, tensor<3x1x16x16xf32>, tensor<3x1x16x16xf32>) -> tensor<3x3x16x16xf32>
+    %213 = "stablehlo.transpose"(%212) <{permutation = array<i64: 0, 1, 3, 2>}> : (tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
+    %214 = "stablehlo.convolution"(%199, %213) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x16x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<8x16x16x16xf32>
+    %215 = "stablehlo.convolution"(%10, %arg9) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x16x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<8x16x16x16xf32>
+    %216 = "stablehlo.convolution"(%10, %199) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[f, 0, 1, b]x[i, 0, 1, o]->[0, 1, b, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x16x16x16xf32>, tensor<8x16x16x16xf32>) -> tensor<3x3x16x16xf32>
+    %217 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %218 = "stablehlo.broadcast_in_dim"(%217) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x16x16xf32>
+    %219 = "stablehlo.select"(%13, %214, %218) : (tensor<8x16x16x16xi1>, tensor<8x16x16x16xf32>, tensor<8x16x16x16xf32>) -> tensor<8x16x16x16xf32>
+    %220 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %221 = "stablehlo.reduce"(%219, %220) <{dimensions = array<i64: 0, 1, 2>}> ({
+    ^bb0(%arg49: tensor<f32>, %arg50: tensor<f32>):
+      %641 = "stablehlo.add"(%arg49, %arg50) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%641) : (tensor<f32>) -> ()
+    }) : (tensor<8x16x16x16xf32>, tensor<f32>) -> tensor<16xf32>
+    %222 = "stablehlo.reshape"(%221) : (tensor<16xf32>) -> tensor<1x1x1x16xf32>
+    %223 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %224 = "stablehlo.reduce"(%222, %223) <{dimensions = array<i64: 0, 1, 2>}> ({
+    ^bb0(%arg47: tensor<f32>, %arg48: tensor<f32>):
+      %640 = "stablehlo.add"(%arg47, %arg48) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%640) : (tensor<f32>) -> ()
+    }) : (tensor<1x1x1x16xf32>, tensor<f32>) -> tensor<16xf32>
+    %225 = "stablehlo.slice"(%arg7) <{limit_indices = array<i64: 3, 3, 4, 16>, start_indices = array<i64: 2, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x4x16xf32>) -> tensor<1x3x4x16xf32>
+    %226 = "stablehlo.slice"(%arg7) <{limit_indices = array<i64: 2, 3, 4, 16>, start_indices = array<i64: 1, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x4x16xf32>) -> tensor<1x3x4x16xf32>
+    %227 = "stablehlo.slice"(%arg7) <{limit_indices = array<i64: 1, 3, 4, 16>, start_indices = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x4x16xf32>) -> tensor<1x3x4x16xf32>
+    %228 = "stablehlo.concatenate"(%225, %226, %227) <{dimension = 0 : i64}> : (tensor<1x3x4x16xf32>, tensor<1x3x4x16xf32>, tensor<1x3x4x16xf32>) -> tensor<3x3x4x16xf32>
+    %229 = "stablehlo.slice"(%228) <{limit_indices = array<i64: 3, 3, 4, 16>, start_indices = array<i64: 0, 2, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x4x16xf32>) -> tensor<3x1x4x16xf32>
+    %230 = "stablehlo.slice"(%228) <{limit_indices = array<i64: 3, 2, 4, 16>, start_indices = array<i64: 0, 1, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x4x16xf32>) -> tensor<3x1x4x16xf32>
+    %231 = "stablehlo.slice"(%228) <{limit_indices = array<i64: 3, 1, 4, 16>, start_indices = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<3x3x4x16xf32>) -> tensor<3x1x4x16xf32>
+    %232 = "stablehlo.concatenate"(%229, %230, %231) <{dimension = 1 : i64}> : (tensor<3x1x4x16xf32>, tensor<3x1x4x16xf32>, tensor<3x1x4x16xf32>) -> tensor<3x3x4x16xf32>
+    %233 = "stablehlo.transpose"(%232) <{permutation = array<i64: 0, 1, 3, 2>}> : (tensor<3x3x4x16xf32>) -> tensor<3x3x16x4xf32>
+    %234 = "stablehlo.convolution"(%219, %233) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x16x16x16xf32>, tensor<3x3x16x4xf32>) -> tensor<8x16x16x4xf32>
+    %235 = "stablehlo.convolution"(%arg45, %arg7) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x16x16x4xf32>, tensor<3x3x4x16xf32>) -> tensor<8x16x16x16xf32>
+    %236 = "stablehlo.convolution"(%arg45, %219) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[f, 0, 1, b]x[i, 0, 1, o]->[0, 1, b, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x16x16x4xf32>, tensor<8x16x16x16xf32>) -> tensor<3x3x4x16xf32>
+    %237 = "stablehlo.constant"() <{value = dense<1> : tensor<i32>}> : () -> tensor<i32>
+    %238 = "stablehlo.add"(%arg16, %237) : (tensor<i32>, tensor<i32>) -> tensor<i32>
+    %239 = "stablehlo.convert"(%238) : (tensor<i32>) -> tensor<f32>
+    %240 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %241 = "stablehlo.broadcast_in_dim"(%240) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
+    %242 = "stablehlo.multiply"(%241, %arg17) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %243 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %244 = "stablehlo.broadcast_in_dim"(%243) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
+    %245 = "stablehlo.multiply"(%244, %130) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %246 = "stablehlo.add"(%242, %245) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %247 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %248 = "stablehlo.broadcast_in_dim"(%247) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x48x16xf32>
+    %249 = "stablehlo.multiply"(%248, %arg18) : (tensor<3x3x48x16xf32>, tensor<3x3x48x16xf32>) -> tensor<3x3x48x16xf32>
+    %250 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %251 = "stablehlo.broadcast_in_dim"(%250) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x48x16xf32>
+    %252 = "stablehlo.multiply"(%251, %142) : (tensor<3x3x48x16xf32>, tensor<3x3x48x16xf32>) -> tensor<3x3x48x16xf32>
+    %253 = "stablehlo.add"(%249, %252) : (tensor<3x3x48x16xf32>, tensor<3x3x48x16xf32>) -> tensor<3x3x48x16xf32>
+    %254 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %255 = "stablehlo.broadcast_in_dim"(%254) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
+    %256 = "stablehlo.multiply"(%255, %arg19) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %257 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %258 = "stablehlo.broadcast_in_dim"(%257) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
+    %259 = "stablehlo.multiply"(%258, %110) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %260 = "stablehlo.add"(%256, %259) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %261 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %262 = "stablehlo.broadcast_in_dim"(%261) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x16x16xf32>
+    %263 = "stablehlo.multiply"(%262, %arg20) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
+    %264 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %265 = "stablehlo.broadcast_in_dim"(%264) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x16x16xf32>
+    %266 = "stablehlo.multiply"(%265, %122) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
+    %267 = "stablehlo.add"(%263, %266) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
+    %268 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %269 = "stablehlo.broadcast_in_dim"(%268) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
+    %270 = "stablehlo.multiply"(%269, %arg21) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %271 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %272 = "stablehlo.broadcast_in_dim"(%271) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
+    %273 = "stablehlo.multiply"(%272, %224) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %274 = "stablehlo.add"(%270, %273) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %275 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %276 = "stablehlo.broadcast_in_dim"(%275) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x4x16xf32>
+    %277 = "stablehlo.multiply"(%276, %arg22) : (tensor<3x3x4x16xf32>, tensor<3x3x4x16xf32>) -> tensor<3x3x4x16xf32>
+    %278 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %279 = "stablehlo.broadcast_in_dim"(%278) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x4x16xf32>
+    %280 = "stablehlo.multiply"(%279, %236) : (tensor<3x3x4x16xf32>, tensor<3x3x4x16xf32>) -> tensor<3x3x4x16xf32>
+    %281 = "stablehlo.add"(%277, %280) : (tensor<3x3x4x16xf32>, tensor<3x3x4x16xf32>) -> tensor<3x3x4x16xf32>
+    %282 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %283 = "stablehlo.broadcast_in_dim"(%282) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
+    %284 = "stablehlo.multiply"(%283, %arg23) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %285 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %286 = "stablehlo.broadcast_in_dim"(%285) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
+    %287 = "stablehlo.multiply"(%286, %204) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %288 = "stablehlo.add"(%284, %287) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %289 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %290 = "stablehlo.broadcast_in_dim"(%289) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x16x16xf32>
+    %291 = "stablehlo.multiply"(%290, %arg24) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
+    %292 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %293 = "stablehlo.broadcast_in_dim"(%292) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x16x16xf32>
+    %294 = "stablehlo.multiply"(%293, %216) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
+    %295 = "stablehlo.add"(%291, %294) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
+    %296 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %297 = "stablehlo.broadcast_in_dim"(%296) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %298 = "stablehlo.multiply"(%297, %arg25) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %299 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %300 = "stablehlo.broadcast_in_dim"(%299) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %301 = "stablehlo.multiply"(%300, %178) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %302 = "stablehlo.add"(%298, %301) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %303 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %304 = "stablehlo.broadcast_in_dim"(%303) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x16x32xf32>
+    %305 = "stablehlo.multiply"(%304, %arg26) : (tensor<3x3x16x32xf32>, tensor<3x3x16x32xf32>) -> tensor<3x3x16x32xf32>
+    %306 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %307 = "stablehlo.broadcast_in_dim"(%306) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x16x32xf32>
+    %308 = "stablehlo.multiply"(%307, %190) : (tensor<3x3x16x32xf32>, tensor<3x3x16x32xf32>) -> tensor<3x3x16x32xf32>
+    %309 = "stablehlo.add"(%305, %308) : (tensor<3x3x16x32xf32>, tensor<3x3x16x32xf32>) -> tensor<3x3x16x32xf32>
+    %310 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %311 = "stablehlo.broadcast_in_dim"(%310) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %312 = "stablehlo.multiply"(%311, %arg27) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %313 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %314 = "stablehlo.broadcast_in_dim"(%313) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %315 = "stablehlo.multiply"(%314, %158) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %316 = "stablehlo.add"(%312, %315) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %317 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %318 = "stablehlo.broadcast_in_dim"(%317) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x32x32xf32>
+    %319 = "stablehlo.multiply"(%318, %arg28) : (tensor<3x3x32x32xf32>, tensor<3x3x32x32xf32>) -> tensor<3x3x32x32xf32>
+    %320 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %321 = "stablehlo.broadcast_in_dim"(%320) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x32x32xf32>
+    %322 = "stablehlo.multiply"(%321, %170) : (tensor<3x3x32x32xf32>, tensor<3x3x32x32xf32>) -> tensor<3x3x32x32xf32>
+    %323 = "stablehlo.add"(%319, %322) : (tensor<3x3x32x32xf32>, tensor<3x3x32x32xf32>) -> tensor<3x3x32x32xf32>
+    %324 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %325 = "stablehlo.broadcast_in_dim"(%324) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4xf32>
+    %326 = "stablehlo.multiply"(%325, %arg29) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %327 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %328 = "stablehlo.broadcast_in_dim"(%327) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4xf32>
+    %329 = "stablehlo.multiply"(%328, %98) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %330 = "stablehlo.add"(%326, %329) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %331 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %332 = "stablehlo.broadcast_in_dim"(%331) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<1x1x16x4xf32>
+    %333 = "stablehlo.multiply"(%332, %arg30) : (tensor<1x1x16x4xf32>, tensor<1x1x16x4xf32>) -> tensor<1x1x16x4xf32>
+    %334 = "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %335 = "stablehlo.broadcast_in_dim"(%334) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<1x1x16x4xf32>
+    %336 = "stablehlo.multiply"(%335, %102) : (tensor<1x1x16x4xf32>, tensor<1x1x16x4xf32>) -> tensor<1x1x16x4xf32>
+    %337 = "stablehlo.add"(%333, %336) : (tensor<1x1x16x4xf32>, tensor<1x1x16x4xf32>) -> tensor<1x1x16x4xf32>
+    %338 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %339 = "stablehlo.broadcast_in_dim"(%338) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
+    %340 = "stablehlo.multiply"(%339, %arg31) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %341 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %342 = "stablehlo.broadcast_in_dim"(%341) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
+    %343 = "stablehlo.multiply"(%342, %130) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %344 = "stablehlo.multiply"(%343, %130) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %345 = "stablehlo.add"(%340, %344) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %346 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %347 = "stablehlo.broadcast_in_dim"(%346) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x48x16xf32>
+    %348 = "stablehlo.multiply"(%347, %arg32) : (tensor<3x3x48x16xf32>, tensor<3x3x48x16xf32>) -> tensor<3x3x48x16xf32>
+    %349 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %350 = "stablehlo.broadcast_in_dim"(%349) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x48x16xf32>
+    %351 = "stablehlo.multiply"(%350, %142) : (tensor<3x3x48x16xf32>, tensor<3x3x48x16xf32>) -> tensor<3x3x48x16xf32>
+    %352 = "stablehlo.multiply"(%351, %142) : (tensor<3x3x48x16xf32>, tensor<3x3x48x16xf32>) -> tensor<3x3x48x16xf32>
+    %353 = "stablehlo.add"(%348, %352) : (tensor<3x3x48x16xf32>, tensor<3x3x48x16xf32>) -> tensor<3x3x48x16xf32>
+    %354 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %355 = "stablehlo.broadcast_in_dim"(%354) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
+    %356 = "stablehlo.multiply"(%355, %arg33) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %357 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %358 = "stablehlo.broadcast_in_dim"(%357) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
+    %359 = "stablehlo.multiply"(%358, %110) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %360 = "stablehlo.multiply"(%359, %110) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %361 = "stablehlo.add"(%356, %360) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %362 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %363 = "stablehlo.broadcast_in_dim"(%362) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x16x16xf32>
+    %364 = "stablehlo.multiply"(%363, %arg34) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
+    %365 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %366 = "stablehlo.broadcast_in_dim"(%365) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x16x16xf32>
+    %367 = "stablehlo.multiply"(%366, %122) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
+    %368 = "stablehlo.multiply"(%367, %122) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
+    %369 = "stablehlo.add"(%364, %368) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
+    %370 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %371 = "stablehlo.broadcast_in_dim"(%370) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
+    %372 = "stablehlo.multiply"(%371, %arg35) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %373 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %374 = "stablehlo.broadcast_in_dim"(%373) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
+    %375 = "stablehlo.multiply"(%374, %224) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %376 = "stablehlo.multiply"(%375, %224) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %377 = "stablehlo.add"(%372, %376) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %378 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %379 = "stablehlo.broadcast_in_dim"(%378) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x4x16xf32>
+    %380 = "stablehlo.multiply"(%379, %arg36) : (tensor<3x3x4x16xf32>, tensor<3x3x4x16xf32>) -> tensor<3x3x4x16xf32>
+    %381 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %382 = "stablehlo.broadcast_in_dim"(%381) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x4x16xf32>
+    %383 = "stablehlo.multiply"(%382, %236) : (tensor<3x3x4x16xf32>, tensor<3x3x4x16xf32>) -> tensor<3x3x4x16xf32>
+    %384 = "stablehlo.multiply"(%383, %236) : (tensor<3x3x4x16xf32>, tensor<3x3x4x16xf32>) -> tensor<3x3x4x16xf32>
+    %385 = "stablehlo.add"(%380, %384) : (tensor<3x3x4x16xf32>, tensor<3x3x4x16xf32>) -> tensor<3x3x4x16xf32>
+    %386 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %387 = "stablehlo.broadcast_in_dim"(%386) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
+    %388 = "stablehlo.multiply"(%387, %arg37) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %389 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %390 = "stablehlo.broadcast_in_dim"(%389) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
+    %391 = "stablehlo.multiply"(%390, %204) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %392 = "stablehlo.multiply"(%391, %204) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %393 = "stablehlo.add"(%388, %392) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %394 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %395 = "stablehlo.broadcast_in_dim"(%394) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x16x16xf32>
+    %396 = "stablehlo.multiply"(%395, %arg38) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
+    %397 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %398 = "stablehlo.broadcast_in_dim"(%397) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x16x16xf32>
+    %399 = "stablehlo.multiply"(%398, %216) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
+    %400 = "stablehlo.multiply"(%399, %216) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
+    %401 = "stablehlo.add"(%396, %400) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
+    %402 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %403 = "stablehlo.broadcast_in_dim"(%402) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %404 = "stablehlo.multiply"(%403, %arg39) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %405 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %406 = "stablehlo.broadcast_in_dim"(%405) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %407 = "stablehlo.multiply"(%406, %178) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %408 = "stablehlo.multiply"(%407, %178) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %409 = "stablehlo.add"(%404, %408) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %410 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %411 = "stablehlo.broadcast_in_dim"(%410) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x16x32xf32>
+    %412 = "stablehlo.multiply"(%411, %arg40) : (tensor<3x3x16x32xf32>, tensor<3x3x16x32xf32>) -> tensor<3x3x16x32xf32>
+    %413 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %414 = "stablehlo.broadcast_in_dim"(%413) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x16x32xf32>
+    %415 = "stablehlo.multiply"(%414, %190) : (tensor<3x3x16x32xf32>, tensor<3x3x16x32xf32>) -> tensor<3x3x16x32xf32>
+    %416 = "stablehlo.multiply"(%415, %190) : (tensor<3x3x16x32xf32>, tensor<3x3x16x32xf32>) -> tensor<3x3x16x32xf32>
+    %417 = "stablehlo.add"(%412, %416) : (tensor<3x3x16x32xf32>, tensor<3x3x16x32xf32>) -> tensor<3x3x16x32xf32>
+    %418 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %419 = "stablehlo.broadcast_in_dim"(%418) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %420 = "stablehlo.multiply"(%419, %arg41) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %421 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %422 = "stablehlo.broadcast_in_dim"(%421) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %423 = "stablehlo.multiply"(%422, %158) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %424 = "stablehlo.multiply"(%423, %158) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %425 = "stablehlo.add"(%420, %424) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %426 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %427 = "stablehlo.broadcast_in_dim"(%426) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x32x32xf32>
+    %428 = "stablehlo.multiply"(%427, %arg42) : (tensor<3x3x32x32xf32>, tensor<3x3x32x32xf32>) -> tensor<3x3x32x32xf32>
+    %429 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %430 = "stablehlo.broadcast_in_dim"(%429) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x32x32xf32>
+    %431 = "stablehlo.multiply"(%430, %170) : (tensor<3x3x32x32xf32>, tensor<3x3x32x32xf32>) -> tensor<3x3x32x32xf32>
+    %432 = "stablehlo.multiply"(%431, %170) : (tensor<3x3x32x32xf32>, tensor<3x3x32x32xf32>) -> tensor<3x3x32x32xf32>
+    %433 = "stablehlo.add"(%428, %432) : (tensor<3x3x32x32xf32>, tensor<3x3x32x32xf32>) -> tensor<3x3x32x32xf32>
+    %434 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %435 = "stablehlo.broadcast_in_dim"(%434) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4xf32>
+    %436 = "stablehlo.multiply"(%435, %arg43) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %437 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %438 = "stablehlo.broadcast_in_dim"(%437) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4xf32>
+    %439 = "stablehlo.multiply"(%438, %98) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %440 = "stablehlo.multiply"(%439, %98) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %441 = "stablehlo.add"(%436, %440) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %442 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %443 = "stablehlo.broadcast_in_dim"(%442) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<1x1x16x4xf32>
+    %444 = "stablehlo.multiply"(%443, %arg44) : (tensor<1x1x16x4xf32>, tensor<1x1x16x4xf32>) -> tensor<1x1x16x4xf32>
+    %445 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %446 = "stablehlo.broadcast_in_dim"(%445) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<1x1x16x4xf32>
+    %447 = "stablehlo.multiply"(%446, %102) : (tensor<1x1x16x4xf32>, tensor<1x1x16x4xf32>) -> tensor<1x1x16x4xf32>
+    %448 = "stablehlo.multiply"(%447, %102) : (tensor<1x1x16x4xf32>, tensor<1x1x16x4xf32>) -> tensor<1x1x16x4xf32>
+    %449 = "stablehlo.add"(%444, %448) : (tensor<1x1x16x4xf32>, tensor<1x1x16x4xf32>) -> tensor<1x1x16x4xf32>
+    %450 = "stablehlo.constant"() <{value = dense<0.899999976> : tensor<f32>}> : () -> tensor<f32>
+    %451 = "stablehlo.power"(%450, %239) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %452 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %453 = "stablehlo.subtract"(%452, %451) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %454 = "stablehlo.constant"() <{value = dense<9.990000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %455 = "stablehlo.power"(%454, %239) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %456 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %457 = "stablehlo.subtract"(%456, %455) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %458 = "stablehlo.broadcast_in_dim"(%453) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
+    %459 = "stablehlo.divide"(%246, %458) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %460 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %461 = "stablehlo.broadcast_in_dim"(%460) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
+    %462 = "stablehlo.multiply"(%461, %459) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %463 = "stablehlo.broadcast_in_dim"(%457) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
+    %464 = "stablehlo.divide"(%345, %463) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %465 = "stablehlo.sqrt"(%464) : (tensor<16xf32>) -> tensor<16xf32>
+    %466 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
     %467 = "stablehlo.broadcast_in_dim"(%466) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
-    %468 = "stablehlo.multiply"(%467, %465) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %469 = "stablehlo.broadcast_in_dim"(%463) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
-    %470 = "stablehlo.divide"(%351, %469) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %471 = "stablehlo.sqrt"(%470) : (tensor<16xf32>) -> tensor<16xf32>
-    %472 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %473 = "stablehlo.broadcast_in_dim"(%472) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
-    %474 = "stablehlo.add"(%471, %473) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %475 = "stablehlo.divide"(%468, %474) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %476 = "stablehlo.subtract"(%arg0, %475) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %477 = "stablehlo.broadcast_in_dim"(%459) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x48x16xf32>
-    %478 = "stablehlo.divide"(%259, %477) : (tensor<3x3x48x16xf32>, tensor<3x3x48x16xf32>) -> tensor<3x3x48x16xf32>
-    %479 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %468 = "stablehlo.add"(%465, %467) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %469 = "stablehlo.divide"(%462, %468) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %470 = "stablehlo.subtract"(%arg2, %469) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %471 = "stablehlo.broadcast_in_dim"(%453) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x48x16xf32>
+    %472 = "stablehlo.divide"(%253, %471) : (tensor<3x3x48x16xf32>, tensor<3x3x48x16xf32>) -> tensor<3x3x48x16xf32>
+    %473 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %474 = "stablehlo.broadcast_in_dim"(%473) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x48x16xf32>
+    %475 = "stablehlo.multiply"(%474, %472) : (tensor<3x3x48x16xf32>, tensor<3x3x48x16xf32>) -> tensor<3x3x48x16xf32>
+    %476 = "stablehlo.broadcast_in_dim"(%457) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x48x16xf32>
+    %477 = "stablehlo.divide"(%353, %476) : (tensor<3x3x48x16xf32>, tensor<3x3x48x16xf32>) -> tensor<3x3x48x16xf32>
+    %478 = "stablehlo.sqrt"(%477) : (tensor<3x3x48x16xf32>) -> tensor<3x3x48x16xf32>
+    %479 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
     %480 = "stablehlo.broadcast_in_dim"(%479) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x48x16xf32>
-    %481 = "stablehlo.multiply"(%480, %478) : (tensor<3x3x48x16xf32>, tensor<3x3x48x16xf32>) -> tensor<3x3x48x16xf32>
-    %482 = "stablehlo.broadcast_in_dim"(%463) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x48x16xf32>
-    %483 = "stablehlo.divide"(%359, %482) : (tensor<3x3x48x16xf32>, tensor<3x3x48x16xf32>) -> tensor<3x3x48x16xf32>
-    %484 = "stablehlo.sqrt"(%483) : (tensor<3x3x48x16xf32>) -> tensor<3x3x48x16xf32>
-    %485 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %486 = "stablehlo.broadcast_in_dim"(%485) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x48x16xf32>
-    %487 = "stablehlo.add"(%484, %486) : (tensor<3x3x48x16xf32>, tensor<3x3x48x16xf32>) -> tensor<3x3x48x16xf32>
-    %488 = "stablehlo.divide"(%481, %487) : (tensor<3x3x48x16xf32>, tensor<3x3x48x16xf32>) -> tensor<3x3x48x16xf32>
-    %489 = "stablehlo.subtract"(%arg1, %488) : (tensor<3x3x48x16xf32>, tensor<3x3x48x16xf32>) -> tensor<3x3x48x16xf32>
-    %490 = "stablehlo.broadcast_in_dim"(%459) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
-    %491 = "stablehlo.divide"(%266, %490) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %492 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %481 = "stablehlo.add"(%478, %480) : (tensor<3x3x48x16xf32>, tensor<3x3x48x16xf32>) -> tensor<3x3x48x16xf32>
+    %482 = "stablehlo.divide"(%475, %481) : (tensor<3x3x48x16xf32>, tensor<3x3x48x16xf32>) -> tensor<3x3x48x16xf32>
+    %483 = "stablehlo.subtract"(%arg3, %482) : (tensor<3x3x48x16xf32>, tensor<3x3x48x16xf32>) -> tensor<3x3x48x16xf32>
+    %484 = "stablehlo.broadcast_in_dim"(%453) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
+    %485 = "stablehlo.divide"(%260, %484) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %486 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %487 = "stablehlo.broadcast_in_dim"(%486) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
+    %488 = "stablehlo.multiply"(%487, %485) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %489 = "stablehlo.broadcast_in_dim"(%457) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
+    %490 = "stablehlo.divide"(%361, %489) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %491 = "stablehlo.sqrt"(%490) : (tensor<16xf32>) -> tensor<16xf32>
+    %492 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
     %493 = "stablehlo.broadcast_in_dim"(%492) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
-    %494 = "stablehlo.multiply"(%493, %491) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %495 = "stablehlo.broadcast_in_dim"(%463) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
-    %496 = "stablehlo.divide"(%367, %495) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %497 = "stablehlo.sqrt"(%496) : (tensor<16xf32>) -> tensor<16xf32>
-    %498 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %499 = "stablehlo.broadcast_in_dim"(%498) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
-    %500 = "stablehlo.add"(%497, %499) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %501 = "stablehlo.divide"(%494, %500) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %502 = "stablehlo.subtract"(%arg2, %501) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %503 = "stablehlo.broadcast_in_dim"(%459) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x16x16xf32>
-    %504 = "stablehlo.divide"(%273, %503) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
-    %505 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %494 = "stablehlo.add"(%491, %493) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %495 = "stablehlo.divide"(%488, %494) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %496 = "stablehlo.subtract"(%arg4, %495) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %497 = "stablehlo.broadcast_in_dim"(%453) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x16x16xf32>
+    %498 = "stablehlo.divide"(%267, %497) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
+    %499 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %500 = "stablehlo.broadcast_in_dim"(%499) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x16x16xf32>
+    %501 = "stablehlo.multiply"(%500, %498) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
+    %502 = "stablehlo.broadcast_in_dim"(%457) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x16x16xf32>
+    %503 = "stablehlo.divide"(%369, %502) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
+    %504 = "stablehlo.sqrt"(%503) : (tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
+    %505 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
     %506 = "stablehlo.broadcast_in_dim"(%505) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x16x16xf32>
-    %507 = "stablehlo.multiply"(%506, %504) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
-    %508 = "stablehlo.broadcast_in_dim"(%463) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x16x16xf32>
-    %509 = "stablehlo.divide"(%375, %508) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
-    %510 = "stablehlo.sqrt"(%509) : (tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
-    %511 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %512 = "stablehlo.broadcast_in_dim"(%511) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x16x16xf32>
-    %513 = "stablehlo.add"(%510, %512) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
-    %514 = "stablehlo.divide"(%507, %513) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
-    %515 = "stablehlo.subtract"(%arg3, %514) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
-    %516 = "stablehlo.broadcast_in_dim"(%459) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
-    %517 = "stablehlo.divide"(%280, %516) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %518 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %507 = "stablehlo.add"(%504, %506) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
+    %508 = "stablehlo.divide"(%501, %507) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
+    %509 = "stablehlo.subtract"(%arg5, %508) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
+    %510 = "stablehlo.broadcast_in_dim"(%453) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
+    %511 = "stablehlo.divide"(%274, %510) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %512 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %513 = "stablehlo.broadcast_in_dim"(%512) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
+    %514 = "stablehlo.multiply"(%513, %511) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %515 = "stablehlo.broadcast_in_dim"(%457) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
+    %516 = "stablehlo.divide"(%377, %515) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %517 = "stablehlo.sqrt"(%516) : (tensor<16xf32>) -> tensor<16xf32>
+    %518 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
     %519 = "stablehlo.broadcast_in_dim"(%518) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
-    %520 = "stablehlo.multiply"(%519, %517) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %521 = "stablehlo.broadcast_in_dim"(%463) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
-    %522 = "stablehlo.divide"(%383, %521) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %523 = "stablehlo.sqrt"(%522) : (tensor<16xf32>) -> tensor<16xf32>
-    %524 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %525 = "stablehlo.broadcast_in_dim"(%524) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
-    %526 = "stablehlo.add"(%523, %525) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %527 = "stablehlo.divide"(%520, %526) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %528 = "stablehlo.subtract"(%arg4, %527) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %529 = "stablehlo.broadcast_in_dim"(%459) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x4x16xf32>
-    %530 = "stablehlo.divide"(%287, %529) : (tensor<3x3x4x16xf32>, tensor<3x3x4x16xf32>) -> tensor<3x3x4x16xf32>
-    %531 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %520 = "stablehlo.add"(%517, %519) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %521 = "stablehlo.divide"(%514, %520) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %522 = "stablehlo.subtract"(%arg6, %521) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %523 = "stablehlo.broadcast_in_dim"(%453) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x4x16xf32>
+    %524 = "stablehlo.divide"(%281, %523) : (tensor<3x3x4x16xf32>, tensor<3x3x4x16xf32>) -> tensor<3x3x4x16xf32>
+    %525 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %526 = "stablehlo.broadcast_in_dim"(%525) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x4x16xf32>
+    %527 = "stablehlo.multiply"(%526, %524) : (tensor<3x3x4x16xf32>, tensor<3x3x4x16xf32>) -> tensor<3x3x4x16xf32>
+    %528 = "stablehlo.broadcast_in_dim"(%457) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x4x16xf32>
+    %529 = "stablehlo.divide"(%385, %528) : (tensor<3x3x4x16xf32>, tensor<3x3x4x16xf32>) -> tensor<3x3x4x16xf32>
+    %530 = "stablehlo.sqrt"(%529) : (tensor<3x3x4x16xf32>) -> tensor<3x3x4x16xf32>
+    %531 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
     %532 = "stablehlo.broadcast_in_dim"(%531) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x4x16xf32>
-    %533 = "stablehlo.multiply"(%532, %530) : (tensor<3x3x4x16xf32>, tensor<3x3x4x16xf32>) -> tensor<3x3x4x16xf32>
-    %534 = "stablehlo.broadcast_in_dim"(%463) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x4x16xf32>
-    %535 = "stablehlo.divide"(%391, %534) : (tensor<3x3x4x16xf32>, tensor<3x3x4x16xf32>) -> tensor<3x3x4x16xf32>
-    %536 = "stablehlo.sqrt"(%535) : (tensor<3x3x4x16xf32>) -> tensor<3x3x4x16xf32>
-    %537 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %538 = "stablehlo.broadcast_in_dim"(%537) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x4x16xf32>
-    %539 = "stablehlo.add"(%536, %538) : (tensor<3x3x4x16xf32>, tensor<3x3x4x16xf32>) -> tensor<3x3x4x16xf32>
-    %540 = "stablehlo.divide"(%533, %539) : (tensor<3x3x4x16xf32>, tensor<3x3x4x16xf32>) -> tensor<3x3x4x16xf32>
-    %541 = "stablehlo.subtract"(%arg5, %540) : (tensor<3x3x4x16xf32>, tensor<3x3x4x16xf32>) -> tensor<3x3x4x16xf32>
-    %542 = "stablehlo.broadcast_in_dim"(%459) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
-    %543 = "stablehlo.divide"(%294, %542) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %544 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %533 = "stablehlo.add"(%530, %532) : (tensor<3x3x4x16xf32>, tensor<3x3x4x16xf32>) -> tensor<3x3x4x16xf32>
+    %534 = "stablehlo.divide"(%527, %533) : (tensor<3x3x4x16xf32>, tensor<3x3x4x16xf32>) -> tensor<3x3x4x16xf32>
+    %535 = "stablehlo.subtract"(%arg7, %534) : (tensor<3x3x4x16xf32>, tensor<3x3x4x16xf32>) -> tensor<3x3x4x16xf32>
+    %536 = "stablehlo.broadcast_in_dim"(%453) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
+    %537 = "stablehlo.divide"(%288, %536) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %538 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %539 = "stablehlo.broadcast_in_dim"(%538) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
+    %540 = "stablehlo.multiply"(%539, %537) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %541 = "stablehlo.broadcast_in_dim"(%457) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
+    %542 = "stablehlo.divide"(%393, %541) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %543 = "stablehlo.sqrt"(%542) : (tensor<16xf32>) -> tensor<16xf32>
+    %544 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
     %545 = "stablehlo.broadcast_in_dim"(%544) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
-    %546 = "stablehlo.multiply"(%545, %543) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %547 = "stablehlo.broadcast_in_dim"(%463) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
-    %548 = "stablehlo.divide"(%399, %547) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %549 = "stablehlo.sqrt"(%548) : (tensor<16xf32>) -> tensor<16xf32>
-    %550 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %551 = "stablehlo.broadcast_in_dim"(%550) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<16xf32>
-    %552 = "stablehlo.add"(%549, %551) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %553 = "stablehlo.divide"(%546, %552) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %554 = "stablehlo.subtract"(%arg6, %553) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
-    %555 = "stablehlo.broadcast_in_dim"(%459) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x16x16xf32>
-    %556 = "stablehlo.divide"(%301, %555) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
-    %557 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %546 = "stablehlo.add"(%543, %545) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %547 = "stablehlo.divide"(%540, %546) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %548 = "stablehlo.subtract"(%arg8, %547) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %549 = "stablehlo.broadcast_in_dim"(%453) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x16x16xf32>
+    %550 = "stablehlo.divide"(%295, %549) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
+    %551 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %552 = "stablehlo.broadcast_in_dim"(%551) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x16x16xf32>
+    %553 = "stablehlo.multiply"(%552, %550) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
+    %554 = "stablehlo.broadcast_in_dim"(%457) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x16x16xf32>
+    %555 = "stablehlo.divide"(%401, %554) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
+    %556 = "stablehlo.sqrt"(%555) : (tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
+    %557 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
     %558 = "stablehlo.broadcast_in_dim"(%557) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x16x16xf32>
-    %559 = "stablehlo.multiply"(%558, %556) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
-    %560 = "stablehlo.broadcast_in_dim"(%463) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x16x16xf32>
-    %561 = "stablehlo.divide"(%407, %560) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
-    %562 = "stablehlo.sqrt"(%561) : (tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
-    %563 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %564 = "stablehlo.broadcast_in_dim"(%563) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x16x16xf32>
-    %565 = "stablehlo.add"(%562, %564) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
-    %566 = "stablehlo.divide"(%559, %565) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
-    %567 = "stablehlo.subtract"(%arg7, %566) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
-    %568 = "stablehlo.broadcast_in_dim"(%459) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %569 = "stablehlo.divide"(%308, %568) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %570 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %559 = "stablehlo.add"(%556, %558) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
+    %560 = "stablehlo.divide"(%553, %559) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
+    %561 = "stablehlo.subtract"(%arg9, %560) : (tensor<3x3x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
+    %562 = "stablehlo.broadcast_in_dim"(%453) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %563 = "stablehlo.divide"(%302, %562) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %564 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %565 = "stablehlo.broadcast_in_dim"(%564) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %566 = "stablehlo.multiply"(%565, %563) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %567 = "stablehlo.broadcast_in_dim"(%457) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %568 = "stablehlo.divide"(%409, %567) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %569 = "stablehlo.sqrt"(%568) : (tensor<32xf32>) -> tensor<32xf32>
+    %570 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
     %571 = "stablehlo.broadcast_in_dim"(%570) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %572 = "stablehlo.multiply"(%571, %569) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %573 = "stablehlo.broadcast_in_dim"(%463) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %574 = "stablehlo.divide"(%415, %573) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %575 = "stablehlo.sqrt"(%574) : (tensor<32xf32>) -> tensor<32xf32>
-    %576 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %577 = "stablehlo.broadcast_in_dim"(%576) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %578 = "stablehlo.add"(%575, %577) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %579 = "stablehlo.divide"(%572, %578) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %580 = "stablehlo.subtract"(%arg8, %579) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %581 = "stablehlo.broadcast_in_dim"(%459) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x16x32xf32>
-    %582 = "stablehlo.divide"(%315, %581) : (tensor<3x3x16x32xf32>, tensor<3x3x16x32xf32>) -> tensor<3x3x16x32xf32>
-    %583 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %572 = "stablehlo.add"(%569, %571) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %573 = "stablehlo.divide"(%566, %572) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %574 = "stablehlo.subtract"(%arg10, %573) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %575 = "stablehlo.broadcast_in_dim"(%453) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x16x32xf32>
+    %576 = "stablehlo.divide"(%309, %575) : (tensor<3x3x16x32xf32>, tensor<3x3x16x32xf32>) -> tensor<3x3x16x32xf32>
+    %577 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %578 = "stablehlo.broadcast_in_dim"(%577) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x16x32xf32>
+    %579 = "stablehlo.multiply"(%578, %576) : (tensor<3x3x16x32xf32>, tensor<3x3x16x32xf32>) -> tensor<3x3x16x32xf32>
+    %580 = "stablehlo.broadcast_in_dim"(%457) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x16x32xf32>
+    %581 = "stablehlo.divide"(%417, %580) : (tensor<3x3x16x32xf32>, tensor<3x3x16x32xf32>) -> tensor<3x3x16x32xf32>
+    %582 = "stablehlo.sqrt"(%581) : (tensor<3x3x16x32xf32>) -> tensor<3x3x16x32xf32>
+    %583 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
     %584 = "stablehlo.broadcast_in_dim"(%583) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x16x32xf32>
-    %585 = "stablehlo.multiply"(%584, %582) : (tensor<3x3x16x32xf32>, tensor<3x3x16x32xf32>) -> tensor<3x3x16x32xf32>
-    %586 = "stablehlo.broadcast_in_dim"(%463) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x16x32xf32>
-    %587 = "stablehlo.divide"(%423, %586) : (tensor<3x3x16x32xf32>, tensor<3x3x16x32xf32>) -> tensor<3x3x16x32xf32>
-    %588 = "stablehlo.sqrt"(%587) : (tensor<3x3x16x32xf32>) -> tensor<3x3x16x32xf32>
-    %589 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %590 = "stablehlo.broadcast_in_dim"(%589) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x16x32xf32>
-    %591 = "stablehlo.add"(%588, %590) : (tensor<3x3x16x32xf32>, tensor<3x3x16x32xf32>) -> tensor<3x3x16x32xf32>
-    %592 = "stablehlo.divide"(%585, %591) : (tensor<3x3x16x32xf32>, tensor<3x3x16x32xf32>) -> tensor<3x3x16x32xf32>
-    %593 = "stablehlo.subtract"(%arg9, %592) : (tensor<3x3x16x32xf32>, tensor<3x3x16x32xf32>) -> tensor<3x3x16x32xf32>
-    %594 = "stablehlo.broadcast_in_dim"(%459) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %595 = "stablehlo.divide"(%322, %594) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %596 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %585 = "stablehlo.add"(%582, %584) : (tensor<3x3x16x32xf32>, tensor<3x3x16x32xf32>) -> tensor<3x3x16x32xf32>
+    %586 = "stablehlo.divide"(%579, %585) : (tensor<3x3x16x32xf32>, tensor<3x3x16x32xf32>) -> tensor<3x3x16x32xf32>
+    %587 = "stablehlo.subtract"(%arg11, %586) : (tensor<3x3x16x32xf32>, tensor<3x3x16x32xf32>) -> tensor<3x3x16x32xf32>
+    %588 = "stablehlo.broadcast_in_dim"(%453) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %589 = "stablehlo.divide"(%316, %588) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %590 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %591 = "stablehlo.broadcast_in_dim"(%590) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %592 = "stablehlo.multiply"(%591, %589) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %593 = "stablehlo.broadcast_in_dim"(%457) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
+    %594 = "stablehlo.divide"(%425, %593) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %595 = "stablehlo.sqrt"(%594) : (tensor<32xf32>) -> tensor<32xf32>
+    %596 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
     %597 = "stablehlo.broadcast_in_dim"(%596) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %598 = "stablehlo.multiply"(%597, %595) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %599 = "stablehlo.broadcast_in_dim"(%463) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %600 = "stablehlo.divide"(%431, %599) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %601 = "stablehlo.sqrt"(%600) : (tensor<32xf32>) -> tensor<32xf32>
-    %602 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %603 = "stablehlo.broadcast_in_dim"(%602) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32xf32>
-    %604 = "stablehlo.add"(%601, %603) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %605 = "stablehlo.divide"(%598, %604) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %606 = "stablehlo.subtract"(%arg10, %605) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-    %607 = "stablehlo.broadcast_in_dim"(%459) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x32x32xf32>
-    %608 = "stablehlo.divide"(%329, %607) : (tensor<3x3x32x32xf32>, tensor<3x3x32x32xf32>) -> tensor<3x3x32x32xf32>
-    %609 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %598 = "stablehlo.add"(%595, %597) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %599 = "stablehlo.divide"(%592, %598) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %600 = "stablehlo.subtract"(%arg12, %599) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    %601 = "stablehlo.broadcast_in_dim"(%453) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x32x32xf32>
+    %602 = "stablehlo.divide"(%323, %601) : (tensor<3x3x32x32xf32>, tensor<3x3x32x32xf32>) -> tensor<3x3x32x32xf32>
+    %603 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %604 = "stablehlo.broadcast_in_dim"(%603) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x32x32xf32>
+    %605 = "stablehlo.multiply"(%604, %602) : (tensor<3x3x32x32xf32>, tensor<3x3x32x32xf32>) -> tensor<3x3x32x32xf32>
+    %606 = "stablehlo.broadcast_in_dim"(%457) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x32x32xf32>
+    %607 = "stablehlo.divide"(%433, %606) : (tensor<3x3x32x32xf32>, tensor<3x3x32x32xf32>) -> tensor<3x3x32x32xf32>
+    %608 = "stablehlo.sqrt"(%607) : (tensor<3x3x32x32xf32>) -> tensor<3x3x32x32xf32>
+    %609 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
     %610 = "stablehlo.broadcast_in_dim"(%609) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x32x32xf32>
-    %611 = "stablehlo.multiply"(%610, %608) : (tensor<3x3x32x32xf32>, tensor<3x3x32x32xf32>) -> tensor<3x3x32x32xf32>
-    %612 = "stablehlo.broadcast_in_dim"(%463) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x32x32xf32>
-    %613 = "stablehlo.divide"(%439, %612) : (tensor<3x3x32x32xf32>, tensor<3x3x32x32xf32>) -> tensor<3x3x32x32xf32>
-    %614 = "stablehlo.sqrt"(%613) : (tensor<3x3x32x32xf32>) -> tensor<3x3x32x32xf32>
-    %615 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %616 = "stablehlo.broadcast_in_dim"(%615) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<3x3x32x32xf32>
-    %617 = "stablehlo.add"(%614, %616) : (tensor<3x3x32x32xf32>, tensor<3x3x32x32xf32>) -> tensor<3x3x32x32xf32>
-    %618 = "stablehlo.divide"(%611, %617) : (tensor<3x3x32x32xf32>, tensor<3x3x32x32xf32>) -> tensor<3x3x32x32xf32>
-    %619 = "stablehlo.subtract"(%arg11, %618) : (tensor<3x3x32x32xf32>, tensor<3x3x32x32xf32>) -> tensor<3x3x32x32xf32>
-    %620 = "stablehlo.broadcast_in_dim"(%459) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4xf32>
-    %621 = "stablehlo.divide"(%336, %620) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %622 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %611 = "stablehlo.add"(%608, %610) : (tensor<3x3x32x32xf32>, tensor<3x3x32x32xf32>) -> tensor<3x3x32x32xf32>
+    %612 = "stablehlo.divide"(%605, %611) : (tensor<3x3x32x32xf32>, tensor<3x3x32x32xf32>) -> tensor<3x3x32x32xf32>
+    %613 = "stablehlo.subtract"(%arg13, %612) : (tensor<3x3x32x32xf32>, tensor<3x3x32x32xf32>) -> tensor<3x3x32x32xf32>
+    %614 = "stablehlo.broadcast_in_dim"(%453) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4xf32>
+    %615 = "stablehlo.divide"(%330, %614) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %616 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %617 = "stablehlo.broadcast_in_dim"(%616) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4xf32>
+    %618 = "stablehlo.multiply"(%617, %615) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %619 = "stablehlo.broadcast_in_dim"(%457) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4xf32>
+    %620 = "stablehlo.divide"(%441, %619) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %621 = "stablehlo.sqrt"(%620) : (tensor<4xf32>) -> tensor<4xf32>
+    %622 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
     %623 = "stablehlo.broadcast_in_dim"(%622) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4xf32>
-    %624 = "stablehlo.multiply"(%623, %621) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %625 = "stablehlo.broadcast_in_dim"(%463) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4xf32>
-    %626 = "stablehlo.divide"(%447, %625) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %627 = "stablehlo.sqrt"(%626) : (tensor<4xf32>) -> tensor<4xf32>
-    %628 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %629 = "stablehlo.broadcast_in_dim"(%628) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4xf32>
-    %630 = "stablehlo.add"(%627, %629) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %631 = "stablehlo.divide"(%624, %630) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %632 = "stablehlo.subtract"(%arg12, %631) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %633 = "stablehlo.broadcast_in_dim"(%459) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<1x1x16x4xf32>
-    %634 = "stablehlo.divide"(%343, %633) : (tensor<1x1x16x4xf32>, tensor<1x1x16x4xf32>) -> tensor<1x1x16x4xf32>
-    %635 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %624 = "stablehlo.add"(%621, %623) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %625 = "stablehlo.divide"(%618, %624) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %626 = "stablehlo.subtract"(%arg14, %625) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %627 = "stablehlo.broadcast_in_dim"(%453) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<1x1x16x4xf32>
+    %628 = "stablehlo.divide"(%337, %627) : (tensor<1x1x16x4xf32>, tensor<1x1x16x4xf32>) -> tensor<1x1x16x4xf32>
+    %629 = "stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () -> tensor<f32>
+    %630 = "stablehlo.broadcast_in_dim"(%629) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<1x1x16x4xf32>
+    %631 = "stablehlo.multiply"(%630, %628) : (tensor<1x1x16x4xf32>, tensor<1x1x16x4xf32>) -> tensor<1x1x16x4xf32>
+    %632 = "stablehlo.broadcast_in_dim"(%457) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<1x1x16x4xf32>
+    %633 = "stablehlo.divide"(%449, %632) : (tensor<1x1x16x4xf32>, tensor<1x1x16x4xf32>) -> tensor<1x1x16x4xf32>
+    %634 = "stablehlo.sqrt"(%633) : (tensor<1x1x16x4xf32>) -> tensor<1x1x16x4xf32>
+    %635 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
     %636 = "stablehlo.broadcast_in_dim"(%635) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<1x1x16x4xf32>
-    %637 = "stablehlo.multiply"(%636, %634) : (tensor<1x1x16x4xf32>, tensor<1x1x16x4xf32>) -> tensor<1x1x16x4xf32>
-    %638 = "stablehlo.broadcast_in_dim"(%463) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<1x1x16x4xf32>
-    %639 = "stablehlo.divide"(%455, %638) : (tensor<1x1x16x4xf32>, tensor<1x1x16x4xf32>) -> tensor<1x1x16x4xf32>
-    %640 = "stablehlo.sqrt"(%639) : (tensor<1x1x16x4xf32>) -> tensor<1x1x16x4xf32>
-    %641 = "stablehlo.constant"() <{value = dense<9.99999993E-9> : tensor<f32>}> : () -> tensor<f32>
-    %642 = "stablehlo.broadcast_in_dim"(%641) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<1x1x16x4xf32>
-    %643 = "stablehlo.add"(%640, %642) : (tensor<1x1x16x4xf32>, tensor<1x1x16x4xf32>) -> tensor<1x1x16x4xf32>
-    %644 = "stablehlo.divide"(%637, %643) : (tensor<1x1x16x4xf32>, tensor<1x1x16x4xf32>) -> tensor<1x1x16x4xf32>
-    %645 = "stablehlo.subtract"(%arg13, %644) : (tensor<1x1x16x4xf32>, tensor<1x1x16x4xf32>) -> tensor<1x1x16x4xf32>
-    "func.return"(%476, %489, %502, %515, %528, %541, %554, %567, %580, %593, %606, %619, %632, %645, %244, %252, %259, %266, %273, %280, %287, %294, %301, %308, %315, %322, %329, %336, %343, %351, %359, %367, %375, %383, %391, %399, %407, %415, %423, %431, %439, %447, %455, %94) : (tensor<16xf32>, tensor<3x3x48x16xf32>, tensor<16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>, tensor<3x3x4x16xf32>, tensor<16xf32>, tensor<3x3x16x16xf32>, tensor<32xf32>, tensor<3x3x16x32xf32>, tensor<32xf32>, tensor<3x3x32x32xf32>, tensor<4xf32>, tensor<1x1x16x4xf32>, tensor<i32>, tensor<16xf32>, tensor<3x3x48x16xf32>, tensor<16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>, tensor<3x3x4x16xf32>, tensor<16xf32>, tensor<3x3x16x16xf32>, tensor<32xf32>, tensor<3x3x16x32xf32>, tensor<32xf32>, tensor<3x3x32x32xf32>, tensor<4xf32>, tensor<1x1x16x4xf32>, tensor<16xf32>, tensor<3x3x48x16xf32>, tensor<16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>, tensor<3x3x4x16xf32>, tensor<16xf32>, tensor<3x3x16x16xf32>, tensor<32xf32>, tensor<3x3x16x32xf32>, tensor<32xf32>, tensor<3x3x32x32xf32>, tensor<4xf32>, tensor<1x1x16x4xf32>, tensor<f32>) -> ()
+    %637 = "stablehlo.add"(%634, %636) : (tensor<1x1x16x4xf32>, tensor<1x1x16x4xf32>) -> tensor<1x1x16x4xf32>
+    %638 = "stablehlo.divide"(%631, %637) : (tensor<1x1x16x4xf32>, tensor<1x1x16x4xf32>) -> tensor<1x1x16x4xf32>
+    %639 = "stablehlo.subtract"(%arg15, %638) : (tensor<1x1x16x4xf32>, tensor<1x1x16x4xf32>) -> tensor<1x1x16x4xf32>
+    "func.return"(%470, %483, %496, %509, %522, %535, %548, %561, %574, %587, %600, %613, %626, %639, %238, %246, %253, %260, %267, %274, %281, %288, %295, %302, %309, %316, %323, %330, %337, %345, %353, %361, %369, %377, %385, %393, %401, %409, %417, %425, %433, %441, %449, %88) : (tensor<16xf32>, tensor<3x3x48x16xf32>, tensor<16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>, tensor<3x3x4x16xf32>, tensor<16xf32>, tensor<3x3x16x16xf32>, tensor<32xf32>, tensor<3x3x16x32xf32>, tensor<32xf32>, tensor<3x3x32x32xf32>, tensor<4xf32>, tensor<1x1x16x4xf32>, tensor<i32>, tensor<16xf32>, tensor<3x3x48x16xf32>, tensor<16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>, tensor<3x3x4x16xf32>, tensor<16xf32>, tensor<3x3x16x16xf32>, tensor<32xf32>, tensor<3x3x16x32xf32>, tensor<32xf32>, tensor<3x3x32x32xf32>, tensor<4xf32>, tensor<1x1x16x4xf32>, tensor<16xf32>, tensor<3x3x48x16xf32>, tensor<16xf32>, tensor<3x3x16x16xf32>, tensor<16xf32>, tensor<3x3x4x16xf32>, tensor<16xf32>, tensor<3x3x16x16xf32>, tensor<32xf32>, tensor<3x3x16x32xf32>, tensor<32xf32>, tensor<3x3x32x32xf32>, tensor<4xf32>, tensor<1x1x16x4xf32>, tensor<f32>) -> ()
+  }) : () -> ()
+  "func.func"() <{arg_attrs = [{}], function_type = (tensor<8x16x16x16xf32>) -> tensor<8x16x16x16xf32>, res_attrs = [{}], sym_name = "relu", sym_visibility = "private"}> ({
+  ^bb0(%arg1: tensor<8x16x16x16xf32>):
+    %3 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %4 = "stablehlo.broadcast_in_dim"(%3) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x16x16x16xf32>
+    %5 = "stablehlo.maximum"(%arg1, %4) : (tensor<8x16x16x16xf32>, tensor<8x16x16x16xf32>) -> tensor<8x16x16x16xf32>
+    "func.return"(%5) : (tensor<8x16x16x16xf32>) -> ()
+  }) : () -> ()
+  "func.func"() <{arg_attrs = [{}], function_type = (tensor<8x8x8x32xf32>) -> tensor<8x8x8x32xf32>, res_attrs = [{}], sym_name = "relu_0", sym_visibility = "private"}> ({
+  ^bb0(%arg0: tensor<8x8x8x32xf32>):
+    %0 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %1 = "stablehlo.broadcast_in_dim"(%0) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8x8x8x32xf32>
+    %2 = "stablehlo.maximum"(%arg0, %1) : (tensor<8x8x8x32xf32>, tensor<8x8x8x32xf32>) -> tensor<8x8x8x32xf32>
+    "func.return"(%2) : (tensor<8x8x8x32xf32>) -> ()
   }) : () -> ()
 }) {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} : () -> ()
 

@@ -95,6 +95,47 @@ def PartirUnmergeBatchDims : Pass<"partir-unmerge-batch-dims", "::mlir::ModuleOp
   let dependentDialects = ["::mlir::tensor::TensorDialect", "::mlir::linalg::LinalgDialect"];
 }
 
+def PartirInlineCalls : Pass<"partir-inline-calls", "::mlir::ModuleOp"> {
+  let summary = "Inline calls to the module's functions, in any dialect, registered or not";
+  let description = [{
+    `jax.jit(step).lower(...)` calls private functions: `jnp.where`'s `@_where`,
+    `jax.nn.relu`'s `@relu`, a library's `__call__`s, a nested `jax.jit` called twice.
+    Propagation has no rule for `func.call`, so this pass gives every call site its own copy of
+    the callee (upstream's `inlineCall`, with every op legal to clone: the stock `inline` pass
+    asks each op's dialect, and StableHLO read in generic form by a stock mlir-opt has none).
+    A function called twice with different shardings is then partitioned once per call site.
+    Inlined ops keep their locations as call sites (`callsite("relu" at "step")`); private
+    functions left without a use are erased. `partir-schedule`, `partir-auto`,
+    `partir partition` and `partir auto` run it first.
+
+    Diagnostics: a remark with the number of calls inlined; a warning at each call left (to a
+    declaration, or recursive), which nothing is partitioned through.
+
+    Example, with `partir-inline-calls`:
+
+    ```mlir
+    // Before:
+    func.func @main(%x: tensor<16x4xf32>) -> tensor<16x4xf32> {
+      %0 = func.call @relu(%x) : (tensor<16x4xf32>) -> tensor<16x4xf32>
+      return %0 : tensor<16x4xf32>
+    }
+    func.func private @relu(%a: tensor<16x4xf32>) -> tensor<16x4xf32> {
+      %z = "stablehlo.constant"() <{value = dense<0.0> : tensor<16x4xf32>}> : () -> tensor<16x4xf32>
+      %m = "stablehlo.maximum"(%a, %z) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
+      return %m : tensor<16x4xf32>
+    }
+
+    // After:
+    func.func @main(%x: tensor<16x4xf32>) -> tensor<16x4xf32> {
+      %z = "stablehlo.constant"() <{value = dense<0.0> : tensor<16x4xf32>}> : () -> tensor<16x4xf32>
+      %m = "stablehlo.maximum"(%x, %z) : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
+      return %m : tensor<16x4xf32>
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
 def PartirTile : Pass<"partir-tile", "::mlir::ModuleOp"> {
   let summary = "The tile action: tile a value along a mesh axis on one dimension";
   let description = [{

@@ -238,6 +238,8 @@ fn search_in_order(
     let step = Step::start(&format!("parsing {source}"));
     let module = session.parse(text).inspect_err(|_| eprintln!("failed"))?;
     step.done();
+    crate::passes::frontend::run(session.context(), module.as_operation())
+        .map_err(|error| session.pass_error(error))?;
     crate::passes::unmerge::run(module.as_operation())
         .map_err(|error| session.pass_error(error))?;
     let context = session.context();

@@ -198,6 +198,8 @@ pub fn partition_priced<'s>(
     step.done();
     // Batch dims an importer merged (attention's [batch*heads]) are separate again before any
     // tactic, so that each can be tiled on its own axis.
+    crate::passes::frontend::run(session.context(), module.as_operation())
+        .map_err(|error| session.pass_error(error))?;
     crate::passes::unmerge::run(module.as_operation())
         .map_err(|error| session.pass_error(error))?;
     eprintln!(

@@ -5,6 +5,7 @@
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -12,6 +13,7 @@
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/InliningUtils.h"
 #include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -299,6 +301,83 @@ int64_t unmerge_batch_dims(MlirOperation raw) {
     }
   });
   return static_cast<int64_t>(candidates.size()) - left;
+}
+
+namespace {
+/// Upstream's inliner asks each op's dialect whether it may be inlined, and a dialect that is
+/// not registered (StableHLO read in generic form by a stock mlir-opt) has no one to ask: the
+/// stock `inline` pass refuses or crashes there. A callee's ops compute the same values
+/// wherever they are cloned (no op partir meets refers to its enclosing function), so every
+/// op is legal here, and `func.return` hands its operands to the call's results.
+struct CloneEverything : InlinerInterface {
+  using InlinerInterface::InlinerInterface;
+  bool isLegalToInline(Operation *, Operation *, bool) const final { return true; }
+  bool isLegalToInline(Region *, Region *, bool, IRMapping &) const final { return true; }
+  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final { return true; }
+  void handleTerminator(Operation *op, ValueRange valuesToRepl) const final {
+    for (auto [result, value] : llvm::zip(valuesToRepl, op->getOperands()))
+      result.replaceAllUsesWith(value);
+  }
+  // The defaults ask the dialect of the op around the call (a `stablehlo.while` body's is
+  // unregistered: a null dialect, a crash); nothing here needs more than the plain answer.
+  bool allowSingleBlockOptimization(iterator_range<Region::iterator>) const final { return true; }
+  void processInlinedCallBlocks(Operation *, iterator_range<Region::iterator>) const final {}
+  Value handleArgument(OpBuilder &, Operation *, Operation *, Value argument,
+                       DictionaryAttr) const final {
+    return argument;
+  }
+  Value handleResult(OpBuilder &, Operation *, Operation *, Value result,
+                     DictionaryAttr) const final {
+    return result;
+  }
+};
+} // namespace
+
+/// Inlines every `func.call` under `root` whose callee is a `func.func` with a body in the same
+/// module, with upstream's `inlineCall` (ops keep their locations as call sites:
+/// `callsite(callee_loc at call_loc)`), rounds after rounds until no call is left (a callee's
+/// own calls are inlined in the next round; 64 rounds bound recursion). Private functions left
+/// without a use are erased. Returns how many calls were inlined; the calls left are the
+/// caller's to report.
+int64_t inline_calls(MlirOperation raw) {
+  Operation *root = unwrap(raw);
+  MLIRContext *context = root->getContext();
+  CloneEverything interface(context);
+  auto clone = [](OpBuilder &, Region *src, Block *inlineBlock, Block *postInsertBlock,
+                  IRMapping &mapper, bool) {
+    src->cloneInto(inlineBlock->getParent(), postInsertBlock->getIterator(), mapper);
+  };
+  int64_t inlined = 0;
+  for (int round = 0; round < 64; ++round) {
+    SymbolTableCollection symbols;
+    SmallVector<std::pair<func::CallOp, func::FuncOp>> calls;
+    root->walk([&](func::CallOp call) {
+      auto callee = symbols.lookupNearestSymbolFrom<func::FuncOp>(call, call.getCalleeAttr());
+      if (callee && !callee.isExternal() && callee != call->getParentOfType<func::FuncOp>())
+        calls.emplace_back(call, callee);
+    });
+    int64_t before = inlined;
+    for (auto [call, callee] : calls) {
+      if (succeeded(inlineCall(interface, clone, cast<CallOpInterface>(call.getOperation()),
+                               cast<CallableOpInterface>(callee.getOperation()),
+                               &callee.getBody()))) {
+        call.erase();
+        ++inlined;
+      }
+    }
+    if (inlined == before)
+      break;
+  }
+  auto module = dyn_cast<ModuleOp>(root);
+  if (!module)
+    return inlined;
+  SmallVector<func::FuncOp> dead;
+  for (auto function : module.getOps<func::FuncOp>())
+    if (function.isPrivate() && SymbolTable::symbolKnownUseEmpty(function, module))
+      dead.push_back(function);
+  for (func::FuncOp function : dead)
+    function.erase();
+  return inlined;
 }
 
 /// `#partir_hlo.sharding<...>` from an ArrayAttr (one per dim) of ArrayAttrs of StringAttrs.

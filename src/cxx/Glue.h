@@ -38,6 +38,7 @@ MlirAttribute sharding_attr_dims(MlirAttribute attr);
 LinalgFacts linalg_facts(MlirOperation op);
 bool widen_f32_to_f64(MlirOperation op);
 std::int64_t unmerge_batch_dims(MlirOperation op);
+std::int64_t inline_calls(MlirOperation op);
 bool context_is_multithreaded(MlirContext context);
 
 void register_dialects(MlirDialectRegistry registry);

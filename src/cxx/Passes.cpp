@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/DLTI/DLTI.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MPI/IR/MPI.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -32,6 +33,7 @@ namespace mlir::partir {
 #define GEN_PASS_DEF_PARTIRMESH
 #define GEN_PASS_DEF_PARTIRTILE
 #define GEN_PASS_DEF_PARTIRUNMERGEBATCHDIMS
+#define GEN_PASS_DEF_PARTIRINLINECALLS
 #define GEN_PASS_DEF_PARTIRREPLICATE
 #define GEN_PASS_DEF_PARTIRPRINTRULES
 #define GEN_PASS_DEF_PARTIRPROPAGATE
@@ -76,6 +78,7 @@ rust::Vec<rust::String> texts(ArrayRef<std::string> values) {
 
 PARTIR_RUST_PASS(PartirMesh, entry::run_mesh(op, options::MeshOptions{.axes = texts(axes)}))
 PARTIR_RUST_PASS(PartirUnmergeBatchDims, entry::run_unmerge_batch_dims(op))
+PARTIR_RUST_PASS(PartirInlineCalls, entry::run_inline_calls(op))
 PARTIR_RUST_PASS(PartirTile,
                  entry::run_tile(op, options::TileOptions{
                                          .value = text(value), .dim = dim, .axis = text(axis)}))

@@ -30,6 +30,7 @@ mod bridge {
     extern "Rust" {
         fn run_mesh(op: MlirOperation, options: &MeshOptions) -> bool;
         fn run_unmerge_batch_dims(op: MlirOperation) -> bool;
+        fn run_inline_calls(op: MlirOperation) -> bool;
         fn run_tile(op: MlirOperation, options: &TileOptions) -> bool;
         fn run_replicate(op: MlirOperation, options: &ReplicateOptions) -> bool;
         fn run_print_rules(op: MlirOperation) -> bool;
@@ -57,6 +58,12 @@ fn run_mesh(op: Operation, options: &MeshOptions) -> bool {
 fn run_unmerge_batch_dims(op: Operation) -> bool {
     guarded(names::UNMERGE_BATCH_DIMS, op, |_, module| {
         passes::report(passes::unmerge::run(module))
+    })
+}
+
+fn run_inline_calls(op: Operation) -> bool {
+    guarded(names::INLINE_CALLS, op, |_, module| {
+        passes::report(passes::inline_calls::run(module))
     })
 }
 

@@ -178,6 +178,9 @@ pub mod bridge {
         /// Folds collapse_shapes that merge batch dims into the batched linalg ops they feed
         /// (upstream's reshape-by-expansion); how many ops were expanded.
         unsafe fn unmerge_batch_dims(op: MlirOperation) -> i64;
+        /// Inlines every `func.call` to a function with a body (any dialect, registered or
+        /// not) and erases the private functions left unused; how many calls were inlined.
+        unsafe fn inline_calls(op: MlirOperation) -> i64;
         /// Whether the context may be used from several threads at once (its uniquers lock).
         unsafe fn context_is_multithreaded(context: MlirContext) -> bool;
 

@@ -441,6 +441,15 @@ pub fn unmerge_batch_dims(root: OperationRef) -> usize {
     usize::try_from(expanded).unwrap_or(0)
 }
 
+/// Inlines the calls under `root` to functions with a body, in any dialect (see
+/// `inline_calls` in src/cxx/Glue.cpp); how many calls were inlined.
+pub fn inline_calls(root: OperationRef) -> usize {
+    // SAFETY: a live operation; the C++ side clones callees' bodies and erases calls and
+    // unused private functions under it, and no handle to those is kept by the caller.
+    let inlined = unsafe { glue::bridge::inline_calls(glue::Operation(root.to_raw())) };
+    usize::try_from(inlined).unwrap_or(0)
+}
+
 /// True for a ranked tensor type (without printing it: the simulator asks for every value).
 pub fn is_ranked_tensor(ty: Type) -> bool {
     // SAFETY: a live type; a pure query.

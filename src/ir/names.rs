@@ -1,7 +1,9 @@
 //! Naming values so schedules can address them, and selecting them with `*` globs.
 //!
 //! A function argument is named by its `partir.name` argument attribute (the JAX importer sets
-//! it to the pytree path, e.g. `params/layers/0/wq`), else `argN`. A value computed inside a
+//! it to the pytree path, e.g. `params/layers/0/wq`), else by the pytree path JAX's lowering
+//! leaves as the argument's location (`%arg0: tensor<8x4xf32> loc("params['layers'][0]['wq']")`
+//! is `params/layers/0/wq`), else `argN`. A value computed inside a
 //! function is named by a `partir.name` attribute on its defining op: result 0 takes the name,
 //! result k > 0 takes `NAME#k`. Example: `%h = linalg.matmul {partir.name = "h"} ...` is `h`.
 
@@ -15,6 +17,8 @@ use melior::ir::{
 
 pub const NAME_ATTR: &str = "partir.name";
 const FUNC_OP: &str = "func.func";
+/// A call of a function of the module (JAX's private helpers).
+pub const CALL_OP: &str = "func.call";
 
 /// Where a named value is defined.
 #[derive(Clone, Copy, Debug)]
@@ -152,8 +156,8 @@ pub fn named_values<'c, 'a>(module: OperationRef<'c, 'a>) -> Vec<(String, NamedV
             .and_then(|region| region.first_block())
             .expect("functions() has bodies");
         for index in 0..entry.argument_count() {
-            let name = argument_name(arg_attrs, index);
             let value = Value::from(entry.argument(index).expect("index < count"));
+            let name = argument_name(arg_attrs, index, value);
             found.push((
                 name,
                 NamedValue {
@@ -185,14 +189,125 @@ pub fn named_values<'c, 'a>(module: OperationRef<'c, 'a>) -> Vec<(String, NamedV
     found
 }
 
-/// Argument `index`'s name: its `partir.name`, else `argN`.
-fn argument_name(arg_attrs: Option<ArrayAttribute>, index: usize) -> String {
+/// Argument `index`'s name: its `partir.name`, else the pytree path of JAX's location for it
+/// (see [`jax_path`]), else `argN`.
+fn argument_name(arg_attrs: Option<ArrayAttribute>, index: usize, argument: Value) -> String {
     arg_attrs
         .and_then(|attrs| attrs.element(index).ok())
         .and_then(|dict| DictionaryAttribute::try_from(dict).ok())
         .and_then(|dict| dict.element_by_name(NAME_ATTR))
         .and_then(ffi::string_attribute)
+        .or_else(|| {
+            let location = argument.location();
+            location
+                .is_name()
+                .then(|| jax_path(&ffi::string_ref_text(location.name_value().as_string_ref())))
+                .flatten()
+        })
         .unwrap_or_else(|| format!("arg{index}"))
+}
+
+/// Gives the entry functions' arguments and results without a `partir.name` the pytree path
+/// JAX's lowering left for them: an argument's location (`loc("params['w']")`), a result's
+/// `jax.result_info` (`"result[0]['w']"` is `result/0/w`). Every reader of names (selectors,
+/// reports, the automatic partitioner's layers) then sees them. Returns how many were named.
+pub fn adopt_jax_names<'c>(context: &'c melior::Context, module: OperationRef<'c, '_>) -> usize {
+    use crate::ir::func_attrs;
+    let mut named = 0;
+    for func in entry_functions(module) {
+        let Some(entry) = func.region(0).ok().and_then(|region| region.first_block()) else {
+            continue;
+        };
+        let mut arguments = func_attrs::entries(func, "arg_attrs", entry.argument_count());
+        let mut changed = false;
+        for (index, fields) in arguments.iter_mut().enumerate() {
+            if func_attrs::name(fields).is_some() {
+                continue;
+            }
+            let Ok(argument) = entry.argument(index) else {
+                continue;
+            };
+            let location = Value::from(argument).location();
+            let path = location
+                .is_name()
+                .then(|| jax_path(&ffi::string_ref_text(location.name_value().as_string_ref())))
+                .flatten();
+            if let Some(path) = path {
+                fields.push(name_field(context, &path));
+                changed = true;
+                named += 1;
+            }
+        }
+        if changed {
+            func_attrs::set_entries(context, func, "arg_attrs", &arguments);
+        }
+        let count = entry
+            .terminator()
+            .map(|terminator| terminator.operand_count())
+            .unwrap_or(0);
+        let mut results = func_attrs::entries(func, "res_attrs", count);
+        let mut changed = false;
+        for fields in results.iter_mut() {
+            let info = fields
+                .iter()
+                .find(|field| func_attrs::is_named(field, "jax.result_info"))
+                .and_then(|field| ffi::string_attribute(field.1));
+            if func_attrs::name(fields).is_some() {
+                continue;
+            }
+            if let Some(path) = info.as_deref().and_then(jax_path) {
+                fields.push(name_field(context, &path));
+                changed = true;
+                named += 1;
+            }
+        }
+        if changed {
+            func_attrs::set_entries(context, func, "res_attrs", &results);
+        }
+    }
+    named
+}
+
+fn name_field<'c>(
+    context: &'c melior::Context,
+    name: &str,
+) -> (melior::ir::Identifier<'c>, melior::ir::Attribute<'c>) {
+    (
+        melior::ir::Identifier::new(context, NAME_ATTR),
+        melior::ir::attribute::StringAttribute::new(context, name).into(),
+    )
+}
+
+/// A JAX key path (`jax.tree_util.keystr`) as a partir name: `params['layers'][0]['wq']` is
+/// `params/layers/0/wq`, `state.opt[1]` is `state/opt/1`. None for text that is not one (a
+/// name location of some other producer keeps the argument's `argN`).
+pub fn jax_path(text: &str) -> Option<String> {
+    let head_end = text.find(['[', '.']).unwrap_or(text.len());
+    let mut parts = vec![text[..head_end].to_string()];
+    let mut rest = &text[head_end..];
+    while !rest.is_empty() {
+        if let Some(tail) = rest.strip_prefix("['") {
+            let end = tail.find("']")?;
+            parts.push(tail[..end].to_string());
+            rest = &tail[end + 2..];
+        } else if let Some(tail) = rest.strip_prefix('[') {
+            let end = tail.find(']')?;
+            parts.push(tail[..end].to_string());
+            rest = &tail[end + 1..];
+        } else if let Some(tail) = rest.strip_prefix('.') {
+            let end = tail.find(['[', '.']).unwrap_or(tail.len());
+            parts.push(tail[..end].to_string());
+            rest = &tail[end..];
+        } else {
+            return None;
+        }
+    }
+    let valid = |part: &String| !part.is_empty() && !part.contains([' ', '/', '\'', '"']);
+    parts
+        .iter()
+        .all(valid)
+        .then(|| parts.join("/"))
+        .filter(|path| !path.is_empty())
 }
 
 /// The names of the function arguments and named values `value` is computed from, nearest
@@ -241,7 +356,7 @@ pub fn derived_from(value: Value, limit: usize) -> Vec<String> {
                 .attribute("arg_attrs")
                 .ok()
                 .and_then(|attr| ArrayAttribute::try_from(attr).ok());
-            push_name(argument_name(arg_attrs, argument.argument_number()));
+            push_name(argument_name(arg_attrs, argument.argument_number(), value));
         }
     }
     names
@@ -311,6 +426,26 @@ mod tests {
 
     fn matches(pattern: &str, name: &str) -> bool {
         Selector::new(pattern).unwrap().matches(name)
+    }
+
+    #[test]
+    fn jax_key_paths_are_names() {
+        let path = |text| jax_path(text);
+        assert_eq!(
+            path("params['layers'][0]['wq']").as_deref(),
+            Some("params/layers/0/wq")
+        );
+        assert_eq!(path("x").as_deref(), Some("x"));
+        assert_eq!(path("state.opt[1]").as_deref(), Some("state/opt/1"));
+        assert_eq!(
+            path("params['transformer']['h']['0']['attn']['c_attn']['kernel']").as_deref(),
+            Some("params/transformer/h/0/attn/c_attn/kernel")
+        );
+        // Not a key path: the argument keeps `argN`.
+        assert_eq!(path("reduce sum"), None);
+        assert_eq!(path("['w']"), None);
+        assert_eq!(path("a['b"), None);
+        assert_eq!(path(""), None);
     }
 
     #[test]

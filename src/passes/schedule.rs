@@ -121,6 +121,8 @@ pub fn apply<'c>(
     after: &mut dyn FnMut(Option<&TacticOutcome>, OperationRef<'c, '_>) -> PassResult<'c>,
 ) -> PassResult<'c> {
     let location = program_location(module);
+    // JAX's private helpers become part of the program, one copy per call site.
+    super::frontend::run(context, module)?;
     declare_mesh(context, module, schedule)?;
     after(None, module)?;
     let mut propagation = Propagation::new(context);

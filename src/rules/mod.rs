@@ -234,6 +234,9 @@ struct Entries {
     rules: HashMap<&'static str, Entry>,
     retypes: HashMap<&'static str, Retype>,
     costs: HashMap<&'static str, Cost>,
+    /// Ops whose every result is its operand of the same index, passed through (a barrier):
+    /// one op per value computes the same.
+    per_value: std::collections::HashSet<&'static str>,
 }
 
 impl Entries {
@@ -247,10 +250,26 @@ impl Entries {
         self.costs.insert(name, cost);
     }
 
+    /// Says that `name` passes each operand to its result alone (see [`per_value`]).
+    fn add_per_value(&mut self, name: &'static str) {
+        self.per_value.insert(name);
+    }
+
     /// Adds (or replaces) the local-shape rewrite of `name`.
     fn add_retype(&mut self, name: &'static str, retype: Retype) {
         self.retypes.insert(name, retype);
     }
+}
+
+/// Whether `op` passes each operand to the result of the same index and nothing else, so one
+/// op per value computes the same (`optimization_barrier`, `jax.checkpoint`'s). A loop's
+/// results are all tiled or summed, so an op whose values split differently (a batch-split
+/// activation and a whole weight behind one barrier) is partitioned one value at a time.
+pub fn per_value(op: OperationRef) -> bool {
+    op.name()
+        .as_string_ref()
+        .as_str()
+        .is_ok_and(|name| BUILTIN.per_value.contains(name))
 }
 
 /// How the simulator counts the op named `name` (None: partir does not know it).

@@ -7,8 +7,9 @@
     params, opt, loss = step(params, opt, tokens, targets)   # global arrays in and out
     print(step.table)                                         # the per-tactic report
 
-The function is exported as StableHLO (nested jits inlined, arguments named by their pytree
-paths, e.g. `params/layers/0/wq`), partitioned by the `partir` command line (`--stage xla`),
+The function is exported as StableHLO as `jax.jit(fn).lower()` emits it (private functions
+and calls kept: partir inlines them; arguments named by their pytree paths, e.g.
+`params/layers/0/wq`), partitioned by the `partir` command line (`--stage xla`),
 and compiled by XLA with one replica per mesh device; arguments are scattered and results
 assembled by the shardings partir recorded. A schedule is a TOML path, or the same in Python:
 a list of tactics `{"name": "BP", "axis": "batch", "tile": {"tokens": 0}}`.

@@ -59,7 +59,7 @@ def import_main(argv=None):
     ap.add_argument("-o", "--output", required=True, help="output .mlir file")
     ap.add_argument("--data", metavar="DIR", help="also run the function and store inputs/outputs (.npy + manifest.json)")
     ap.add_argument("--stablehlo", action="store_true",
-                    help="write JAX's StableHLO (generic form, nested jits inlined, named arguments) instead of "
+                    help="write JAX's StableHLO (generic form, calls kept, named arguments) instead of "
                          "linalg: partir reads it in a stock mlir-opt with --allow-unregistered-dialect")
     ap.add_argument("--locations", action="store_true",
                     help="keep JAX's name-stack locations on ops (jit(step)/jvp(layers/3)/dot_general): "

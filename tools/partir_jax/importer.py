@@ -108,37 +108,6 @@ class ModelSpec:
 
 
 @contextlib.contextmanager
-def _inlined_jits():
-    """While lowering, nested `jax.jit`s (jax.nn.relu, jnp.where, log_softmax, ...) are emitted
-    inline instead of as calls to private functions: partir partitions @main's ops, and a stock
-    mlir-opt cannot inline ops of a dialect it does not know (StableHLO there is unregistered)."""
-    from jax._src import pjit
-    from jax._src.interpreters import mlir
-
-    def inline(ctx, *args, jaxpr, **_):
-        consts = mlir.ir_consts(jaxpr.consts, [v.aval for v in jaxpr.jaxpr.constvars])
-        out, tokens = mlir.jaxpr_subcomp(
-            ctx.module_context, jaxpr.jaxpr, ctx.name_stack, ctx.tokens_in, consts, *args,
-            dim_var_values=ctx.dim_var_values, const_lowering=ctx.const_lowering,
-            outer_traceback=ctx.traceback)
-        ctx.set_tokens_out(tokens)
-        return out
-
-    import jax
-
-    saved = mlir._lowerings[pjit.jit_p]
-    # Lowerings are cached across calls: clear them so that the inline rule is used now and
-    # not remembered for later lowerings that call nested jits as usual.
-    jax.clear_caches()
-    mlir.register_lowering(pjit.jit_p, inline, cacheable=False)
-    try:
-        yield
-    finally:
-        mlir._lowerings[pjit.jit_p] = saved
-        jax.clear_caches()
-
-
-@contextlib.contextmanager
 def _name_locations():
     """Locations are JAX's name stacks only (`jit(step)/transpose(jvp(layers/3))/dot_general`),
     without source positions: what says which layer an op belongs to, at a few bytes per op."""
@@ -156,14 +125,15 @@ def _name_locations():
 
 def _stablehlo_with_names(spec: ModelSpec, in_names, out_names, generic: bool = False,
                           locations: bool = False) -> str:
-    """@main in StableHLO with `partir.name` on its arguments and results. `generic`: nested
-    jits inlined, printed in generic form (what a stock MLIR 22 reads as unregistered ops).
+    """@main in StableHLO with `partir.name` on its arguments and results, exactly as
+    `jax.jit(...).lower(...)` emits it otherwise (private functions and `func.call`s kept:
+    partir inlines them). `generic`: printed in generic form (what a stock MLIR 22 reads as
+    unregistered ops).
     `locations`: ops keep JAX's name-stack locations (see `_name_locations`)."""
     import jax
     from jax._src.lib.mlir import ir
 
-    with _inlined_jits() if generic else contextlib.nullcontext(), \
-            _name_locations() if locations else contextlib.nullcontext():
+    with _name_locations() if locations else contextlib.nullcontext():
         lowered = jax.jit(spec.fn, keep_unused=True).lower(*spec.args)
         module = lowered.compiler_ir("stablehlo")
     with module.context:
@@ -302,8 +272,6 @@ def to_mlir(spec: ModelSpec, dialect: str = "linalg",
         shlo = _stablehlo_with_names(spec, in_names, out_names, generic=True, locations=locations)
         text = run([MLIR_OPT_22, "--allow-unregistered-dialect", "--mlir-print-op-generic",
                     f"--mlir-print-debuginfo={str(locations).lower()}", "-"], stdin=shlo)
-        if '"func.call"' in text:
-            raise ImportError_("@main still calls a function after inlining nested jits")
         return text, in_names, out_names
     shlo = _stablehlo_with_names(spec, in_names, out_names, locations=locations)
     generic = stablehlo_to_linalg(shlo, locations)

@@ -123,6 +123,7 @@ pub fn run<'c>(
     if options.axis.is_empty() {
         return Err(fail("no axis given (axis=NAME)".into()));
     }
+    super::frontend::run(context, module)?;
     let auto = AutoSettings {
         memory: match options.memory.as_str() {
             "" => None,

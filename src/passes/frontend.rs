@@ -1,0 +1,16 @@
+//! What partir does first to a program as a framework emits it (`jax.jit(step).lower(...)`):
+//! its calls inlined, one copy per call site ([`super::inline_calls`]), and its arguments and
+//! results named by the pytree paths JAX left in it ([`crate::ir::names::adopt_jax_names`]),
+//! and barriers over several values split into one per value ([`super::per_value`]).
+//! `partir-schedule`, `partir-auto`, `partir partition` and `partir auto` start with it; on a
+//! program that has neither calls nor JAX's names it changes nothing.
+
+use super::PassResult;
+use melior::{ir::OperationRef, Context};
+
+pub fn run<'c>(context: &'c Context, module: OperationRef<'c, '_>) -> PassResult<'c> {
+    super::inline_calls::run(module)?;
+    crate::ir::names::adopt_jax_names(context, module);
+    super::per_value::split(context, module);
+    Ok(())
+}
