@@ -8,12 +8,16 @@
 
 mod contraction;
 mod indexing;
+mod ordering;
+mod windows;
 
 use super::{result_shape, set_dense, Cost, Entries, OpView};
 use crate::tmr::{infer_reassociation, FactorKind, ReductionKind, Rule, TensorDims};
 use contraction::{convolution, dot_general};
 use indexing::{gather, scatter};
 use melior::ir::{operation::OperationLike, BlockLike, RegionLike, ValueLike};
+use ordering::{reduce_any, reverse, sort, top_k};
+use windows::{reduce_window, select_and_scatter};
 
 /// Ops that apply one scalar function elementwise (all operands and results of one shape, or
 /// scalars for `select`'s predicate and `clamp`'s bounds).
@@ -117,12 +121,46 @@ pub(super) fn register(rules: &mut Entries) {
     });
     rules.add("stablehlo.reshape", |op| {
         let (src, dst) = (op.operand(0)?, op.result(0)?);
-        let groups = infer_reassociation(src, dst).ok_or_else(|| {
-            format!("stablehlo.reshape {src:?} -> {dst:?} is not a pure merge or split of dims")
-        })?;
-        Rule::reshape(src, dst, &groups)
+        match infer_reassociation(src, dst) {
+            Some(groups) => Rule::reshape(src, dst, &groups),
+            // Neither a merge nor a split (`[8,4,6] -> [8,2,12]`): dims outside the regrouped
+            // run still pass.
+            None => Rule::reshape_segments(src, dst),
+        }
     });
-    rules.add("stablehlo.reduce", reduce);
+    rules.add("stablehlo.reduce", reduce_any);
+    rules.add("stablehlo.reduce_window", reduce_window);
+    rules.add("stablehlo.select_and_scatter", select_and_scatter);
+    rules.add("stablehlo.sort", sort);
+    rules.add("chlo.top_k", top_k);
+    rules.add("stablehlo.reverse", reverse);
+    rules.add("stablehlo.bitcast_convert", bitcast_convert);
+    // `jax.checkpoint`'s barrier: each value passes through unchanged.
+    rules.add_per_value("stablehlo.optimization_barrier");
+    rules.add("stablehlo.optimization_barrier", |op| {
+        let mut rule = Rule::identity(&op.operands);
+        for index in 0..op.operands.len() {
+            let dims = rule.operands()[index].clone();
+            rule.push_result(dims);
+        }
+        Ok(rule)
+    });
+    // A stateful generator: its bits are drawn whole on every device (the same state gives
+    // the same bits), and a device's slice of them is taken locally.
+    rules.add("stablehlo.rng_bit_generator", |op| {
+        let mut rule = Rule::new();
+        let state = op.operand(0)?;
+        rule.push_operand(TensorDims::unindexed(state.len()));
+        rule.push_result(TensorDims::unindexed(op.result(0)?.len()));
+        let bits = op.result(1)?;
+        let dims = TensorDims(
+            bits.iter()
+                .map(|&size| Some(rule.add_factor(size, FactorKind::MustReplicate)))
+                .collect(),
+        );
+        rule.push_result(dims);
+        Ok(rule)
+    });
     rules.add("stablehlo.dot_general", dot_general);
     rules.add("stablehlo.convolution", convolution);
     rules.add("stablehlo.gather", gather);
@@ -231,6 +269,10 @@ fn register_costs(rules: &mut Entries) {
     rules.add_cost("stablehlo.dot_general", Cost::Contraction);
     rules.add_cost("stablehlo.convolution", Cost::Convolution);
     rules.add_cost("stablehlo.reduce", Cost::Flops(1.0));
+    rules.add_cost("stablehlo.reduce_window", Cost::Flops(1.0));
+    rules.add_cost("stablehlo.sort", Cost::Flops(1.0));
+    rules.add_cost("chlo.top_k", Cost::Flops(1.0));
+    rules.add_cost("stablehlo.optimization_barrier", Cost::View);
     rules.add_cost("stablehlo.reshape", Cost::View);
     rules.add_cost("stablehlo.constant", Cost::Free);
     for name in [
@@ -245,6 +287,10 @@ fn register_costs(rules: &mut Entries) {
         "stablehlo.convert",
         "stablehlo.gather",
         "stablehlo.scatter",
+        "stablehlo.reverse",
+        "stablehlo.bitcast_convert",
+        "stablehlo.rng_bit_generator",
+        "stablehlo.select_and_scatter",
     ] {
         rules.add_cost(name, Cost::Moves);
     }
@@ -273,6 +319,23 @@ const TRANSCENDENTAL: &[&str] = &[
     "chlo.digamma",
     "chlo.tan",
 ];
+
+/// `bitcast_convert`: elementwise between types of one width; to a narrower type the result
+/// has one more (minor) dim, to a wider one the operand has: the shared dims pass through.
+fn bitcast_convert(op: &OpView) -> Result<Rule, String> {
+    let (input, result) = (op.operand(0)?, op.result(0)?);
+    let shared = input.len().min(result.len());
+    let mut rule = Rule::new();
+    let mut in_dims = TensorDims::unindexed(input.len());
+    let mut out_dims = TensorDims::unindexed(result.len());
+    for (d, &size) in input.iter().enumerate().take(shared) {
+        let factor = rule.add_factor(size, FactorKind::PassThrough);
+        (in_dims.0[d], out_dims.0[d]) = (Some(factor), Some(factor));
+    }
+    rule.push_operand(in_dims);
+    rule.push_result(out_dims);
+    Ok(rule)
+}
 
 /// `iota {iota_dimension = d}`: a source whose dim d counts from 0, so a chunk of it is not
 /// a smaller iota along d (it would have to count from the chunk's offset).

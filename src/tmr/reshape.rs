@@ -50,6 +50,90 @@ impl Rule {
     }
 }
 
+impl Rule {
+    /// Any static reshape, as segments of dims whose sizes multiply to the same number on
+    /// both sides: a segment of one dim on each side passes through; a merge or a split is
+    /// [`Rule::reshape`]'s group (its major non-unit dim passes); a segment that is neither
+    /// (`4x6 -> 2x12`) keeps its dims whole. So `[8,4,6] -> [8,2,12]` tiles dim 0:
+    ///
+    /// ```text
+    /// [8,4,6] -> [8,2,12]   ([i,j,k]) -> ([i,l,m]) replicate={j,k,l,m}
+    /// ```
+    pub fn reshape_segments(src: &[i64], dst: &[i64]) -> Result<Rule, String> {
+        let segments = segments(src, dst)
+            .ok_or_else(|| format!("reshape {src:?} -> {dst:?} changes the number of elements"))?;
+        let mut rule = Rule::new();
+        let mut from = TensorDims::unindexed(src.len());
+        let mut to = TensorDims::unindexed(dst.len());
+        for (a, b) in segments {
+            let significant = |dims: &[usize], shape: &[i64]| -> Vec<usize> {
+                dims.iter().copied().filter(|&d| shape[d] != 1).collect()
+            };
+            let (sa, sb) = (significant(&a, src), significant(&b, dst));
+            if sa.len() <= 1 || sb.len() <= 1 {
+                // A merge or a split: the major non-unit dims meet.
+                if let (Some(&x), Some(&y)) = (sa.first(), sb.first()) {
+                    let factor = rule.add_factor(src[x], FactorKind::PassThrough);
+                    (from.0[x], to.0[y]) = (Some(factor), Some(factor));
+                }
+                for &x in sa.iter().skip(1) {
+                    from.0[x] = Some(rule.add_factor(src[x], FactorKind::MustReplicate));
+                }
+                for &y in sb.iter().skip(1) {
+                    to.0[y] = Some(rule.add_factor(dst[y], FactorKind::MustReplicate));
+                }
+            } else {
+                for &x in &sa {
+                    from.0[x] = Some(rule.add_factor(src[x], FactorKind::MustReplicate));
+                }
+                for &y in &sb {
+                    to.0[y] = Some(rule.add_factor(dst[y], FactorKind::MustReplicate));
+                }
+            }
+        }
+        rule.push_operand(from);
+        rule.push_result(to);
+        Ok(rule)
+    }
+}
+
+/// The smallest runs of dims, in order, whose sizes multiply to the same number on both
+/// sides: `[8,4,6]` and `[8,2,12]` are `[0]~[0]`, `[1,2]~[1,2]`. None when the element counts
+/// differ or a size is dynamic.
+fn segments(src: &[i64], dst: &[i64]) -> Option<Vec<(Vec<usize>, Vec<usize>)>> {
+    if src.iter().chain(dst).any(|&size| size < 0)
+        || src.iter().product::<i64>() != dst.iter().product::<i64>()
+    {
+        return None;
+    }
+    let (mut i, mut j) = (0, 0);
+    let mut found = Vec::new();
+    while i < src.len() || j < dst.len() {
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        let (mut pa, mut pb) = (1i64, 1i64);
+        loop {
+            let closed =
+                pa == pb && (!a.is_empty() || i == src.len()) && (!b.is_empty() || j == dst.len());
+            if closed && !(a.is_empty() && b.is_empty()) {
+                break;
+            }
+            if (pa <= pb || j == dst.len()) && i < src.len() {
+                pa *= src[i];
+                a.push(i);
+                i += 1;
+            } else if j < dst.len() {
+                pb *= dst[j];
+                b.push(j);
+                j += 1;
+            } else {
+                return None;
+            }
+        }
+        found.push((a, b));
+    }
+    Some(found)
+}
+
 fn check_groups(grouped: &[i64], single: &[i64], groups: &[Vec<usize>]) -> Result<(), String> {
     let err = || format!("bad reassociation {groups:?} for {grouped:?} <-> {single:?}");
     if groups.len() != single.len() || groups.iter().any(|g| g.is_empty()) {

@@ -417,3 +417,17 @@ fn elementwise_broadcasting() {
     );
     assert!(Rule::broadcasting_elementwise(&[vec![3, 8]], &[vec![4, 8]]).is_err());
 }
+
+#[test]
+fn reshapes_that_regroup_keep_the_untouched_dims_tileable() {
+    // [8,4,6] -> [8,2,12]: dim 0 passes, the regrouped 4x6 -> 2x12 stays whole.
+    let r = Rule::reshape_segments(&[8, 4, 6], &[8, 2, 12]).unwrap();
+    assert_eq!(r.to_string(), "([i,j,k]) -> ([i,l,m]) replicate={j,k,l,m}");
+    assert_eq!(r.tile_operand(0, 0).unwrap().results, vec![Tile(0)]);
+    assert!(r.tile_operand(0, 1).is_err());
+    // A merge behind an untouched dim, and unit dims anywhere, as the group rule has them.
+    let r = Rule::reshape_segments(&[8, 1, 4, 6], &[8, 24, 1]).unwrap();
+    assert_eq!(r.tile_operand(0, 2).unwrap().results, vec![Tile(1)]);
+    assert!(r.tile_operand(0, 3).is_err());
+    assert!(Rule::reshape_segments(&[8, 4], &[8, 5]).is_err());
+}

@@ -283,8 +283,16 @@ impl<'c> Propagation<'c> {
         // Reaching elementwise ops only, an op the rule cannot split is simply not reached:
         // it reads the value whole (ZeRO gathers it), no conflict to report.
         let elementwise = self.reach == Reach::Elementwise;
+        // A source (an iota, a constant, random bits: no dim of it comes from an operand)
+        // that cannot be made in chunks is made whole on every device, and each consumer
+        // takes its chunk locally (an all_slice, no communication): nothing to report.
+        let source = driver.is_none()
+            && rule
+                .operands()
+                .iter()
+                .all(|dims| dims.0.iter().all(Option::is_none));
         let effect = query(&rule).map_err(|conflict| {
-            if elementwise {
+            if elementwise || source {
                 Stop::Skip
             } else {
                 Stop::Conflict(conflict.to_string())

@@ -70,17 +70,18 @@ pub(super) fn dot_general(op: &OpView) -> Result<Rule, String> {
 }
 
 /// `convolution` with `dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0,
-/// 1, f]>` and group counts 1: the batch passes through, input features (`f` of the input,
-/// `i` of the kernel) are summed, output features (`o`, the result's `f`) pass through;
-/// spatial dims are windows (halos), used whole.
+/// 1, f]>`: the batch passes through, input features (`f` of the input, `i` of the kernel) are
+/// summed, output features (`o`, the result's `f`) pass through; spatial dims are windows
+/// (halos), used whole. With `feature_group_count = G > 1` (grouped, depthwise) the input
+/// features are G groups of `i`: they pass through to the output features when each group
+/// holds one of each (depthwise with multiplier 1: `f = o = G`; a chunk of several groups'
+/// features maps to whole groups only then), else they are used whole. With
+/// `batch_group_count = G > 1` (a grouped conv's kernel gradient) the input batch is G groups
+/// matched to the output features: the same, when each group holds one of each. The batch of a gradient conv (`f`, summed) is
+/// unaffected either way, so a batch-split step partitions.
 pub(super) fn convolution(op: &OpView) -> Result<Rule, String> {
-    for count in ["feature_group_count", "batch_group_count"] {
-        if op.integer(count).unwrap_or(1) != 1 {
-            return Err(format!(
-                "stablehlo.convolution with {count} > 1 is not partitioned"
-            ));
-        }
-    }
+    let feature_groups = op.integer("feature_group_count").unwrap_or(1);
+    let batch_groups = op.integer("batch_group_count").unwrap_or(1);
     let numbers = op
         .op
         .attribute("dimension_numbers")
@@ -117,15 +118,30 @@ pub(super) fn convolution(op: &OpView) -> Result<Rule, String> {
         TensorDims::unindexed(rhs.len()),
         TensorDims::unindexed(result.len()),
     );
-    let batch = rule.add_factor(lhs[at(input, "b")?], FactorKind::PassThrough);
-    (lhs_dims.0[at(input, "b")?], out_dims.0[at(output, "b")?]) = (Some(batch), Some(batch));
-    let features = rule.add_factor(
-        lhs[at(input, "f")?],
-        FactorKind::Reduction(ReductionKind::Sum),
+    let (b, f, i, o, out_b, out_f) = (
+        at(input, "b")?,
+        at(input, "f")?,
+        at(kernel, "i")?,
+        at(kernel, "o")?,
+        at(output, "b")?,
+        at(output, "f")?,
     );
-    (lhs_dims.0[at(input, "f")?], rhs_dims.0[at(kernel, "i")?]) = (Some(features), Some(features));
-    let outputs = rule.add_factor(rhs[at(kernel, "o")?], FactorKind::PassThrough);
-    (rhs_dims.0[at(kernel, "o")?], out_dims.0[at(output, "f")?]) = (Some(outputs), Some(outputs));
+    if batch_groups == 1 {
+        let batch = rule.add_factor(lhs[b], FactorKind::PassThrough);
+        (lhs_dims.0[b], out_dims.0[out_b]) = (Some(batch), Some(batch));
+    }
+    if feature_groups == 1 {
+        let features = rule.add_factor(lhs[f], FactorKind::Reduction(ReductionKind::Sum));
+        (lhs_dims.0[f], rhs_dims.0[i]) = (Some(features), Some(features));
+    }
+    let outputs = rule.add_factor(rhs[o], FactorKind::PassThrough);
+    (rhs_dims.0[o], out_dims.0[out_f]) = (Some(outputs), Some(outputs));
+    if batch_groups > 1 && lhs[b] == batch_groups && rhs[o] == batch_groups {
+        lhs_dims.0[b] = Some(outputs);
+    }
+    if feature_groups > 1 && lhs[f] == feature_groups && rhs[o] == feature_groups {
+        lhs_dims.0[f] = Some(outputs);
+    }
     rule.push_operand(lhs_dims);
     rule.push_operand(rhs_dims);
     rule.push_result(out_dims);

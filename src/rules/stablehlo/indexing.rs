@@ -5,7 +5,7 @@ use crate::{
     rules::OpView,
     tmr::{FactorKind, Rule, TensorDims},
 };
-use melior::ir::operation::OperationLike;
+use melior::ir::{block::BlockLike, operation::OperationLike, RegionLike};
 
 /// The dimension numbers of a gather or scatter, from their printed form.
 struct IndexedDims {
@@ -55,7 +55,8 @@ pub(super) fn gather(op: &OpView) -> Result<Rule, String> {
         numbers.list("operand_batching_dims"),
         numbers.list("start_indices_batching_dims"),
     );
-    let vector_dim = numbers.index_vector_dim().unwrap_or(indices.len());
+    // The printer leaves out an index_vector_dim of 0 (the field's default).
+    let vector_dim = numbers.index_vector_dim().unwrap_or(0);
     let slice_sizes = op.dense("slice_sizes");
     let mut rule = Rule::new();
     let mut operand_dims = TensorDims::unindexed(operand.len());
@@ -124,8 +125,15 @@ pub(super) fn scatter(op: &OpView) -> Result<Rule, String> {
         numbers.list("input_batching_dims"),
         numbers.list("scatter_indices_batching_dims"),
     );
-    let vector_dim = numbers.index_vector_dim().unwrap_or(indices.len());
-    let kind = reduction_kind(op)?;
+    // The printer leaves out an index_vector_dim of 0 (the field's default).
+    let vector_dim = numbers.index_vector_dim().unwrap_or(0);
+    // An overwrite (`.at[].set`, a KV-cache write) has no combiner: its scattered dims are
+    // used whole, its batching and window dims still pass through.
+    let scattered = if overwrites(op) {
+        FactorKind::MustReplicate
+    } else {
+        FactorKind::Reduction(reduction_kind(op)?)
+    };
     let mut rule = Rule::new();
     let mut operand_dims = TensorDims::unindexed(operand.len());
     let mut indices_dims = TensorDims::unindexed(indices.len());
@@ -146,7 +154,7 @@ pub(super) fn scatter(op: &OpView) -> Result<Rule, String> {
         let factor_kind = if batching.is_some() {
             FactorKind::PassThrough
         } else {
-            FactorKind::Reduction(kind)
+            scattered
         };
         let factor = rule.add_factor(indices[j], factor_kind);
         (indices_dims.0[j], updates_dims.0[u]) = (Some(factor), Some(factor));
@@ -179,4 +187,18 @@ pub(super) fn scatter(op: &OpView) -> Result<Rule, String> {
     rule.push_result(operand_dims);
     rule.set_init(0, 0);
     Ok(rule)
+}
+
+/// Whether a scatter's body returns the update as it is (`^bb0(%old, %new): return %new`).
+fn overwrites(op: &OpView) -> bool {
+    let Some(body) = op.op.region(0).ok().and_then(|region| region.first_block()) else {
+        return false;
+    };
+    let Some(first) = body.first_operation() else {
+        return false;
+    };
+    let (Ok(returned), Ok(update)) = (first.operand(0), body.argument(1)) else {
+        return false;
+    };
+    first.next_in_block().is_none() && returned == melior::ir::Value::from(update)
 }
