@@ -92,6 +92,10 @@ pub struct Schedule {
     /// The file it was read from (empty when parsed from text): with [`Tactic::line`], where a
     /// tactic is written.
     pub file: String,
+    /// TMR rules for `stablehlo.custom_call`s, by call target, in einsum notation (the
+    /// `[rules]` table: `"lapack_spotrf_ffi" = "bij->bij"`): how an op partir cannot read
+    /// partitions.
+    pub rules: Vec<(String, String)>,
 }
 
 #[derive(Deserialize)]
@@ -101,6 +105,8 @@ struct RawSchedule {
     mesh: toml::Table,
     #[serde(default)]
     tactic: Vec<toml::Spanned<RawTactic>>,
+    #[serde(default)]
+    rules: toml::Table,
 }
 
 #[derive(Deserialize)]
@@ -217,10 +223,23 @@ impl Schedule {
                 Ok(Tactic { name, axis: tactic.axis, tile, replicate: tactic.replicate, reach, auto, comment: Vec::new(), line })
             })
             .collect::<Result<Vec<_>, String>>()?;
+        let rules = raw
+            .rules
+            .iter()
+            .map(|(target, einsum)| match einsum.as_str() {
+                Some(einsum) => crate::tmr::Rule::check_einsum(einsum)
+                    .map(|()| (target.clone(), einsum.to_string()))
+                    .map_err(|error| format!("[rules] '{target}' = '{einsum}': {error}")),
+                None => Err(format!(
+                    "[rules] '{target}' must be an einsum string (\"ij->ij\"), got {einsum}"
+                )),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Schedule {
             mesh,
             tactics,
             file: String::new(),
+            rules,
         })
     }
 }
@@ -242,6 +261,12 @@ impl Schedule {
                 .map(|axis| format!("{} = {}", axis.name, axis.size))
                 .collect();
             let _ = writeln!(out, "mesh = {{ {} }}", axes.join(", "));
+        }
+        if !self.rules.is_empty() {
+            let _ = writeln!(out, "\n[rules]");
+            for (target, einsum) in &self.rules {
+                let _ = writeln!(out, "{} = {}", quote(target), quote(einsum));
+            }
         }
         for tactic in &self.tactics {
             out.push('\n');

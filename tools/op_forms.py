@@ -45,20 +45,21 @@ B = 8  # the batch: dim 0 of every per-example argument
 # learns more forms.
 EXPECTED_TO_PASS: set[str] = {
     "argmax", "argmin", "argsort", "attention", "attention_scores", "avg_pool", "avg_pool_grad",
-    "broadcast_bias", "broadcast_outer", "checkpoint", "clamp", "clamp_per_example",
+    "broadcast_bias", "broadcast_outer", "checkpoint", "cholesky", "clamp", "clamp_per_example",
     "compare_select", "concatenate", "conv", "conv_depthwise", "conv_depthwise_grad",
     "conv_dilated", "conv_grad", "conv_grouped", "conv_nchw", "conv_strided", "conv_transposed",
     "convert", "cummax", "cumprod", "cumsum", "dot_batch_dims", "dot_vector", "dynamic_slice",
     "dynamic_slice_vmap", "dynamic_update_slice", "dynamic_update_slice_vmap", "einsum",
-    "elementwise", "gather_grad", "gather_vmap_rows", "gather_vmap_scalar", "gelu",
+    "elementwise", "fori_loop", "gather_grad", "gather_vmap_rows", "gather_vmap_scalar", "gelu",
     "index_columns", "integer_ops", "iota", "iota_batch", "kv_cache_write", "layer_norm",
     "log_softmax", "matmul", "matmul_batch_minor", "matmul_grad", "max_pool", "max_pool_grad",
     "mean_loss", "mlp_sgd", "nested_jit", "one_hot_matmul", "pad", "pad_interior", "random_bits",
     "random_rbg", "random_uniform", "reduce_max", "reduce_sum", "relu", "reshape_merge",
     "reshape_regroup", "reshape_split", "reverse", "reverse_2d", "rng_bit_generator",
-    "scatter_add", "scatter_set", "scatter_vmap_add", "segment_sum", "silu", "slice",
-    "slice_strided", "softmax", "softplus", "sort", "take_along_axis", "take_along_axis_grad",
-    "take_table", "top_k", "transpose", "transpose_batch_minor", "xent_int_labels",
+    "scan_layers", "scan_outputs", "scatter_add", "scatter_set", "scatter_vmap_add", "segment_sum",
+    "silu", "slice", "slice_strided", "softmax", "softplus", "sort", "take_along_axis",
+    "take_along_axis_grad", "take_table", "top_k", "transpose", "transpose_batch_minor",
+    "triangular_solve", "while_loop", "xent_int_labels",
 }
 
 
@@ -71,6 +72,7 @@ class Form:
     what: str
     note: str = ""  # why the form is not per-example, when it is not
     arg_names: list[str] = field(default_factory=list)  # top-level: the function's parameters
+    rules: dict[str, str] = field(default_factory=dict)  # custom call target -> einsum ([rules])
 
     def leaf_names(self) -> list[str]:
         from partir_jax.importer import named_flat
@@ -120,7 +122,8 @@ class Data:
         return (a @ a.transpose(0, 2, 1) + n * np.eye(n, dtype=np.float32)).astype(np.float32)
 
 
-def form(tile: dict[str, int], what: str, note: str = "", name: str | None = None):
+def form(tile: dict[str, int], what: str, note: str = "", name: str | None = None,
+         rules: dict[str, str] | None = None):
     """Registers `builder(data) -> (fn, args)` as the form named like the builder (or `name`)."""
 
     def register(builder):
@@ -132,7 +135,7 @@ def form(tile: dict[str, int], what: str, note: str = "", name: str | None = Non
         names = list(inspect.signature(fn).parameters)
         if len(names) != len(args):
             raise ValueError(f"{name_}: {len(names)} parameters, {len(args)} example arguments")
-        FORMS[name_] = Form(name_, fn, tuple(args), dict(tile), what, note, names)
+        FORMS[name_] = Form(name_, fn, tuple(args), dict(tile), what, note, names, dict(rules or {}))
         return builder
 
     return register
@@ -994,7 +997,8 @@ def softplus(d):
 # --- custom calls -----------------------------------------------------------------------------
 
 
-@form({"a": 0}, "jnp.linalg.cholesky of a batch of matrices (LAPACK custom_call on CPU)")
+@form({"a": 0}, "jnp.linalg.cholesky of a batch of matrices (LAPACK custom_call on CPU; its rule given in the schedule's [rules])",
+      rules={"lapack_spotrf_ffi": "bij->bij,b replicate={i,j}"})
 def cholesky(d):
     def f(a):
         return jnp.linalg.cholesky(a)
@@ -1002,7 +1006,8 @@ def cholesky(d):
     return f, (d.spd(4),)
 
 
-@form({"a": 0, "b": 0}, "lax.linalg.triangular_solve of a batch (LAPACK custom_call on CPU)")
+@form({"a": 0, "b": 0}, "lax.linalg.triangular_solve of a batch (LAPACK custom_call on CPU; its rule given in the schedule's [rules])",
+      rules={"lapack_strsm_ffi": "bij,bjk->bik replicate={i,j,k}"})
 def triangular_solve(d):
     def f(a, b):
         return lax.linalg.triangular_solve(a, b, left_side=True, lower=True)
@@ -1159,6 +1164,9 @@ def schedule(f: Form) -> str:
     lines.append("mesh = { " + ", ".join(f"{axis} = {size}" for axis, size in MESH.items()) + " }")
     lines += ["", "[[tactic]]", 'name = "BP"', 'axis = "batch"']
     lines.append("tile = { " + ", ".join(f'"{sel}" = {dim}' for sel, dim in f.tile.items()) + " }")
+    if f.rules:
+        # How the custom calls partir cannot read partition, given by the user.
+        lines += ["", "[rules]"] + [f'"{target}" = "{einsum}"' for target, einsum in f.rules.items()]
     return "\n".join(lines) + "\n"
 
 

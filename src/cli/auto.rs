@@ -71,6 +71,7 @@ pub fn auto_command(args: &AutoArgs) -> Result<i32, CliError> {
         mesh: mesh.clone(),
         tactics: Vec::new(),
         file: String::new(),
+        rules: Vec::new(),
     });
     // The axes are searched one after the other, each conditioned on those before, so the
     // order is a decision too: Megatron on `model` first and then batch parallelism on `batch`
@@ -247,7 +248,9 @@ fn search_in_order(
         mesh: fixed.mesh.clone(),
         tactics: Vec::new(),
         file: String::new(),
+        rules: fixed.rules.clone(),
     };
+    crate::rules::register_custom_call_rules(&fixed.rules).map_err(CliError::new)?;
     let mut searches: Vec<(String, SearchSummary)> = Vec::new();
     // FIXED's tactics (its own `auto` tactics searched in place), kept as applied.
     schedule::apply(

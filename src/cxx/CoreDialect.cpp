@@ -237,9 +237,9 @@ LogicalResult LoopOp::verify() {
     return emitOpError() << "has " << getActions().size() << " actions for "
                          << getNumResults() << " results; each result needs one action";
   for (auto [index, action] : llvm::enumerate(getActions()))
-    if (!isa<TileAttr, SumAttr>(action))
+    if (!isa<TileAttr, SumAttr, AnyAttr>(action))
       return emitOpError() << "action #" << index << " is " << action
-                           << "; expected #partir.tile<dim> or #partir.sum";
+                           << "; expected #partir.tile<dim>, #partir.sum or #partir.any";
   for (Operation *parent = (*this)->getParentOp(); parent; parent = parent->getParentOp()) {
     auto outer = dyn_cast<LoopOp>(parent);
     if (outer && outer.getAxis() == getAxis()) {

@@ -117,13 +117,19 @@ pub enum Action {
     Tile(usize),
     /// Combined with this reduction (`#partir.sum<kind>`).
     Sum(ReductionKind),
+    /// The same value from every iteration (`#partir.any`).
+    Any,
 }
+
+/// How `#partir.any` prints (it has no parameters).
+const ANY: &str = "#partir.any";
 
 impl Action {
     pub fn to_attribute(self, context: &Context) -> Attribute<'_> {
         match self {
             Action::Tile(dim) => TileAttr::new(context, dim).into(),
             Action::Sum(kind) => SumAttr::new(context, kind).into(),
+            Action::Any => Attribute::parse(context, ANY).expect("the partir dialect is loaded"),
         }
     }
 }
@@ -134,6 +140,9 @@ impl<'c> TryFrom<Attribute<'c>> for Action {
     fn try_from(attribute: Attribute<'c>) -> Result<Self, Self::Error> {
         if let Ok(tile) = TileAttr::try_from(attribute) {
             return Ok(Action::Tile(tile.dim()));
+        }
+        if attribute.to_string() == ANY {
+            return Ok(Action::Any);
         }
         SumAttr::try_from(attribute).map(|sum| Action::Sum(sum.kind()))
     }

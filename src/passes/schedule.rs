@@ -123,6 +123,8 @@ pub fn apply<'c>(
     let location = program_location(module);
     // JAX's private helpers become part of the program, one copy per call site.
     super::frontend::run(context, module)?;
+    crate::rules::register_custom_call_rules(&schedule.rules)
+        .map_err(|error| PassError::new(location, format!("{PASS}: {error}")))?;
     declare_mesh(context, module, schedule)?;
     after(None, module)?;
     let mut propagation = Propagation::new(context);

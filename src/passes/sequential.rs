@@ -96,7 +96,7 @@ fn lower_loop<'c>(context: &'c Context, loop_op: OperationRef<'c, '_>) {
         .iter()
         .zip(&result_types)
         .map(|(action, ty)| match action {
-            Action::Tile(_) => outside.empty(*ty),
+            Action::Tile(_) | Action::Any => outside.empty(*ty),
             Action::Sum(kind) => outside.filled(*ty, identity_for(*kind, element_type(*ty))),
         })
         .collect();
@@ -135,6 +135,8 @@ fn lower_loop<'c>(context: &'c Context, loop_op: OperationRef<'c, '_>) {
                     inside.insert_slice(value, accumulator, *dim, offset)
                 }
                 Action::Sum(kind) => inside.accumulate(combining_op(*kind), accumulator, value),
+                // Every iteration yields the same value: the last one's is the result.
+                Action::Any => value,
             }
         })
         .collect();

@@ -19,6 +19,7 @@
 
 mod arith;
 mod linalg;
+pub mod regions;
 mod stablehlo;
 mod tensor;
 #[cfg(test)]
@@ -67,6 +68,9 @@ pub enum Cost {
     Contraction,
     /// A convolution: 2 FLOPs per result element and kernel element of one output feature.
     Convolution,
+    /// A loop: its regions' ops, each counted as itself, times its trip count
+    /// ([`trip_count`]).
+    Loop,
 }
 
 /// An entry: builds the rule of one op (the message says why an op has none, e.g. a reshape
@@ -237,7 +241,11 @@ struct Entries {
     /// Ops whose every result is its operand of the same index, passed through (a barrier):
     /// one op per value computes the same.
     per_value: std::collections::HashSet<&'static str>,
+    trip_counts: HashMap<&'static str, TripCount>,
 }
+
+/// How many times a loop op runs its body (None when it cannot be told statically).
+pub type TripCount = fn(OperationRef) -> Option<i64>;
 
 impl Entries {
     /// Adds (or replaces) the entry of `name`.
@@ -248,6 +256,11 @@ impl Entries {
     /// Says how the simulator counts `name`.
     fn add_cost(&mut self, name: &'static str, cost: Cost) {
         self.costs.insert(name, cost);
+    }
+
+    /// Says how to count the iterations of the loop op `name`.
+    fn add_trip_count(&mut self, name: &'static str, count: TripCount) {
+        self.trip_counts.insert(name, count);
     }
 
     /// Says that `name` passes each operand to its result alone (see [`per_value`]).
@@ -270,6 +283,13 @@ pub fn per_value(op: OperationRef) -> bool {
         .as_string_ref()
         .as_str()
         .is_ok_and(|name| BUILTIN.per_value.contains(name))
+}
+
+/// How many times a loop op (cost [`Cost::Loop`]) runs its body; None when unknown.
+pub fn trip_count(op: OperationRef) -> Option<i64> {
+    let name = op.name();
+    let name = name.as_string_ref().as_str().ok()?;
+    BUILTIN.trip_counts.get(name).and_then(|count| count(op))
 }
 
 /// How the simulator counts the op named `name` (None: partir does not know it).
@@ -314,6 +334,55 @@ pub fn register_einsum_rule(op_name: &str, einsum: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// The key under which a custom call's rule is registered: `custom_call @target`.
+fn custom_call_key(target: &str) -> String {
+    format!("{CUSTOM_CALL} @{target}")
+}
+
+const CUSTOM_CALL: &str = "stablehlo.custom_call";
+
+/// Registers a schedule's `[rules]`: the einsum of each custom call target, for every later
+/// propagation (as [`register_einsum_rule`] does for an op name).
+pub fn register_custom_call_rules(rules: &[(String, String)]) -> Result<(), String> {
+    for (target, einsum) in rules {
+        register_einsum_rule(&custom_call_key(target), einsum)?;
+    }
+    Ok(())
+}
+
+/// An op as a user knows it: its name, and a custom call's target (`stablehlo.custom_call
+/// @lapack_spotrf_ffi`).
+pub fn describe(op: OperationRef) -> String {
+    let name = op.name().as_string_ref().as_str().unwrap_or("").to_string();
+    match call_target(op).filter(|_| name == CUSTOM_CALL) {
+        Some(target) => custom_call_key(&target),
+        None => name,
+    }
+}
+
+/// Whether `op` is a sharding annotation a user's program carries (`with_sharding_constraint`:
+/// a `Sharding` custom call, `sdy.sharding_constraint`): partir's schedule decides, so it
+/// passes values through.
+pub fn is_sharding_annotation(op: OperationRef) -> bool {
+    let name = op.name().as_string_ref().as_str().unwrap_or("").to_string();
+    name == "sdy.sharding_constraint"
+        || (name == CUSTOM_CALL && call_target(op).as_deref().is_some_and(is_sharding_call))
+}
+
+/// The custom calls JAX emits for sharding annotations, which pass values through.
+pub fn is_sharding_call(target: &str) -> bool {
+    matches!(
+        target,
+        "Sharding" | "SPMDFullToShardShape" | "SPMDShardToFullShape"
+    )
+}
+
+fn call_target(op: OperationRef) -> Option<String> {
+    op.attribute("call_target_name")
+        .ok()
+        .and_then(crate::ffi::string_attribute)
+}
+
 impl Default for Rules {
     fn default() -> Self {
         let registered = REGISTERED_EINSUMS
@@ -346,6 +415,17 @@ impl Rules {
         let view = OpView::new(op);
         if let Some(einsum) = self.einsums.get(&view.name) {
             return Some(Rule::einsum_shapes(einsum, &view.operands, &view.results));
+        }
+        if view.name == CUSTOM_CALL {
+            let key = describe(op);
+            if let Some(einsum) = self.einsums.get(&key) {
+                return Some(Rule::einsum_shapes(einsum, &view.operands, &view.results));
+            }
+            // A call partir cannot read and nobody gave a rule for: no rule (warned about,
+            // with its target), not a stop.
+            if !is_sharding_call(call_target(op).as_deref().unwrap_or("")) {
+                return None;
+            }
         }
         self.entries
             .get(view.name.as_str())

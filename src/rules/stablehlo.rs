@@ -7,6 +7,7 @@
 //! lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>`.
 
 mod contraction;
+mod control;
 mod indexing;
 mod ordering;
 mod windows;
@@ -130,6 +131,10 @@ pub(super) fn register(rules: &mut Entries) {
     });
     rules.add("stablehlo.reduce", reduce_any);
     rules.add("stablehlo.reduce_window", reduce_window);
+    rules.add("stablehlo.while", control::while_rule);
+    rules.add_retype("stablehlo.while", control::while_retype);
+    rules.add_cost("stablehlo.while", Cost::Loop);
+    rules.add_trip_count("stablehlo.while", control::trip_count);
     rules.add("stablehlo.select_and_scatter", select_and_scatter);
     rules.add("stablehlo.sort", sort);
     rules.add("chlo.top_k", top_k);
@@ -173,12 +178,12 @@ pub(super) fn register(rules: &mut Entries) {
             .map(|attr| attr.to_string())
             .unwrap_or_default();
         match target.trim_matches('"') {
-            "Sharding" | "SPMDFullToShardShape" | "SPMDShardToFullShape"
-                if op.operands.len() == 1 =>
-            {
+            target if super::is_sharding_call(target) && op.operands.len() == 1 => {
                 Ok(Rule::elementwise(op.result(0)?, 1, 1))
             }
-            other => Err(format!("custom call '{other}' is opaque")),
+            other => Err(format!(
+                "custom call '{other}' has no rule; a schedule's [rules] table can give one (\"{other}\" = \"bij->bij\")"
+            )),
         }
     });
     rules.add("sdy.sharding_constraint", |op| {

@@ -155,6 +155,9 @@ pub struct Rule {
     pub(crate) results: Vec<ResultDims>,
     /// Per result, the operand it is initialised from (destination passing).
     pub(crate) inits: Vec<Option<usize>>,
+    /// A result a pass-through factor does not index is the same for every value of that
+    /// factor (see [`Rule::with_invariant_results`]).
+    pub(crate) invariant_results: bool,
 }
 
 impl Rule {
@@ -227,6 +230,15 @@ impl Rule {
         for &rank in ranks {
             self.push_operand(TensorDims::unindexed(rank));
         }
+        self
+    }
+
+    /// Says that a result is independent of the pass-through factors that do not index it:
+    /// tiling one of them leaves that result whole and the same on every device. True of ops
+    /// that carry unrelated values together (a `while`'s counter, weights and activations);
+    /// false of an einsum, where a factor missing from the result is a contraction.
+    pub fn with_invariant_results(mut self) -> Self {
+        self.invariant_results = true;
         self
     }
 

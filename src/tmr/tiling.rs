@@ -36,13 +36,18 @@ pub enum ResultTiling {
     Tile(usize),
     /// A partial result to combine with this kind (`#partir.sum`, …).
     Sum(ReductionKind),
+    /// The same whole value on every device (`#partir.any`): a result the tiled factor does
+    /// not reach, of an op whose rule says so ([`Rule::with_invariant_results`]: a loop's
+    /// counter next to its batch-split activations).
+    Same,
 }
 
 /// The effect of tiling one factor of an op.
 ///
-/// There is no "result used whole" case: a pass-through factor missing from a
-/// result would make every iteration compute that result from partial data,
-/// so it is reported as [`Conflict::MissingFromResult`] instead.
+/// A pass-through factor missing from a result would, for most rules, make every iteration
+/// compute that result from partial data, so it is reported as
+/// [`Conflict::MissingFromResult`]; only rules that say their results do not depend on the
+/// factors they lack ([`Rule::with_invariant_results`]) give [`ResultTiling::Same`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TileEffect {
     /// The factor tiled.
@@ -270,6 +275,7 @@ impl Rule {
                         result: r,
                     })
                 }
+                (None, None) if self.invariant_results => ResultTiling::Same,
                 (None, None) => {
                     return Err(Conflict::MissingFromResult {
                         factor: name(),

@@ -141,11 +141,23 @@ func.func @action_count(%x: tensor<8xf32>) -> tensor<8xf32> {
 
 partir.mesh @mesh ["batch"=4]
 func.func @bad_action(%x: tensor<8xf32>) -> tensor<8xf32> {
-  // expected-error @+1 {{'partir.loop' op action #0 is 0 : i64; expected #partir.tile<dim> or #partir.sum}}
+  // expected-error @+1 {{'partir.loop' op action #0 is 0 : i64; expected #partir.tile<dim>, #partir.sum or #partir.any}}
   %y = partir.loop "batch" [0] (%r: !partir.range<4>) {
     partir.yield %x : tensor<8xf32>
   } : tensor<8xf32>
   return %y : tensor<8xf32>
+}
+
+// -----
+
+// `#partir.any`: every iteration yields the same value, which is the result (same type).
+partir.mesh @mesh ["batch"=4]
+func.func @any_changes_type(%x: tensor<8xf32>) -> tensor<32xf32> {
+  // expected-error @+1 {{'partir.loop' op result #0 has type 'tensor<32xf32>' but #partir.any of values of type 'tensor<8xf32>' produces 'tensor<8xf32>'}}
+  %y = partir.loop "batch" [#partir.any] (%r: !partir.range<4>) {
+    partir.yield %x : tensor<8xf32>
+  } : tensor<32xf32>
+  return %y : tensor<32xf32>
 }
 
 // -----

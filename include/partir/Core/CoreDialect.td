@@ -63,4 +63,15 @@ def Partir_SumAttr : Partir_Attr<"Sum", "sum"> {
   let assemblyFormat = "(`<` $kind^ `>`)?";
 }
 
+def Partir_AnyAttr : Partir_Attr<"Any", "any"> {
+  let summary = "loop action: every iteration yields the same value, which is the result";
+  let description = [{
+    `#partir.any`: the N values the body yields are equal (they do not depend on the range),
+    and the loop result is that value: a device computes it whole. Propagation gives it to a
+    result the tiled factor does not reach, of an op that carries unrelated values together
+    (a `stablehlo.while`'s counter and weights next to its batch-split activations). The
+    result type equals the yielded type.
+  }];
+}
+
 #endif // PARTIR_CORE_DIALECT

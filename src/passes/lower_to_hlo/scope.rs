@@ -398,6 +398,11 @@ impl<'c, 'a, 'e, 'm> Lowering<'c, 'a, 'e, 'm> {
                         ..local
                     }
                 }
+                // The same on every device along the axis: the value as it is.
+                Some(Action::Any) => Local {
+                    depth: scope.axes.len(),
+                    ..local
+                },
                 None => {
                     return Err(PassError::new(
                         loop_op.location(),

@@ -149,6 +149,17 @@ impl<'c> Propagation<'c> {
         if !is_candidate(op, axis) {
             return false;
         }
+        // A value an op's regions read from above (`lax.cond`'s branches capture theirs) is
+        // not an operand the op can be given a slice of: it is read whole (gathered), which
+        // is said here rather than left to the lowering.
+        if let Some((value, dim)) = captured_tiling(op, axis) {
+            let reason = format!(
+                "its regions read a value from above (not an operand) that is split on dim {dim} along '{axis}'; partir does not slice captured values, so the op runs whole and reads it gathered{STOP_DETAIL}the captured value derives from {}",
+                names::derived_from(value, 3).join(", ")
+            );
+            self.remark(op, axis, &reason);
+            return false;
+        }
         let tilings: Vec<Option<usize>> = (0..op.operand_count())
             .map(|index| view::tiling(view::operand_source(op, index).source, axis))
             .collect();
@@ -255,12 +266,18 @@ impl<'c> Propagation<'c> {
         let registered = self.rules.rule_for(op);
         let rule = match registered {
             None => {
-                let name = name_of(op);
+                let name = crate::rules::describe(op);
                 if self.warned_ops.insert(name.clone()) {
+                    let hint = match name.split_once(" @") {
+                        Some((_, target)) => format!(
+                            " (a schedule's [rules] table gives one: \"{target}\" = \"<einsum>\")"
+                        ),
+                        None => String::new(),
+                    };
                     ffi::emit(
                         op.location(),
                         Severity::Warning,
-                        &format!("{PASS}: no tile mapping rule for '{name}'; nothing is partitioned through it"),
+                        &format!("{PASS}: no tile mapping rule for '{name}'; nothing is partitioned through it{hint}"),
                     );
                 }
                 return Err(Stop::Skip);
@@ -269,8 +286,9 @@ impl<'c> Propagation<'c> {
                 return Err(Stop::Conflict(format!("its rule does not apply: {reason}")))
             }
             Some(Ok(rule)) => {
-                let name = name_of(op);
-                if is_sharding_annotation(&name) && self.warned_ops.insert(name.clone()) {
+                let name = crate::rules::describe(op);
+                if crate::rules::is_sharding_annotation(op) && self.warned_ops.insert(name.clone())
+                {
                     ffi::emit(
                         op.location(),
                         Severity::Warning,
@@ -466,6 +484,35 @@ fn read_as_is(from: &[i64], from_dim: usize, to: &[i64], to_dim: usize) -> bool 
     from_sizes == to_sizes && from_position.is_some() && from_position == to_position
 }
 
+/// A value read inside `op`'s regions, defined outside `op`, and tiled along `axis` (with
+/// the dim), if any.
+fn captured_tiling<'c, 'a>(op: OperationRef<'c, 'a>, axis: &str) -> Option<(Value<'c, 'a>, usize)> {
+    if op.region_count() == 0 {
+        return None;
+    }
+    let mut found = None;
+    for region in op.regions() {
+        let Some(block) = region.first_block() else {
+            continue;
+        };
+        let mut next = block.first_operation();
+        while let Some(inner) = next {
+            next = inner.next_in_block();
+            ffi::walk(inner, |deep| {
+                for value in deep.operands() {
+                    if found.is_some() || crate::rules::regions::defined_under(value, op) {
+                        continue;
+                    }
+                    if let Some(dim) = view::tiling(value, axis) {
+                        found = Some((value, dim));
+                    }
+                }
+            });
+        }
+    }
+    found
+}
+
 /// An op propagation may partition along `axis`: it computes tensors, is not a terminator and
 /// is not partitioned along `axis` yet.
 fn is_candidate(op: OperationRef, axis: &str) -> bool {
@@ -500,11 +547,6 @@ fn agreed_demand(value: Value, axis: &str) -> Option<usize> {
         agreed = Some(demand);
     }
     agreed
-}
-
-/// JAX's sharding annotations (`with_sharding_constraint`), which partir's schedule overrides.
-fn is_sharding_annotation(name: &str) -> bool {
-    matches!(name, "stablehlo.custom_call" | "sdy.sharding_constraint")
 }
 
 /// The scalar every element of `value` holds, when it is built as such: a `linalg.fill` of a

@@ -102,6 +102,7 @@ pub fn wrap<'c>(
                 actions.push(Action::Tile(dim).to_attribute(context));
             }
             ResultTiling::Sum(kind) => actions.push(Action::Sum(kind).to_attribute(context)),
+            ResultTiling::Same => actions.push(Action::Any.to_attribute(context)),
         }
         results.push(whole);
         let _ = result;

@@ -78,11 +78,11 @@ pub fn nested_over(op: OperationRef, axis: &str) -> bool {
     false
 }
 
-/// The action of result `index` of a partir.loop: Some(dim) for `#tile<dim>`, None for sum.
+/// The action of result `index` of a partir.loop: Some(dim) for `#tile<dim>`, None for sum and any.
 fn tile_action(loop_op: OperationRef, index: usize) -> Option<usize> {
     match core::actions(loop_op).get(index)? {
         Action::Tile(dim) => Some(*dim),
-        Action::Sum(_) => None,
+        Action::Sum(_) | Action::Any => None,
     }
 }
 

@@ -158,6 +158,8 @@ impl Reader {
         let linalg = ffi::linalg_info(op);
         if let Some(kind) = CollectiveKind::from_op_name(&name) {
             self.collective(op, kind)?;
+        } else if cost(&name) == Some(Cost::Loop) {
+            self.looped(op, 1.0);
         } else {
             self.compute(op, linalg.as_ref(), &name, &location);
         }
@@ -232,6 +234,63 @@ impl Reader {
                 location: location.to_string(),
                 work,
             });
+        }
+    }
+
+    /// The work of a loop's regions, each op as itself, `times` (the enclosing loops' trip
+    /// counts) times its own trip count: a roofline is linear in the work, so an op's time
+    /// scales exactly. The body's temporaries are not buffers of the step (its carries and
+    /// results are).
+    fn looped(&mut self, op: OperationRef, times: f64) {
+        let trips = crate::rules::trip_count(op).unwrap_or_else(|| {
+            self.note(format!(
+                "a {} whose trip count is not a constant: its body counted once",
+                op.name().as_string_ref().as_str().unwrap_or("?")
+            ));
+            1
+        });
+        let times = times * trips as f64;
+        for region in op.regions() {
+            let Some(block) = region.first_block() else {
+                continue;
+            };
+            let mut next = block.first_operation();
+            while let Some(inner) = next {
+                next = inner.next_in_block();
+                let name = inner
+                    .name()
+                    .as_string_ref()
+                    .as_str()
+                    .unwrap_or("?")
+                    .to_string();
+                if cost(&name) == Some(Cost::Loop) {
+                    self.looped(inner, times);
+                    continue;
+                }
+                if inner.result_count() == 0 {
+                    continue;
+                }
+                let linalg = ffi::linalg_info(inner);
+                if let Some(work) = self.work(inner, linalg.as_ref(), &name) {
+                    if work.flops > 0.0 || work.transcendentals > 0.0 || work.bytes > 0.0 {
+                        let location = if self.located {
+                            describe(inner.location(), "")
+                        } else {
+                            String::new()
+                        };
+                        self.profile.ops.push(OpProfile {
+                            name,
+                            location,
+                            work: Work {
+                                flops: work.flops * times,
+                                transcendentals: work.transcendentals * times,
+                                bytes: work.bytes * times,
+                                matrix: work.matrix,
+                            },
+                        });
+                    }
+                }
+            }
         }
     }
 

@@ -2,7 +2,7 @@
 // through: the schedule decides, with one warning per op name.
 // RUN: mlir-opt %plugin --allow-unregistered-dialect -p 'builtin.module(partir-mesh{axes=batch=4}, partir-tile{value=x dim=0 axis=batch}, partir-propagate)' %s 2>&1 | FileCheck %s
 
-// CHECK: warning: partir-propagate: 'stablehlo.custom_call' is a sharding annotation; partir passes values through it and the schedule decides
+// CHECK: warning: partir-propagate: 'stablehlo.custom_call @Sharding' is a sharding annotation; partir passes values through it and the schedule decides
 // CHECK: partir.loop "batch" [#partir.tile<0>]
 // CHECK: "stablehlo.custom_call"(%{{.*}}) <{call_target_name = "Sharding"}> {{.*}} : (tensor<8x16xf32>) -> tensor<8x16xf32>
 // CHECK: partir.loop "batch" [#partir.tile<0>]

@@ -1,0 +1,90 @@
+//! Control flow: `while` (`lax.scan`, `fori_loop`, `lax.while_loop`, JAX's threefry hash). A
+//! loop carries its operands through its condition and body into its results; which carried
+//! dims can be tiled is read off the body ([`crate::rules::regions`]), and a tiled loop's body
+//! runs on local shapes. Its cost is its body's times its trip count.
+//!
+//! ```text
+//! lax.scan over 4 stacked layers, carrying x: [8, 16] and the layer index:
+//! stablehlo.while: ([],[i,_],[_,_,_]) -> ([],[i,_],[_,_,_]) replicate={...}
+//! ```
+
+use crate::rules::{
+    regions::{carried_rule, localize},
+    OpView, Rules, Shapes,
+};
+use crate::tmr::Rule;
+use melior::ir::{
+    block::BlockLike, operation::OperationLike, BlockRef, OperationRef, RegionLike, Value,
+    ValueLike,
+};
+
+/// The body (region 1) yields the carries; the condition (region 0) yields a predicate.
+const BODY: &[usize] = &[1];
+
+pub(super) fn while_rule(op: &OpView) -> Result<Rule, String> {
+    carried_rule(op.op, &Rules::default(), op.operands.len(), BODY)
+}
+
+pub(super) fn while_retype<'c>(
+    context: &'c melior::Context,
+    op: OperationRef<'c, '_>,
+    before: &Shapes,
+) {
+    localize(context, op, before, op.operand_count(), BODY);
+}
+
+/// How many times a `while` runs its body, when it counts as JAX's loops do: the condition
+/// is `i < N` (a constant N), `i` starts at a constant and the body adds a constant step.
+pub(super) fn trip_count(op: OperationRef) -> Option<i64> {
+    let cond = op.region(0).ok()?.first_block()?;
+    let body = op.region(1).ok()?.first_block()?;
+    // `terminator()` asks for the terminator trait, which an unregistered op does not have.
+    let predicate = last_op(cond)?.operand(0).ok()?;
+    let compare = crate::ffi::result_owner(predicate)?;
+    if !crate::ffi::op_is(compare, "stablehlo.compare")
+        || !compare
+            .attribute("comparison_direction")
+            .is_ok_and(|attr| attr.to_string().contains("LT"))
+    {
+        return None;
+    }
+    let counter = compare.operand(0).ok()?;
+    let index = (0..cond.argument_count()).find(|&i| {
+        cond.argument(i)
+            .is_ok_and(|arg| Value::from(arg) == counter)
+    })?;
+    let limit = integer_constant(compare.operand(1).ok()?)?;
+    let start = integer_constant(op.operand(index).ok()?)?;
+    let next = last_op(body)?.operand(index).ok()?;
+    let add = crate::ffi::result_owner(next)?;
+    if !crate::ffi::op_is(add, "stablehlo.add") {
+        return None;
+    }
+    let argument = Value::from(body.argument(index).ok()?);
+    let step = (0..2).find_map(|i| {
+        let (this, other) = (add.operand(i).ok()?, add.operand(1 - i).ok()?);
+        (this == argument)
+            .then(|| integer_constant(other))
+            .flatten()
+    })?;
+    (step > 0).then(|| ((limit - start) + step - 1).div_euclid(step).max(0))
+}
+
+fn last_op<'c, 'a>(block: BlockRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+    let mut last = block.first_operation()?;
+    while let Some(next) = last.next_in_block() {
+        last = next;
+    }
+    Some(last)
+}
+
+/// The value of a scalar integer `stablehlo.constant` (`dense<8> : tensor<i32>`).
+fn integer_constant(value: Value) -> Option<i64> {
+    let op = crate::ffi::result_owner(value)?;
+    if !crate::ffi::op_is(op, "stablehlo.constant") || value.r#type().to_string().contains('x') {
+        return None;
+    }
+    let text = op.attribute("value").ok()?.to_string();
+    let inner = text.strip_prefix("dense<")?.split('>').next()?;
+    inner.trim().parse().ok()
+}
