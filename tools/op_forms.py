@@ -56,7 +56,7 @@ EXPECTED_TO_PASS: set[str] = {
     "mean_loss", "mlp_sgd", "nested_jit", "one_hot_matmul", "pad", "pad_interior", "random_bits",
     "random_rbg", "random_uniform", "reduce_max", "reduce_sum", "relu", "reshape_merge",
     "reshape_regroup", "reshape_split", "reverse", "reverse_2d", "rng_bit_generator",
-    "scan_layers", "scan_outputs", "scatter_add", "scatter_set", "scatter_vmap_add", "segment_sum",
+    "scan_layers", "scan_outputs", "scan_remat", "scatter_add", "scatter_set", "scatter_vmap_add", "segment_sum",
     "silu", "slice", "slice_strided", "softmax", "softplus", "sort", "take_along_axis",
     "take_along_axis_grad", "take_table", "top_k", "transpose", "transpose_batch_minor",
     "triangular_solve", "while_loop", "xent_int_labels",

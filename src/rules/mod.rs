@@ -242,6 +242,24 @@ struct Entries {
     /// one op per value computes the same.
     per_value: std::collections::HashSet<&'static str>,
     trip_counts: HashMap<&'static str, TripCount>,
+    linear: HashMap<&'static str, LinearIn>,
+}
+
+/// In which operands an op is linear, read from the op (a `reduce` is linear when it sums).
+pub type LinearIn = fn(OperationRef) -> Option<Linear>;
+
+/// In which operands an op is linear, so that a partial sum (each device's part of a sum)
+/// may flow through it and come out partial: `add(a, b)` of two partials is partial, but
+/// `add(a, w)` of a partial and a whole value is not (w would be added on every device).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Linear {
+    /// Jointly in all its operands, each of which must then be partial (add, concatenate).
+    All,
+    /// Jointly in these operands, each of which must then be partial; the others (indices,
+    /// predicates) are read whole (dynamic_update_slice: 0 and 1; select: 1 and 2).
+    Operands(&'static [usize]),
+    /// In any one operand while the others are whole (multiply, dot_general).
+    EachAlone,
 }
 
 /// How many times a loop op runs its body (None when it cannot be told statically).
@@ -256,6 +274,11 @@ impl Entries {
     /// Says how the simulator counts `name`.
     fn add_cost(&mut self, name: &'static str, cost: Cost) {
         self.costs.insert(name, cost);
+    }
+
+    /// Says in which operands `name` is linear.
+    fn add_linear(&mut self, name: &'static str, linear: LinearIn) {
+        self.linear.insert(name, linear);
     }
 
     /// Says how to count the iterations of the loop op `name`.
@@ -283,6 +306,13 @@ pub fn per_value(op: OperationRef) -> bool {
         .as_string_ref()
         .as_str()
         .is_ok_and(|name| BUILTIN.per_value.contains(name))
+}
+
+/// In which operands `op` is linear (None: not known to be).
+pub fn linear(op: OperationRef) -> Option<Linear> {
+    let name = op.name();
+    let name = name.as_string_ref().as_str().ok()?;
+    BUILTIN.linear.get(name).and_then(|linear| linear(op))
 }
 
 /// How many times a loop op (cost [`Cost::Loop`]) runs its body; None when unknown.

@@ -23,7 +23,7 @@ use super::{Rules, Shapes};
 use crate::{
     ffi,
     ir::core::{static_shape, with_dim},
-    tmr::{FactorKind, Rule, TensorDims},
+    tmr::{FactorKind, ReductionKind, Rule, TensorDims},
 };
 use melior::ir::{
     block::BlockLike, operation::OperationLike, BlockRef, OperationRef, RegionLike, Value,
@@ -38,6 +38,10 @@ struct Classes {
     /// The gcd of the factor sizes joined in a class (every one must divide by the parts).
     divides: Vec<i64>,
     node_of: HashMap<(usize, usize), usize>,
+    /// Per op in the regions (by id), the nodes of its operands that a reduction factor of
+    /// its rule sums (or otherwise reduces) over, with the kind: tiling their class leaves
+    /// the op's results partial.
+    reductions: HashMap<usize, Vec<(ReductionKind, usize)>>,
 }
 
 impl Classes {
@@ -47,6 +51,7 @@ impl Classes {
             blocked: Vec::new(),
             divides: Vec::new(),
             node_of: HashMap::new(),
+            reductions: HashMap::new(),
         }
     }
 
@@ -259,12 +264,172 @@ fn join_by_rule(classes: &mut Classes, op: OperationRef, rules: &Rules, inside: 
         let factor = &rule.factors()[factor];
         for &node in &nodes {
             classes.limit(node, factor.size);
-            if factor.kind != FactorKind::PassThrough {
-                classes.block(node);
+            match factor.kind {
+                FactorKind::PassThrough => {}
+                // Whether the partial results it leaves can be carried is decided per class
+                // ([`partials`]).
+                FactorKind::Reduction(kind) => classes
+                    .reductions
+                    .entry(ffi::operation_id(op))
+                    .or_default()
+                    .push((kind, node)),
+                FactorKind::MustReplicate => classes.block(node),
             }
             classes.join(nodes[0], node);
         }
     }
+}
+
+/// With the class `root` tiled, which carries come out partial sums: those a sum over the
+/// class reaches through linear ops only ([`crate::rules::linear`]) into the body's yield.
+/// None when a partial value is used otherwise (squared, compared, read by the condition,
+/// added to a whole value), so the class cannot be tiled.
+fn partials(
+    op: OperationRef,
+    classes: &mut Classes,
+    root: usize,
+    carries: usize,
+) -> Option<Vec<usize>> {
+    use crate::rules::Linear;
+    let regions = blocks(op);
+    let [cond, body] = regions[..] else {
+        return None;
+    };
+    let mut carried: Vec<usize> = Vec::new();
+    for _ in 0..=2 * carries {
+        let mut partial: HashSet<usize> = HashSet::new();
+        for &i in &carried {
+            for block in [cond, body] {
+                if let Ok(argument) = block.argument(i) {
+                    partial.insert(ffi::value_id(argument.into()));
+                }
+            }
+        }
+        // The condition reads no partial value.
+        for inner in ops_of(cond) {
+            if inner
+                .operands()
+                .any(|v| partial.contains(&ffi::value_id(v)))
+            {
+                return None;
+            }
+        }
+        let mut yielded = Vec::new();
+        let mut restart: Vec<usize> = Vec::new();
+        for inner in ops_of(body) {
+            let is_partial = |v: &Value| partial.contains(&ffi::value_id(*v));
+            let operands: Vec<Value> = inner.operands().collect();
+            if inner.next_in_block().is_none() {
+                yielded = (0..operands.len().min(carries))
+                    .filter(|&i| is_partial(&operands[i]))
+                    .collect();
+                break;
+            }
+            let mut captured_partial = false;
+            for region in inner.regions() {
+                if let Some(block) = region.first_block() {
+                    for nested in ops_of(block) {
+                        ffi::walk(nested, |deep| {
+                            captured_partial |=
+                                deep.operands().any(|v| partial.contains(&ffi::value_id(v)));
+                        });
+                    }
+                }
+            }
+            if captured_partial {
+                return None;
+            }
+            let reduces: Vec<ReductionKind> = classes
+                .reductions
+                .get(&ffi::operation_id(inner))
+                .cloned()
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|&(_, node)| classes.find(node) == root)
+                .map(|(kind, _)| kind)
+                .collect();
+            let tiled = |classes: &mut Classes, v: Value| {
+                (0..rank(v)).any(|dim| {
+                    let node = classes.node(v, dim);
+                    classes.find(node) == root
+                })
+            };
+            let partial_at: Vec<usize> = (0..operands.len())
+                .filter(|&i| is_partial(&operands[i]))
+                .collect();
+            // A linear op joining a partial value with a carry not yet known to be partial
+            // (`acc + xᵀ·dy`, a dynamic_update_slice into the accumulator) makes that carry a
+            // partial candidate: start again with it.
+            let carry_of = |v: &Value| {
+                (0..carries).find(|&j| body.argument(j).is_ok_and(|a| Value::from(a) == *v))
+            };
+            let group: Vec<usize> = match crate::rules::linear(inner) {
+                Some(Linear::All) => (0..operands.len()).collect(),
+                Some(Linear::Operands(group)) => group.to_vec(),
+                _ => Vec::new(),
+            };
+            if !partial_at.is_empty() && !group.is_empty() {
+                let promoted: Vec<usize> = group
+                    .iter()
+                    .filter(|i| !partial_at.contains(i))
+                    .filter_map(|&i| operands.get(i).and_then(carry_of))
+                    .filter(|j| !carried.contains(j))
+                    .collect();
+                if !promoted.is_empty() {
+                    restart.extend(promoted);
+                    break;
+                }
+            }
+            let makes_partial = if !reduces.is_empty() {
+                // A sum over the tiled class: its results are partial (other kinds are not
+                // carried: a partial max is not a sum).
+                if reduces.iter().any(|&kind| kind != ReductionKind::Sum) || !partial_at.is_empty()
+                {
+                    return None;
+                }
+                true
+            } else if !partial_at.is_empty() {
+                let whole_others = operands
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| !partial_at.contains(i))
+                    .all(|(_, &v)| !tiled(classes, v));
+                let fits = match crate::rules::linear(inner) {
+                    Some(Linear::All) => partial_at.len() == operands.len(),
+                    Some(Linear::Operands(group)) => {
+                        partial_at.iter().all(|i| group.contains(i))
+                            && group.iter().all(|i| partial_at.contains(i))
+                    }
+                    Some(Linear::EachAlone) => partial_at.len() == 1,
+                    None => false,
+                };
+                if !(fits && whole_others) {
+                    return None;
+                }
+                true
+            } else {
+                false
+            };
+            if makes_partial {
+                for result in inner.results() {
+                    partial.insert(ffi::value_id(result.into()));
+                }
+            }
+        }
+        let mut next = carried.clone();
+        for i in yielded.into_iter().chain(restart) {
+            if !next.contains(&i) {
+                next.push(i);
+            }
+        }
+        next.sort_unstable();
+        if next == carried {
+            // A carry partial on entry must be yielded partial: every carried one is.
+            return Some(carried);
+        }
+        carried = next;
+    }
+    None
 }
 
 fn size_of(value: Value, dim: usize) -> i64 {
@@ -299,6 +464,36 @@ pub fn carried_rule(
     yielding: &[usize],
 ) -> Result<Rule, String> {
     let mut classes = classes(op, rules, carries, yielding);
+    // The carries each class leaves partial when tiled; a class whose sums cannot be carried
+    // is blocked.
+    let mut partial_of: HashMap<usize, Vec<usize>> = HashMap::new();
+    for i in 0..carries {
+        let Ok(value) = op.operand(i) else { continue };
+        for dim in 0..rank(value) {
+            let node = classes.node(value, dim);
+            let root = classes.find(node);
+            if classes.blocked[root] || partial_of.contains_key(&root) {
+                continue;
+            }
+            let reduces = classes
+                .reductions
+                .values()
+                .flatten()
+                .map(|&(_, n)| n)
+                .collect::<Vec<_>>();
+            let touched = reduces.into_iter().any(|n| classes.find(n) == root);
+            match if touched {
+                partials(op, &mut classes, root, carries)
+            } else {
+                Some(Vec::new())
+            } {
+                Some(found) => {
+                    partial_of.insert(root, found);
+                }
+                None => classes.blocked[root] = true,
+            }
+        }
+    }
     let mut rule = Rule::new();
     let mut factor_of: HashMap<usize, crate::tmr::FactorId> = HashMap::new();
     let mut operands = Vec::new();
@@ -328,8 +523,14 @@ pub fn carried_rule(
     }
     let extra: Vec<usize> = op.operands().skip(carries).map(rank).collect();
     let mut rule = rule.with_whole_operands(&extra).with_invariant_results();
-    for dims in operands {
+    for (i, dims) in operands.into_iter().enumerate() {
         rule.push_result(dims);
+        rule.set_init(i, i);
+    }
+    for (root, factor) in factor_of {
+        for &carry in partial_of.get(&root).into_iter().flatten() {
+            rule = rule.with_partial_result(factor, carry, ReductionKind::Sum);
+        }
     }
     Ok(rule)
 }

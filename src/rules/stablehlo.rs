@@ -82,6 +82,7 @@ pub(super) fn register(rules: &mut Entries) {
         rules.add_cost(name, Cost::Flops(1.0));
     }
     register_costs(rules);
+    register_linear(rules);
     rules.add("stablehlo.constant", |op| {
         Ok(Rule::source(op.result(0)?, 0))
     });
@@ -263,6 +264,44 @@ pub(super) fn register(rules: &mut Entries) {
         rule.push_operand(update_dims);
         rule.push_result(dims);
         Ok(rule.with_whole_operands(&op.ranks_from(2)))
+    });
+}
+
+/// The ops a partial sum flows through (see [`super::Linear`]).
+fn register_linear(rules: &mut Entries) {
+    use super::Linear::{All, EachAlone, Operands};
+    for name in [
+        "stablehlo.add",
+        "stablehlo.subtract",
+        "stablehlo.concatenate",
+    ] {
+        rules.add_linear(name, |_| Some(All));
+    }
+    for name in [
+        "stablehlo.negate",
+        "stablehlo.reshape",
+        "stablehlo.transpose",
+        "stablehlo.broadcast_in_dim",
+        "stablehlo.slice",
+        "stablehlo.reverse",
+        "stablehlo.dynamic_slice",
+        "stablehlo.divide",
+        "stablehlo.optimization_barrier",
+    ] {
+        rules.add_linear(name, |_| Some(Operands(&[0])));
+    }
+    rules.add_linear("stablehlo.dynamic_update_slice", |_| {
+        Some(Operands(&[0, 1]))
+    });
+    rules.add_linear("stablehlo.select", |_| Some(Operands(&[1, 2])));
+    for name in ["stablehlo.multiply", "stablehlo.dot_general"] {
+        rules.add_linear(name, |_| Some(EachAlone));
+    }
+    // A sum over other dims of a partial sum is partial (its init, JAX's 0, read whole).
+    rules.add_linear("stablehlo.reduce", |op| {
+        let view = OpView::new(op);
+        (view.operands.len() == 2 && reduction_kind(&view) == Ok(ReductionKind::Sum))
+            .then_some(Operands(&[0]))
     });
 }
 

@@ -158,6 +158,9 @@ pub struct Rule {
     /// A result a pass-through factor does not index is the same for every value of that
     /// factor (see [`Rule::with_invariant_results`]).
     pub(crate) invariant_results: bool,
+    /// Results that come out partial, to combine with the kind, when a pass-through factor is
+    /// tiled (see [`Rule::with_partial_result`]).
+    pub(crate) partial_results: Vec<(FactorId, usize, ReductionKind)>,
 }
 
 impl Rule {
@@ -239,6 +242,21 @@ impl Rule {
     /// false of an einsum, where a factor missing from the result is a contraction.
     pub fn with_invariant_results(mut self) -> Self {
         self.invariant_results = true;
+        self
+    }
+
+    /// Says that tiling pass-through `factor` leaves result `result` partial, to combine with
+    /// `kind`: a loop whose body contracts its batch-split activations into a carried gradient
+    /// accumulator (`dW += xᵀ·dy`), so each device's accumulator holds its part of the sum.
+    /// The result's init (its operand of the same index, set with [`Rule::set_init`]) must
+    /// hold the identity.
+    pub fn with_partial_result(
+        mut self,
+        factor: FactorId,
+        result: usize,
+        kind: ReductionKind,
+    ) -> Self {
+        self.partial_results.push((factor, result, kind));
         self
     }
 

@@ -275,13 +275,25 @@ impl Rule {
                         result: r,
                     })
                 }
-                (None, None) if self.invariant_results => ResultTiling::Same,
-                (None, None) => {
-                    return Err(Conflict::MissingFromResult {
-                        factor: name(),
-                        result: r,
-                    })
-                }
+                (None, None) => match self
+                    .partial_results
+                    .iter()
+                    .find(|(f, result, _)| *f == factor && *result == r)
+                {
+                    Some(&(_, _, k)) => {
+                        if let Some(init) = self.init_of(r).filter(|_| !k.is_idempotent()) {
+                            identity_inits.push(init);
+                        }
+                        ResultTiling::Sum(k)
+                    }
+                    None if self.invariant_results => ResultTiling::Same,
+                    None => {
+                        return Err(Conflict::MissingFromResult {
+                            factor: name(),
+                            result: r,
+                        })
+                    }
+                },
             });
         }
         Ok(TileEffect {
