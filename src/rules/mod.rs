@@ -243,7 +243,12 @@ struct Entries {
     per_value: std::collections::HashSet<&'static str>,
     trip_counts: HashMap<&'static str, TripCount>,
     linear: HashMap<&'static str, LinearIn>,
+    canonical: HashMap<&'static str, Canonicalize>,
 }
+
+/// Rewrites an op, before propagation, into an equal form its rule partitions better;
+/// whether it did (see [`canonicalize`]).
+pub type Canonicalize = for<'c, 'a> fn(&'c melior::Context, OperationRef<'c, 'a>) -> bool;
 
 /// In which operands an op is linear, read from the op (a `reduce` is linear when it sums).
 pub type LinearIn = fn(OperationRef) -> Option<Linear>;
@@ -276,6 +281,11 @@ impl Entries {
         self.costs.insert(name, cost);
     }
 
+    /// Says how to rewrite `name` before propagation.
+    fn add_canonical(&mut self, name: &'static str, rewrite: Canonicalize) {
+        self.canonical.insert(name, rewrite);
+    }
+
     /// Says in which operands `name` is linear.
     fn add_linear(&mut self, name: &'static str, linear: LinearIn) {
         self.linear.insert(name, linear);
@@ -306,6 +316,27 @@ pub fn per_value(op: OperationRef) -> bool {
         .as_string_ref()
         .as_str()
         .is_ok_and(|name| BUILTIN.per_value.contains(name))
+}
+
+/// Rewrites every op under `root` whose family has a canonical form that partitions better
+/// (a gather indexed by an iota: batching dims); how many were rewritten.
+pub fn canonicalize<'c>(context: &'c melior::Context, root: OperationRef<'c, '_>) -> usize {
+    let mut found = Vec::new();
+    crate::ffi::walk(root, |op| {
+        let name = op.name();
+        if let Some(rewrite) = name
+            .as_string_ref()
+            .as_str()
+            .ok()
+            .and_then(|name| BUILTIN.canonical.get(name))
+        {
+            found.push((op, *rewrite));
+        }
+    });
+    found
+        .into_iter()
+        .filter(|(op, rewrite)| rewrite(context, *op))
+        .count()
 }
 
 /// In which operands `op` is linear (None: not known to be).

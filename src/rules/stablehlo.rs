@@ -6,6 +6,7 @@
 //! `#stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0],
 //! lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>`.
 
+mod batching;
 mod contraction;
 mod control;
 mod indexing;
@@ -191,6 +192,8 @@ pub(super) fn register(rules: &mut Entries) {
         Ok(Rule::elementwise(op.result(0)?, 1, 1))
     });
     rules.add("stablehlo.scatter", scatter);
+    rules.add_canonical("stablehlo.gather", batching::gather);
+    rules.add_canonical("stablehlo.scatter", batching::scatter);
     rules.add_retype("stablehlo.gather", |context, op, before| {
         // Offset dims read whole keep reading the whole (now local) dim.
         let view = OpView::new(op);
