@@ -79,6 +79,10 @@ const ELEMENTWISE: &[&str] = &[
 ];
 
 pub(super) fn register(rules: &mut Entries) {
+    // Adds and subtracts of tensors are linear in both (the lowering's add-of-sums peephole).
+    for name in ["arith.addf", "arith.subf"] {
+        rules.add_linear(name, |_| Some(super::Linear::All));
+    }
     for name in ELEMENTWISE {
         rules.add(name, |op| {
             Rule::broadcasting_elementwise(&op.operands, &op.results)

@@ -9,9 +9,12 @@ use super::OpView;
 use crate::{
     ffi,
     ir::attrs::reduction_of_code,
-    tmr::{loop_sizes_from_shapes, FactorId, FactorKind, ReductionKind, Rule},
+    tmr::{
+        loop_sizes_from_shapes, AffineExprLite, AffineMapLite, FactorId, FactorKind, IteratorType,
+        ReductionKind, Rule,
+    },
 };
-use melior::ir::OperationRef;
+use melior::ir::{block::BlockLike, operation::OperationLike, OperationRef, RegionLike, ValueLike};
 
 /// The rule of a linalg structured op, from its facts (`info`).
 pub(super) fn rule_of(op: OperationRef, info: &ffi::LinalgInfo) -> Result<Rule, String> {
@@ -56,4 +59,46 @@ fn default_combiner(name: &str) -> ReductionKind {
         n if n.contains("_min") => ReductionKind::Min,
         _ => ReductionKind::Sum,
     }
+}
+
+/// A `linalg.generic` that adds (or subtracts) its two inputs elementwise and does not read its
+/// init: linear jointly in operands 0 and 1 (the lowering's add-of-sums peephole asks).
+pub(super) fn adds_its_inputs(op: OperationRef) -> Option<super::Linear> {
+    if op.result_count() != 1 || op.operand_count() != 3 {
+        return None;
+    }
+    let info = ffi::linalg_info(op)?;
+    let identity = |map: &AffineMapLite| {
+        map.results.len() == map.num_dims
+            && map
+                .results
+                .iter()
+                .enumerate()
+                .all(|(dim, expr)| matches!(expr, AffineExprLite::Dim(d) if *d == dim))
+    };
+    let elementwise = info.num_inputs == 2
+        && info.indexed_dims.is_empty()
+        && info
+            .iterator_types
+            .iter()
+            .all(|iterator| matches!(iterator, IteratorType::Parallel))
+        && info.indexing_maps.iter().all(identity);
+    if !elementwise {
+        return None;
+    }
+    let body = op.region(0).ok()?.first_block()?;
+    let (combine, terminator) = (body.first_operation()?, body.terminator()?);
+    let ptr = |value: melior::ir::Value| value.to_raw().ptr;
+    let argument = |index: usize| body.argument(index).ok().map(|arg| arg.to_raw().ptr);
+    let adds = (ffi::op_is(combine, "arith.addf") || ffi::op_is(combine, "arith.subf"))
+        && body.argument_count() == 3
+        && combine.operand_count() == 2
+        && combine.operand(0).ok().map(ptr) == argument(0)
+        && combine.operand(1).ok().map(ptr) == argument(1)
+        && combine
+            .next_in_block()
+            .is_some_and(|next| next.to_raw().ptr == terminator.to_raw().ptr)
+        && terminator.operand_count() == 1
+        && terminator.operand(0).ok().map(ptr) == combine.result(0).ok().map(|r| r.to_raw().ptr);
+    adds.then_some(super::Linear::Operands(&[0, 1]))
 }

@@ -220,6 +220,7 @@ static BUILTIN: LazyLock<Entries> = LazyLock::new(|| {
     tosa::register(&mut entries);
     stablehlo::register(&mut entries);
     entries.add("func.return", |op| Ok(Rule::identity(&op.operands)));
+    entries.add_linear("linalg.generic", linalg::adds_its_inputs);
     entries.add_cost(REPLICATE_OP, Cost::View);
     // A pin is elementwise on every axis but its own (propagation stops at pins along their
     // own axis before asking for a rule).

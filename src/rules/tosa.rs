@@ -45,6 +45,9 @@ const ELEMENTWISE: &[&str] = &[
 ];
 
 pub(super) fn register(rules: &mut Entries) {
+    for name in ["tosa.add", "tosa.sub"] {
+        rules.add_linear(name, |_| Some(super::Linear::All));
+    }
     for name in ELEMENTWISE {
         rules.add(name, |op| {
             Rule::broadcasting_elementwise(&op.operands, &op.results)

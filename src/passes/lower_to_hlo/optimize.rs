@@ -14,16 +14,12 @@
 //!
 //! Identical collectives are shared by upstream `cse` (they are Pure).
 
-use crate::{
-    ffi,
-    ir::hlo,
-    tmr::{AffineExprLite, IteratorType},
-};
+use crate::{ffi, ir::hlo};
 use melior::ir::{
     attribute::ArrayAttribute,
     block::BlockLike,
     operation::{OperationBuilder, OperationLike},
-    Identifier, OperationRef, RegionLike, Value, ValueLike,
+    Identifier, OperationRef, Value, ValueLike,
 };
 
 const ALL_SLICE: &str = "partir_hlo.all_slice";
@@ -38,72 +34,22 @@ fn same_attribute(a: OperationRef, b: OperationRef, name: &str) -> bool {
     matches!((a.attribute(name), b.attribute(name)), (Ok(x), Ok(y)) if x == y)
 }
 
-/// True for an elementwise add or sub of its first two operands: `arith.addf`/`arith.subf`
-/// or `stablehlo.add`/`subtract` on tensors, or a `linalg.generic` with two inputs, parallel iterators, identity maps and
-/// a body that is one `arith.addf`/`arith.subf` of the two inputs (the init unread).
+/// True for an elementwise add or sub of its first two operands, as its op family says
+/// (`rules::linear`: linear jointly in both, `Linear::All` of two operands, or in operands 0
+/// and 1 of a destination-passing op whose init is not read: a `linalg.generic` adding its two
+/// inputs). `tosa.add` qualifies as `stablehlo.add` does.
 fn is_linear_binary(op: OperationRef) -> bool {
-    let name = op.name().as_string_ref().as_str().unwrap_or("").to_string();
-    let is_add_or_sub = |name: &str| {
-        matches!(
-            name,
-            "arith.addf" | "arith.subf" | "stablehlo.add" | "stablehlo.subtract"
-        )
-    };
-    if is_add_or_sub(&name) {
-        return op.operand_count() == 2
-            && op.result_count() == 1
-            && op
-                .result(0)
-                .is_ok_and(|result| ffi::tensor_shape(result.r#type()).is_some());
-    }
-    if name != "linalg.generic" || op.result_count() != 1 || op.operand_count() != 3 {
-        return false;
-    }
-    let Some(info) = ffi::linalg_info(op) else {
-        return false;
-    };
-    let identity = |map: &crate::tmr::AffineMapLite| {
-        map.results.len() == map.num_dims
-            && map
-                .results
-                .iter()
-                .enumerate()
-                .all(|(dim, expr)| matches!(expr, AffineExprLite::Dim(d) if *d == dim))
-    };
-    if info.num_inputs != 2
-        || !info.indexed_dims.is_empty()
-        || !info
-            .iterator_types
-            .iter()
-            .all(|iterator| matches!(iterator, IteratorType::Parallel))
-        || !info.indexing_maps.iter().all(identity)
-    {
-        return false;
-    }
-    let Some(body) = op.region(0).ok().and_then(|region| region.first_block()) else {
-        return false;
-    };
-    let (Some(combine), Some(terminator)) = (body.first_operation(), body.terminator()) else {
-        return false;
-    };
-    let combine_name = combine
-        .name()
-        .as_string_ref()
-        .as_str()
-        .unwrap_or("")
-        .to_string();
-    let ptr = |value: melior::ir::Value| value.to_raw().ptr;
-    let argument = |index: usize| body.argument(index).ok().map(|arg| arg.to_raw().ptr);
-    is_add_or_sub(&combine_name)
-        && body.argument_count() == 3
-        && combine.operand_count() == 2
-        && combine.operand(0).ok().map(ptr) == argument(0)
-        && combine.operand(1).ok().map(ptr) == argument(1)
-        && combine
-            .next_in_block()
-            .is_some_and(|next| next.to_raw().ptr == terminator.to_raw().ptr)
-        && terminator.operand_count() == 1
-        && terminator.operand(0).ok().map(ptr) == combine.result(0).ok().map(|r| r.to_raw().ptr)
+    use crate::rules::Linear;
+    let tensor_result = op.result_count() == 1
+        && op
+            .result(0)
+            .is_ok_and(|result| ffi::tensor_shape(result.r#type()).is_some());
+    tensor_result
+        && match crate::rules::linear(op) {
+            Some(Linear::All) => op.operand_count() == 2,
+            Some(Linear::Operands([0, 1])) => op.operand_count() == 3,
+            _ => false,
+        }
 }
 
 /// The `all_reduce sum` that operand `index` of `add` is, possibly through a chain of
