@@ -435,7 +435,11 @@ fn reduce(op: &OpView) -> Result<Rule, String> {
     let kind = reduction_kind(op)?;
     let input = op.operand(0)?;
     let dims = op.dims_in(&op.dense("dimensions"), input.len())?;
-    Ok(Rule::reduce(input, &dims, kind, false)?.with_whole_operands(&[0]))
+    // The init is the accumulator of a partial result: split on a reduced dim, each device
+    // would add it once more, so propagation checks it holds the identity (JAX's 0 does).
+    let mut rule = Rule::reduce(input, &dims, kind, false)?.with_whole_operands(&[0]);
+    rule.set_init(0, 1);
+    Ok(rule)
 }
 
 /// The combiner of a reduce body: its one computing op, returned.
