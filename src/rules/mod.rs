@@ -21,6 +21,7 @@ mod arith;
 mod linalg;
 pub mod regions;
 mod stablehlo;
+mod sums;
 mod tensor;
 #[cfg(test)]
 mod tests;

@@ -31,17 +31,19 @@ use melior::ir::{
 };
 use std::collections::{HashMap, HashSet};
 
+use super::sums::partials;
+
 /// Union-find over (value, dim) of the values in and around a region op.
-struct Classes {
+pub(crate) struct Classes {
     parent: Vec<usize>,
-    blocked: Vec<bool>,
+    pub(crate) blocked: Vec<bool>,
     /// The gcd of the factor sizes joined in a class (every one must divide by the parts).
     divides: Vec<i64>,
     node_of: HashMap<(usize, usize), usize>,
     /// Per op in the regions (by id), the nodes of its operands that a reduction factor of
     /// its rule sums (or otherwise reduces) over, with the kind: tiling their class leaves
     /// the op's results partial.
-    reductions: HashMap<usize, Vec<(ReductionKind, usize)>>,
+    pub(crate) reductions: HashMap<usize, Vec<(ReductionKind, usize)>>,
 }
 
 impl Classes {
@@ -55,7 +57,7 @@ impl Classes {
         }
     }
 
-    fn node(&mut self, value: Value, dim: usize) -> usize {
+    pub(crate) fn node(&mut self, value: Value, dim: usize) -> usize {
         let key = (ffi::value_id(value), dim);
         if let Some(&node) = self.node_of.get(&key) {
             return node;
@@ -71,7 +73,7 @@ impl Classes {
         node
     }
 
-    fn find(&mut self, node: usize) -> usize {
+    pub(crate) fn find(&mut self, node: usize) -> usize {
         let mut root = node;
         while self.parent[root] != root {
             root = self.parent[root];
@@ -120,18 +122,18 @@ fn gcd(a: i64, b: i64) -> i64 {
     }
 }
 
-fn rank(value: Value) -> usize {
+pub(crate) fn rank(value: Value) -> usize {
     static_shape(value.r#type()).map_or(0, |shape| shape.len())
 }
 
 /// The entry blocks of `op`'s regions.
-fn blocks<'c, 'a>(op: OperationRef<'c, 'a>) -> Vec<BlockRef<'c, 'a>> {
+pub(crate) fn blocks<'c, 'a>(op: OperationRef<'c, 'a>) -> Vec<BlockRef<'c, 'a>> {
     op.regions()
         .filter_map(|region| region.first_block())
         .collect()
 }
 
-fn ops_of<'c, 'a>(block: BlockRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
+pub(crate) fn ops_of<'c, 'a>(block: BlockRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
     let mut ops = Vec::new();
     let mut next = block.first_operation();
     while let Some(op) = next {
@@ -238,11 +240,16 @@ fn join_by_rule(classes: &mut Classes, op: OperationRef, rules: &Rules, inside: 
             }
         }
     }
-    let Some(Ok(rule)) = rules.rule_for(op) else {
-        for value in operands.iter().chain(&results) {
-            classes.block_value(*value);
+    // No rule, or a nested loop that leaves some of its results partial (which this analysis
+    // does not follow through a second loop): everything it touches is used whole.
+    let rule = match rules.rule_for(op) {
+        Some(Ok(rule)) if rule.partial_results.is_empty() => rule,
+        _ => {
+            for value in operands.iter().chain(&results) {
+                classes.block_value(*value);
+            }
+            return;
         }
-        return;
     };
     let tensors = rule
         .operands()
@@ -278,158 +285,6 @@ fn join_by_rule(classes: &mut Classes, op: OperationRef, rules: &Rules, inside: 
             classes.join(nodes[0], node);
         }
     }
-}
-
-/// With the class `root` tiled, which carries come out partial sums: those a sum over the
-/// class reaches through linear ops only ([`crate::rules::linear`]) into the body's yield.
-/// None when a partial value is used otherwise (squared, compared, read by the condition,
-/// added to a whole value), so the class cannot be tiled.
-fn partials(
-    op: OperationRef,
-    classes: &mut Classes,
-    root: usize,
-    carries: usize,
-) -> Option<Vec<usize>> {
-    use crate::rules::Linear;
-    let regions = blocks(op);
-    let [cond, body] = regions[..] else {
-        return None;
-    };
-    let mut carried: Vec<usize> = Vec::new();
-    for _ in 0..=2 * carries {
-        let mut partial: HashSet<usize> = HashSet::new();
-        for &i in &carried {
-            for block in [cond, body] {
-                if let Ok(argument) = block.argument(i) {
-                    partial.insert(ffi::value_id(argument.into()));
-                }
-            }
-        }
-        // The condition reads no partial value.
-        for inner in ops_of(cond) {
-            if inner
-                .operands()
-                .any(|v| partial.contains(&ffi::value_id(v)))
-            {
-                return None;
-            }
-        }
-        let mut yielded = Vec::new();
-        let mut restart: Vec<usize> = Vec::new();
-        for inner in ops_of(body) {
-            let is_partial = |v: &Value| partial.contains(&ffi::value_id(*v));
-            let operands: Vec<Value> = inner.operands().collect();
-            if inner.next_in_block().is_none() {
-                yielded = (0..operands.len().min(carries))
-                    .filter(|&i| is_partial(&operands[i]))
-                    .collect();
-                break;
-            }
-            let mut captured_partial = false;
-            for region in inner.regions() {
-                if let Some(block) = region.first_block() {
-                    for nested in ops_of(block) {
-                        ffi::walk(nested, |deep| {
-                            captured_partial |=
-                                deep.operands().any(|v| partial.contains(&ffi::value_id(v)));
-                        });
-                    }
-                }
-            }
-            if captured_partial {
-                return None;
-            }
-            let reduces: Vec<ReductionKind> = classes
-                .reductions
-                .get(&ffi::operation_id(inner))
-                .cloned()
-                .unwrap_or_default()
-                .into_iter()
-                .filter(|&(_, node)| classes.find(node) == root)
-                .map(|(kind, _)| kind)
-                .collect();
-            let tiled = |classes: &mut Classes, v: Value| {
-                (0..rank(v)).any(|dim| {
-                    let node = classes.node(v, dim);
-                    classes.find(node) == root
-                })
-            };
-            let partial_at: Vec<usize> = (0..operands.len())
-                .filter(|&i| is_partial(&operands[i]))
-                .collect();
-            // A linear op joining a partial value with a carry not yet known to be partial
-            // (`acc + xᵀ·dy`, a dynamic_update_slice into the accumulator) makes that carry a
-            // partial candidate: start again with it.
-            let carry_of = |v: &Value| {
-                (0..carries).find(|&j| body.argument(j).is_ok_and(|a| Value::from(a) == *v))
-            };
-            let group: Vec<usize> = match crate::rules::linear(inner) {
-                Some(Linear::All) => (0..operands.len()).collect(),
-                Some(Linear::Operands(group)) => group.to_vec(),
-                _ => Vec::new(),
-            };
-            if !partial_at.is_empty() && !group.is_empty() {
-                let promoted: Vec<usize> = group
-                    .iter()
-                    .filter(|i| !partial_at.contains(i))
-                    .filter_map(|&i| operands.get(i).and_then(carry_of))
-                    .filter(|j| !carried.contains(j))
-                    .collect();
-                if !promoted.is_empty() {
-                    restart.extend(promoted);
-                    break;
-                }
-            }
-            let makes_partial = if !reduces.is_empty() {
-                // A sum over the tiled class: its results are partial (other kinds are not
-                // carried: a partial max is not a sum).
-                if reduces.iter().any(|&kind| kind != ReductionKind::Sum) || !partial_at.is_empty()
-                {
-                    return None;
-                }
-                true
-            } else if !partial_at.is_empty() {
-                let whole_others = operands
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, _)| !partial_at.contains(i))
-                    .all(|(_, &v)| !tiled(classes, v));
-                let fits = match crate::rules::linear(inner) {
-                    Some(Linear::All) => partial_at.len() == operands.len(),
-                    Some(Linear::Operands(group)) => {
-                        partial_at.iter().all(|i| group.contains(i))
-                            && group.iter().all(|i| partial_at.contains(i))
-                    }
-                    Some(Linear::EachAlone) => partial_at.len() == 1,
-                    None => false,
-                };
-                if !(fits && whole_others) {
-                    return None;
-                }
-                true
-            } else {
-                false
-            };
-            if makes_partial {
-                for result in inner.results() {
-                    partial.insert(ffi::value_id(result.into()));
-                }
-            }
-        }
-        let mut next = carried.clone();
-        for i in yielded.into_iter().chain(restart) {
-            if !next.contains(&i) {
-                next.push(i);
-            }
-        }
-        next.sort_unstable();
-        if next == carried {
-            // A carry partial on entry must be yielded partial: every carried one is.
-            return Some(carried);
-        }
-        carried = next;
-    }
-    None
 }
 
 fn size_of(value: Value, dim: usize) -> i64 {

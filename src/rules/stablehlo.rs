@@ -15,7 +15,9 @@ mod windows;
 
 use super::{result_shape, set_dense, Cost, Entries, OpView};
 use crate::tmr::{infer_reassociation, FactorKind, ReductionKind, Rule, TensorDims};
+use batching::{gather as gather_batching, scatter as scatter_batching};
 use contraction::{convolution, dot_general};
+use control::{trip_count, while_retype, while_rule};
 use indexing::{gather, scatter};
 use melior::ir::{operation::OperationLike, BlockLike, RegionLike, ValueLike};
 use ordering::{reduce_any, reverse, sort, top_k};
@@ -133,10 +135,10 @@ pub(super) fn register(rules: &mut Entries) {
     });
     rules.add("stablehlo.reduce", reduce_any);
     rules.add("stablehlo.reduce_window", reduce_window);
-    rules.add("stablehlo.while", control::while_rule);
-    rules.add_retype("stablehlo.while", control::while_retype);
+    rules.add("stablehlo.while", while_rule);
+    rules.add_retype("stablehlo.while", while_retype);
     rules.add_cost("stablehlo.while", Cost::Loop);
-    rules.add_trip_count("stablehlo.while", control::trip_count);
+    rules.add_trip_count("stablehlo.while", trip_count);
     rules.add("stablehlo.select_and_scatter", select_and_scatter);
     rules.add("stablehlo.sort", sort);
     rules.add("chlo.top_k", top_k);
@@ -192,8 +194,8 @@ pub(super) fn register(rules: &mut Entries) {
         Ok(Rule::elementwise(op.result(0)?, 1, 1))
     });
     rules.add("stablehlo.scatter", scatter);
-    rules.add_canonical("stablehlo.gather", batching::gather);
-    rules.add_canonical("stablehlo.scatter", batching::scatter);
+    rules.add_canonical("stablehlo.gather", gather_batching);
+    rules.add_canonical("stablehlo.scatter", scatter_batching);
     rules.add_retype("stablehlo.gather", |context, op, before| {
         // Offset dims read whole keep reading the whole (now local) dim.
         let view = OpView::new(op);

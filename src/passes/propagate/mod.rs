@@ -152,7 +152,7 @@ impl<'c> Propagation<'c> {
         // A value an op's regions read from above (`lax.cond`'s branches capture theirs) is
         // not an operand the op can be given a slice of: it is read whole (gathered), which
         // is said here rather than left to the lowering.
-        if let Some((value, dim)) = captured_tiling(op, axis) {
+        if let Some((value, dim)) = view::captured_tiling(op, axis) {
             let reason = format!(
                 "its regions read a value from above (not an operand) that is split on dim {dim} along '{axis}'; partir does not slice captured values, so the op runs whole and reads it gathered{STOP_DETAIL}the captured value derives from {}",
                 names::derived_from(value, 3).join(", ")
@@ -482,35 +482,6 @@ fn read_as_is(from: &[i64], from_dim: usize, to: &[i64], to_dim: usize) -> bool 
     let (from_sizes, from_position) = significant(from, from_dim);
     let (to_sizes, to_position) = significant(to, to_dim);
     from_sizes == to_sizes && from_position.is_some() && from_position == to_position
-}
-
-/// A value read inside `op`'s regions, defined outside `op`, and tiled along `axis` (with
-/// the dim), if any.
-fn captured_tiling<'c, 'a>(op: OperationRef<'c, 'a>, axis: &str) -> Option<(Value<'c, 'a>, usize)> {
-    if op.region_count() == 0 {
-        return None;
-    }
-    let mut found = None;
-    for region in op.regions() {
-        let Some(block) = region.first_block() else {
-            continue;
-        };
-        let mut next = block.first_operation();
-        while let Some(inner) = next {
-            next = inner.next_in_block();
-            ffi::walk(inner, |deep| {
-                for value in deep.operands() {
-                    if found.is_some() || crate::rules::regions::defined_under(value, op) {
-                        continue;
-                    }
-                    if let Some(dim) = view::tiling(value, axis) {
-                        found = Some((value, dim));
-                    }
-                }
-            });
-        }
-    }
-    found
 }
 
 /// An op propagation may partition along `axis`: it computes tensors, is not a terminator and

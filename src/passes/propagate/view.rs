@@ -260,3 +260,35 @@ pub fn producer<'c, 'a>(value: Value<'c, 'a>) -> Option<(OperationRef<'c, 'a>, u
 pub fn pins(op: OperationRef, axis: &str) -> bool {
     is(op, REPLICATE_OP) && axis_of(op).as_deref() == Some(axis)
 }
+
+/// A value read inside `op`'s regions, defined outside `op`, and tiled along `axis` (with
+/// the dim), if any.
+pub fn captured_tiling<'c, 'a>(
+    op: OperationRef<'c, 'a>,
+    axis: &str,
+) -> Option<(Value<'c, 'a>, usize)> {
+    if op.region_count() == 0 {
+        return None;
+    }
+    let mut found = None;
+    for region in op.regions() {
+        let Some(block) = region.first_block() else {
+            continue;
+        };
+        let mut next = block.first_operation();
+        while let Some(inner) = next {
+            next = inner.next_in_block();
+            ffi::walk(inner, |deep| {
+                for value in deep.operands() {
+                    if found.is_some() || crate::rules::regions::defined_under(value, op) {
+                        continue;
+                    }
+                    if let Some(dim) = tiling(value, axis) {
+                        found = Some((value, dim));
+                    }
+                }
+            });
+        }
+    }
+    found
+}

@@ -1,0 +1,168 @@
+//! Partial sums carried by a loop: with a class of dims tiled, an op of the body that sums over
+//! it leaves each device its part of the sum; when those parts reach the body's yield through
+//! linear ops only ([`crate::rules::linear`]), the carries they reach come out partial and are
+//! combined once, after the loop. JAX's backward scan:
+//!
+//! ```text
+//! dW_acc' = dynamic_update_slice(dW_acc, xᵀ·dy, i)     (x, dy split on the batch)
+//! ```
+//!
+//! `xᵀ·dy` sums over the batch: partial; the dynamic_update_slice is linear in the accumulator
+//! and the update together, so `dW_acc` is a partial carry (and must start from zeros).
+
+use super::regions::{blocks, ops_of, rank, Classes};
+use crate::{ffi, tmr::ReductionKind};
+use melior::ir::{block::BlockLike, operation::OperationLike, OperationRef, RegionLike, Value};
+use std::collections::HashSet;
+
+/// With the class `root` tiled, which carries come out partial sums: those a sum over the
+/// class reaches through linear ops only ([`crate::rules::linear`]) into the body's yield.
+/// None when a partial value is used otherwise (squared, compared, read by the condition,
+/// added to a whole value), so the class cannot be tiled.
+pub(super) fn partials(
+    op: OperationRef,
+    classes: &mut Classes,
+    root: usize,
+    carries: usize,
+) -> Option<Vec<usize>> {
+    use crate::rules::Linear;
+    let regions = blocks(op);
+    let [cond, body] = regions[..] else {
+        return None;
+    };
+    let mut carried: Vec<usize> = Vec::new();
+    for _ in 0..=2 * carries {
+        let mut partial: HashSet<usize> = HashSet::new();
+        for &i in &carried {
+            for block in [cond, body] {
+                if let Ok(argument) = block.argument(i) {
+                    partial.insert(ffi::value_id(argument.into()));
+                }
+            }
+        }
+        // The condition reads no partial value.
+        for inner in ops_of(cond) {
+            if inner
+                .operands()
+                .any(|v| partial.contains(&ffi::value_id(v)))
+            {
+                return None;
+            }
+        }
+        let mut yielded = Vec::new();
+        let mut restart: Vec<usize> = Vec::new();
+        for inner in ops_of(body) {
+            let is_partial = |v: &Value| partial.contains(&ffi::value_id(*v));
+            let operands: Vec<Value> = inner.operands().collect();
+            if inner.next_in_block().is_none() {
+                yielded = (0..operands.len().min(carries))
+                    .filter(|&i| is_partial(&operands[i]))
+                    .collect();
+                break;
+            }
+            let mut captured_partial = false;
+            for region in inner.regions() {
+                if let Some(block) = region.first_block() {
+                    for nested in ops_of(block) {
+                        ffi::walk(nested, |deep| {
+                            captured_partial |=
+                                deep.operands().any(|v| partial.contains(&ffi::value_id(v)));
+                        });
+                    }
+                }
+            }
+            if captured_partial {
+                return None;
+            }
+            let reduces: Vec<ReductionKind> = classes
+                .reductions
+                .get(&ffi::operation_id(inner))
+                .cloned()
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|&(_, node)| classes.find(node) == root)
+                .map(|(kind, _)| kind)
+                .collect();
+            let tiled = |classes: &mut Classes, v: Value| {
+                (0..rank(v)).any(|dim| {
+                    let node = classes.node(v, dim);
+                    classes.find(node) == root
+                })
+            };
+            let partial_at: Vec<usize> = (0..operands.len())
+                .filter(|&i| is_partial(&operands[i]))
+                .collect();
+            // A linear op joining a partial value with a carry not yet known to be partial
+            // (`acc + xᵀ·dy`, a dynamic_update_slice into the accumulator) makes that carry a
+            // partial candidate: start again with it.
+            let carry_of = |v: &Value| {
+                (0..carries).find(|&j| body.argument(j).is_ok_and(|a| Value::from(a) == *v))
+            };
+            let group: Vec<usize> = match crate::rules::linear(inner) {
+                Some(Linear::All) => (0..operands.len()).collect(),
+                Some(Linear::Operands(group)) => group.to_vec(),
+                _ => Vec::new(),
+            };
+            if !partial_at.is_empty() && !group.is_empty() {
+                let promoted: Vec<usize> = group
+                    .iter()
+                    .filter(|i| !partial_at.contains(i))
+                    .filter_map(|&i| operands.get(i).and_then(carry_of))
+                    .filter(|j| !carried.contains(j))
+                    .collect();
+                if !promoted.is_empty() {
+                    restart.extend(promoted);
+                    break;
+                }
+            }
+            let makes_partial = if !reduces.is_empty() {
+                // A sum over the tiled class: its results are partial (other kinds are not
+                // carried: a partial max is not a sum).
+                if reduces.iter().any(|&kind| kind != ReductionKind::Sum) || !partial_at.is_empty()
+                {
+                    return None;
+                }
+                true
+            } else if !partial_at.is_empty() {
+                let whole_others = operands
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| !partial_at.contains(i))
+                    .all(|(_, &v)| !tiled(classes, v));
+                let fits = match crate::rules::linear(inner) {
+                    Some(Linear::All) => partial_at.len() == operands.len(),
+                    Some(Linear::Operands(group)) => {
+                        partial_at.iter().all(|i| group.contains(i))
+                            && group.iter().all(|i| partial_at.contains(i))
+                    }
+                    Some(Linear::EachAlone) => partial_at.len() == 1,
+                    None => false,
+                };
+                if !(fits && whole_others) {
+                    return None;
+                }
+                true
+            } else {
+                false
+            };
+            if makes_partial {
+                for result in inner.results() {
+                    partial.insert(ffi::value_id(result.into()));
+                }
+            }
+        }
+        let mut next = carried.clone();
+        for i in yielded.into_iter().chain(restart) {
+            if !next.contains(&i) {
+                next.push(i);
+            }
+        }
+        next.sort_unstable();
+        if next == carried {
+            // A carry partial on entry must be yielded partial: every carried one is.
+            return Some(carried);
+        }
+        carried = next;
+    }
+    None
+}
