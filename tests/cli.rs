@@ -722,11 +722,21 @@ fn partition_explains_where_propagation_stopped() {
     let report = std::fs::read_to_string(&json).expect("the JSON report");
     assert!(report.contains("\"ops_partitioned\": 1"), "{report}");
     assert!(report.contains("\"conflicts\": 2"), "{report}");
+    // Both places, each in its message and its detail.
     assert_eq!(
         report.matches("from params/x").count(),
-        2,
+        4,
         "both places: {report}"
     );
+    // Each stop as propagation found it, in fields (not only as the remark's text).
+    for field in [
+        "\"op\": \"tensor.collapse_shape\"",
+        "\"axis\": \"model\"",
+        "\"reason\": \"factor j must be replicated\"",
+        "merge.mlir:3:8",
+    ] {
+        assert!(report.contains(field), "no {field} in: {report}");
+    }
     let picture = std::fs::read_to_string(&html).expect("the picture");
     assert!(picture.contains("Where propagation stopped"));
     assert!(picture.contains("from params/x"));

@@ -11,7 +11,7 @@ use crate::{
     passes::{schedule, simulate},
     schedule::Schedule,
     sim::{
-        report::{stop_reason, PropagationStop, PropagationSummary},
+        report::{stop_reason, PropagationSummary},
         Device, PartitionReport, Report, TacticReport,
     },
 };
@@ -234,19 +234,11 @@ pub fn partition_priced<'s>(
         &mut |outcome: Option<&schedule::TacticOutcome>, op| {
             let tactic = outcome.map(|outcome| &outcome.tactic);
             let diags = session.take();
-            // Propagation's stop remarks: `partir-propagate: stopped at ...`.
-            let stop_prefix = format!("{}: stopped at", crate::passes::names::PROPAGATE);
             let propagation = outcome.map(|outcome| PropagationSummary {
                 ops_partitioned: outcome.partitioned,
                 conflicts: outcome.conflicts,
-                stops: diags
-                    .iter()
-                    .filter(|diag| diag.message.starts_with(&stop_prefix))
-                    .map(|diag| PropagationStop {
-                        location: diag.location.clone(),
-                        message: diag.message[crate::passes::names::PROPAGATE.len() + 2..]
-                            .to_string(),
-                    })
+                stops: (outcome.stops.iter())
+                    .map(|stop| stop.clone().located_in(session.source()))
                     .collect(),
             });
             // The tactic's remark is its table row; propagation's remarks go after the table,

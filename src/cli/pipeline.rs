@@ -53,9 +53,16 @@ impl fmt::Display for Diag {
 pub struct Session {
     context: Context,
     diags: Rc<RefCell<Vec<Diag>>>,
+    /// The file buffer locations refer to.
+    source: String,
 }
 
 impl Session {
+    /// The file buffer locations refer to (what `describe` gets for them).
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
     /// A single-threaded context with all upstream dialects and partir's; partir's passes are
     /// registered. `source` names the file that buffer locations refer to.
     pub fn new(source: &str) -> Self {
@@ -73,6 +80,7 @@ impl Session {
         context.get_or_load_dialect("partir_hlo");
         let diags = Rc::new(RefCell::new(Vec::new()));
         let sink = Rc::clone(&diags);
+        let named = source.to_string();
         let source = source.to_string();
         context.attach_diagnostic_handler(move |diagnostic| {
             let level = match diagnostic.severity() {
@@ -98,7 +106,11 @@ impl Session {
             }
             true
         });
-        Self { context, diags }
+        Self {
+            context,
+            diags,
+            source: named,
+        }
     }
 
     pub fn context(&self) -> &Context {

@@ -61,11 +61,11 @@ pub fn run<'c>(
         &device.clone(),
         &mut |outcome, module| {
             let tactic = outcome.map(|outcome| &outcome.tactic);
-            // Through mlir-opt the stops are the remarks themselves; the report keeps the counts.
+            // The stops as propagation found them: the remarks say them too.
             let propagation = outcome.map(|outcome| PropagationSummary {
                 ops_partitioned: outcome.partitioned,
                 conflicts: outcome.conflicts,
-                stops: Vec::new(),
+                stops: outcome.stops.clone(),
             });
             let priced = price(context, module, outcome, &device, &mut story, propagation)?;
             let row = PartitionReport::cells(priced);

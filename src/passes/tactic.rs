@@ -22,6 +22,8 @@ pub struct TacticOutcome {
     /// Ops propagation partitioned along the tactic's axis.
     pub partitioned: usize,
     pub conflicts: usize,
+    /// Where and why propagation stopped along the tactic's axis.
+    pub stops: Vec<crate::sim::report::PropagationStop>,
     /// For the first tactic an `auto` tactic found: what the search did.
     pub search: Option<SearchSummary>,
 }
@@ -70,9 +72,10 @@ pub fn apply_tactic<'c>(
         .map(|(selector, dim)| tile(context, module, &who, selector, *dim, &tactic.axis))
         .sum::<Result<usize, _>>()
         .map_err(here)?;
-    let (wrapped_before, conflicts_before) = (
+    let (wrapped_before, conflicts_before, stops_before) = (
         propagation.wrapped_along(&tactic.axis),
         propagation.conflicts(),
+        propagation.stop_count(),
     );
     for func in names::functions(module) {
         propagation.run(func, &tactic.axis, axis_size, tactic.reach);
@@ -83,6 +86,7 @@ pub fn apply_tactic<'c>(
         pinned,
         partitioned: propagation.wrapped_along(&tactic.axis) - wrapped_before,
         conflicts: propagation.conflicts() - conflicts_before,
+        stops: propagation.stops_from(stops_before).to_vec(),
         search: None,
     })
 }

@@ -258,11 +258,48 @@ pub struct PropagationSummary {
     pub stops: Vec<PropagationStop>,
 }
 
-/// `{"location": "mqa.mlir:263:11", "message": "stopped at 'linalg.generic' on axis 'model': ..."}`.
+/// Where and why propagation stopped, as propagation found it (not parsed from its remark):
+/// `{"location": "mqa.mlir:263:11", "op": "linalg.generic", "axis": "model", "reason": "factor j
+/// must be replicated", "detail": "operand 0 (...) is split on dim 1 ...", "message": "stopped at
+/// 'linalg.generic' on axis 'model': ..."}`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct PropagationStop {
     pub location: String,
+    /// The op, as a user knows it (a custom call with its target).
+    pub op: String,
+    pub axis: String,
+    /// Why: the same at every place it happens (what reports group stops by).
+    pub reason: String,
+    /// What it means at this place: the value, its dim and size, and what it costs.
+    pub detail: String,
+    /// The remark's text: `stopped at 'OP' on axis 'AXIS': REASON — DETAIL`.
     pub message: String,
+}
+
+impl PropagationStop {
+    /// The stop with a buffer location (`:9:10`, no file) placed in `source`.
+    pub fn located_in(mut self, source: &str) -> Self {
+        if self.location.starts_with(':') || self.location.is_empty() {
+            self.location = format!("{source}{}", self.location);
+        }
+        self
+    }
+
+    pub fn new(location: String, op: String, axis: String, reason: String, detail: String) -> Self {
+        let mut message = format!("stopped at '{op}' on axis '{axis}': {reason}");
+        if !detail.is_empty() {
+            message.push_str(STOP_DETAIL);
+            message.push_str(&detail);
+        }
+        Self {
+            location,
+            op,
+            axis,
+            reason,
+            detail,
+            message,
+        }
+    }
 }
 
 /// A schedule's story: the program before any tactic, then after each.

@@ -82,6 +82,8 @@ pub struct Propagation<'c> {
     wrapped: HashMap<String, usize>,
     /// How far the current run spreads tilings.
     reach: Reach,
+    /// Every stop reported, in order (what the command line and the JSON report show).
+    stops: Vec<crate::sim::report::PropagationStop>,
 }
 
 pub use crate::sim::report::STOP_DETAIL;
@@ -115,6 +117,16 @@ impl<'c> Propagation<'c> {
         self.reported.len()
     }
 
+    /// The stops reported since the `from`-th.
+    pub fn stops_from(&self, from: usize) -> &[crate::sim::report::PropagationStop] {
+        self.stops.get(from..).unwrap_or_default()
+    }
+
+    /// How many stops this run has reported so far.
+    pub fn stop_count(&self) -> usize {
+        self.stops.len()
+    }
+
     pub fn new(context: &'c Context) -> Self {
         Self {
             context,
@@ -123,6 +135,7 @@ impl<'c> Propagation<'c> {
             reported: HashSet::new(),
             wrapped: HashMap::new(),
             reach: Reach::All,
+            stops: Vec::new(),
         }
     }
 
@@ -394,14 +407,20 @@ impl<'c> Propagation<'c> {
             .reported
             .insert((ffi::operation_id(op), axis.to_string()))
         {
+            let (why, detail) = reason.split_once(STOP_DETAIL).unwrap_or((reason, ""));
+            let stop = crate::sim::report::PropagationStop::new(
+                crate::ir::location::describe(op.location(), ""),
+                crate::rules::describe(op),
+                axis.to_string(),
+                why.to_string(),
+                detail.to_string(),
+            );
             ffi::emit(
                 op.location(),
                 Severity::Remark,
-                &format!(
-                    "{PASS}: stopped at '{}' on axis '{axis}': {reason}",
-                    name_of(op)
-                ),
+                &format!("{PASS}: {}", stop.message),
             );
+            self.stops.push(stop);
         }
     }
 }
