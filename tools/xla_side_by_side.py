@@ -64,22 +64,72 @@ _SHAPE = re.compile(r"(\w+)\[([\d,]*)\]")
 _GROUPS = re.compile(r"replica_groups=\{\{([\d,]*)\}")
 
 
-def collectives(hlo: str) -> tuple[int, int, dict[str, int]]:
-    """(count, bytes per device, count per kind) of the collectives of an optimized HLO module."""
-    count, total, kinds = 0, 0, {}
+_HEADER = re.compile(r"^(ENTRY\s+)?%?([\w.\-]+)\s*\(.*->.*\{\s*$")
+_CALLED = re.compile(r"\b(body|condition|to_apply|calls|branch_computations)=(?:\{([^}]*)\}|%?([\w.\-]+))")
+_TRIPS = re.compile(r'"known_trip_count":\{"n":"(\d+)"\}')
+
+
+def _times_run(hlo: str) -> dict[str, int]:
+    """How many times each computation of an HLO module runs per step: a while loop's body and
+    condition as many times as its known trip count (XLA records it in the while's
+    backend_config), anything else a computation calls as often as that computation."""
+    computations: dict[str, list[str]] = {}
+    entry, current = None, None
     for line in hlo.splitlines():
+        header = _HEADER.match(line)
+        if header:
+            current = header.group(2)
+            computations[current] = []
+            if header.group(1):
+                entry = current
+        elif current is not None:
+            computations[current].append(line)
+    times = {name: 0 for name in computations}
+    if entry is None:
+        return {name: 1 for name in computations}
+
+    def visit(name: str, count: int) -> None:
+        if name not in computations:
+            return
+        times[name] += count
+        for line in computations[name]:
+            trips = _TRIPS.search(line)
+            loop = " while(" in line
+            for kind, listed, single in _CALLED.findall(line):
+                names = listed or single
+                factor = int(trips.group(1)) if loop and trips and kind in ("body", "condition") else 1
+                for callee in names.split(","):
+                    visit(callee.strip().lstrip("%"), count * factor)
+
+    visit(entry, 1)
+    return times
+
+
+def collectives(hlo: str) -> tuple[int, int, dict[str, int]]:
+    """(count, bytes per device, count per kind) of the collectives an optimized HLO module runs
+    per step: one inside a while loop's body counts once per iteration (`lax.scan` over layers:
+    XLA all-reduces each layer's gradients inside the loop)."""
+    times = _times_run(hlo)
+    count, total, kinds = 0, 0, {}
+    current = None
+    for line in hlo.splitlines():
+        header = _HEADER.match(line)
+        if header:
+            current = header.group(2)
+            continue
         match = _COLLECTIVE.search(line)
         if not match:
             continue
+        runs = max(times.get(current, 1), 1)
         kind = match.group(2).replace("-start", "")
         result = sum(BYTES.get(ty, 4) * int(np.prod([int(d) for d in dims.split(",") if d] or [1]))
                      for ty, dims in _SHAPE.findall(match.group(1)))
         if kind == "reduce-scatter":
             groups = _GROUPS.search(line)
             result *= len(groups.group(1).split(",")) if groups else 1
-        count += 1
-        total += result
-        kinds[kind] = kinds.get(kind, 0) + 1
+        count += runs
+        total += result * runs
+        kinds[kind] = kinds.get(kind, 0) + runs
     return count, total, kinds
 
 
