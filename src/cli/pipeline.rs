@@ -119,7 +119,18 @@ impl Session {
 
     /// Parses (and verifies) a module; on failure, the parser's first error.
     pub fn parse(&self, text: &str) -> Result<Module<'_>, CliError> {
-        Module::parse(&self.context, text).ok_or_else(|| self.failure("cannot parse the program"))
+        Module::parse(&self.context, text).ok_or_else(|| {
+            let error = self.failure("cannot parse the program");
+            // JAX's `lowered.as_text()` prints StableHLO in its own syntax, which only a build
+            // with the dialect reads: say how to get the generic form every MLIR 22 reads.
+            if error.to_string().contains("not found for custom op") {
+                CliError::new(format!(
+                    "{error}\npartir reads dialects it does not register (StableHLO) in MLIR's generic form: write the program with `jax.jit(f).lower(*args).compiler_ir(\"stablehlo\").operation.get_asm(print_generic_op_form=True, enable_debug_info=True)`, or `partir_jax.stablehlo_text(lowered)`"
+                ))
+            } else {
+                error
+            }
+        })
     }
 
     /// Runs a textual pipeline (`builtin.module(...)`) on `module`, verifying after each pass.
