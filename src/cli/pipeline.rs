@@ -123,9 +123,13 @@ impl Session {
             let error = self.failure("cannot parse the program");
             // JAX's `lowered.as_text()` prints StableHLO in its own syntax, which only a build
             // with the dialect reads: say how to get the generic form every MLIR 22 reads.
-            if error.to_string().contains("not found for custom op") {
+            let said = error.to_string();
+            if ["`stablehlo'", "`chlo'", "`sdy'"]
+                .iter()
+                .any(|dialect| said.contains(&format!("Dialect {dialect} not found for custom op")))
+            {
                 CliError::new(format!(
-                    "{error}\npartir reads dialects it does not register (StableHLO) in MLIR's generic form: write the program with `jax.jit(f).lower(*args).compiler_ir(\"stablehlo\").operation.get_asm(print_generic_op_form=True, enable_debug_info=True)`, or `partir_jax.stablehlo_text(lowered)`"
+                    "partir reads dialects it does not register (StableHLO) in MLIR's generic form: write the program with `jax.jit(f).lower(*args).compiler_ir(\"stablehlo\").operation.get_asm(print_generic_op_form=True, enable_debug_info=True)`, or `partir_jax.stablehlo_text(lowered)`\n{error}"
                 ))
             } else {
                 error
