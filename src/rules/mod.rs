@@ -320,19 +320,22 @@ pub fn per_value(op: OperationRef) -> bool {
         .is_ok_and(|name| BUILTIN.per_value.contains(name))
 }
 
+/// The entry `op`'s family registered in `table` under its name.
+fn registered<T: Copy>(table: &HashMap<&'static str, T>, op: OperationRef) -> Option<T> {
+    let name = op.name();
+    name.as_string_ref()
+        .as_str()
+        .ok()
+        .and_then(|name| table.get(name).copied())
+}
+
 /// Rewrites every op under `root` whose family has a canonical form that partitions better
 /// (a gather indexed by an iota: batching dims); how many were rewritten.
 pub fn canonicalize<'c>(context: &'c melior::Context, root: OperationRef<'c, '_>) -> usize {
     let mut found = Vec::new();
     crate::ffi::walk(root, |op| {
-        let name = op.name();
-        if let Some(rewrite) = name
-            .as_string_ref()
-            .as_str()
-            .ok()
-            .and_then(|name| BUILTIN.canonical.get(name))
-        {
-            found.push((op, *rewrite));
+        if let Some(rewrite) = registered(&BUILTIN.canonical, op) {
+            found.push((op, rewrite));
         }
     });
     found
@@ -343,16 +346,12 @@ pub fn canonicalize<'c>(context: &'c melior::Context, root: OperationRef<'c, '_>
 
 /// In which operands `op` is linear (None: not known to be).
 pub fn linear(op: OperationRef) -> Option<Linear> {
-    let name = op.name();
-    let name = name.as_string_ref().as_str().ok()?;
-    BUILTIN.linear.get(name).and_then(|linear| linear(op))
+    registered(&BUILTIN.linear, op).and_then(|linear| linear(op))
 }
 
 /// How many times a loop op (cost [`Cost::Loop`]) runs its body; None when unknown.
 pub fn trip_count(op: OperationRef) -> Option<i64> {
-    let name = op.name();
-    let name = name.as_string_ref().as_str().ok()?;
-    BUILTIN.trip_counts.get(name).and_then(|count| count(op))
+    registered(&BUILTIN.trip_counts, op).and_then(|count| count(op))
 }
 
 /// How the simulator counts the op named `name` (None: partir does not know it).
@@ -363,13 +362,7 @@ pub fn cost(name: &str) -> Option<Cost> {
 /// After propagation re-typed `op` to local shapes, rewrites its attributes that spell out
 /// sizes (nothing for ops whose types say it all).
 pub fn retype<'c>(context: &'c melior::Context, op: OperationRef<'c, '_>, before: &Shapes) {
-    let name = op.name();
-    if let Some(retype) = name
-        .as_string_ref()
-        .as_str()
-        .ok()
-        .and_then(|name| BUILTIN.retypes.get(name))
-    {
+    if let Some(retype) = registered(&BUILTIN.retypes, op) {
         retype(context, op, before);
     }
 }

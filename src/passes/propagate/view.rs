@@ -271,13 +271,8 @@ pub fn captured_tiling<'c, 'a>(
         return None;
     }
     let mut found = None;
-    for region in op.regions() {
-        let Some(block) = region.first_block() else {
-            continue;
-        };
-        let mut next = block.first_operation();
-        while let Some(inner) = next {
-            next = inner.next_in_block();
+    for block in crate::rules::regions::blocks(op) {
+        for inner in crate::rules::regions::ops_of(block) {
             ffi::walk(inner, |deep| {
                 for value in deep.operands() {
                     if found.is_some() || crate::rules::regions::defined_under(value, op) {

@@ -250,13 +250,8 @@ impl Reader {
             1
         });
         let times = times * trips as f64;
-        for region in op.regions() {
-            let Some(block) = region.first_block() else {
-                continue;
-            };
-            let mut next = block.first_operation();
-            while let Some(inner) = next {
-                next = inner.next_in_block();
+        for block in crate::rules::regions::blocks(op) {
+            for inner in crate::rules::regions::ops_of(block) {
                 let name = inner
                     .name()
                     .as_string_ref()

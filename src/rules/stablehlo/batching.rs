@@ -199,10 +199,7 @@ fn shape(value: Value) -> Option<Vec<i64>> {
 }
 
 fn integer(op: OperationRef, name: &str) -> Option<i64> {
-    op.attribute(name)
-        .ok()
-        .and_then(|attr| IntegerAttribute::try_from(attr).ok())
-        .map(|value| value.value())
+    crate::rules::OpView::new(op).integer(name)
 }
 
 /// The dim `value` counts along, when each of its elements is its own position along that dim

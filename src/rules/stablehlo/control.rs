@@ -71,20 +71,15 @@ pub(super) fn trip_count(op: OperationRef) -> Option<i64> {
 }
 
 fn last_op<'c, 'a>(block: BlockRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
-    let mut last = block.first_operation()?;
-    while let Some(next) = last.next_in_block() {
-        last = next;
-    }
-    Some(last)
+    crate::rules::regions::ops_of(block).pop()
 }
 
 /// The value of a scalar integer `stablehlo.constant` (`dense<8> : tensor<i32>`).
 fn integer_constant(value: Value) -> Option<i64> {
     let op = crate::ffi::result_owner(value)?;
-    if !crate::ffi::op_is(op, "stablehlo.constant") || value.r#type().to_string().contains('x') {
+    let scalar = crate::ir::core::static_shape(value.r#type()).is_some_and(|s| s.is_empty());
+    if !crate::ffi::op_is(op, "stablehlo.constant") || !scalar {
         return None;
     }
-    let text = op.attribute("value").ok()?.to_string();
-    let inner = text.strip_prefix("dense<")?.split('>').next()?;
-    inner.trim().parse().ok()
+    crate::ffi::scalar_value(op.attribute("value").ok()?).map(|v| v as i64)
 }
