@@ -44,7 +44,7 @@ B = 8  # the batch: dim 0 of every per-example argument
 # with JAX). `op_forms_check.py` fails when one of these stops passing; grow it as partir
 # learns more forms.
 EXPECTED_TO_PASS: set[str] = {
-    "argmax", "argmin", "index_per_example", "label_logits", "argsort", "attention", "attention_scores", "avg_pool", "avg_pool_grad",
+    "argmax", "argmin", "embed_vocab", "xent_vocab", "embed_head_vocab_sgd", "index_per_example", "label_logits", "argsort", "attention", "attention_scores", "avg_pool", "avg_pool_grad",
     "broadcast_bias", "broadcast_outer", "checkpoint", "cholesky", "clamp", "clamp_per_example",
     "compare_select", "concatenate", "conv", "conv_depthwise", "conv_depthwise_grad",
     "conv_dilated", "conv_grad", "conv_grouped", "conv_nchw", "conv_strided", "conv_transposed",
@@ -1051,6 +1051,47 @@ def mlp_sgd(d):
 
     params = {"w1": d.f(4, 8, scale=0.5), "b1": d.f(8), "w2": d.f(8, 3, scale=0.5), "b2": d.f(3)}
     return f, (params, d.f(B, 4), d.i(3, B))
+
+
+# --- vocab-parallel: the table or the logits split on the vocabulary ------------------------
+# The mesh axis is still called `batch`; these forms split the vocabulary on it (Megatron's
+# vocab-parallel embedding and cross-entropy): masked lookups and all_reduces, no all_gather.
+
+
+@form({"table": 0}, "table[ids] with the table split on its rows (vocab-parallel embedding)")
+def embed_vocab(d):
+    def f(table, ids):
+        return table[ids]
+
+    return f, (d.f(64, 4), d.i(64, 3, 5))
+
+
+@form({"logits": 1},
+      "optax softmax_cross_entropy_with_integer_labels on logits split on the vocabulary")
+def xent_vocab(d):
+    def f(logits, labels):
+        logits = logits - lax.stop_gradient(jnp.max(logits, axis=-1, keepdims=True))
+        label = jnp.take_along_axis(logits, labels[..., None], axis=-1)[..., 0]
+        return jnp.mean(jnp.log(jnp.sum(jnp.exp(logits), axis=-1)) - label)
+
+    return f, (d.f(4, 64), d.i(64, 4))
+
+
+@form({"params/embed": 0, "params/head": 1},
+      "embedding, LM head, cross-entropy, jax.grad and SGD with both split on the vocabulary")
+def embed_head_vocab_sgd(d):
+    def f(params, ids, labels):
+        def loss(p):
+            logits = p["embed"][ids] @ p["head"]
+            logz = jax.nn.logsumexp(logits, axis=-1)
+            label = jnp.take_along_axis(logits, labels[..., None], axis=-1)[..., 0]
+            return jnp.mean(logz - label)
+
+        value, grads = jax.value_and_grad(loss)(params)
+        return jax.tree.map(lambda p, g: p - 0.1 * g, params, grads), value
+
+    params = {"embed": d.f(64, 4), "head": d.f(4, 64, scale=0.5)}
+    return f, (params, d.i(64, 3, 5), d.i(64, 3, 5))
 
 
 if EXPECTED_TO_PASS - FORMS.keys():

@@ -227,6 +227,29 @@ def llama(variant: str = "") -> Published:
     return Published("llama", step, (params, opt, *_tokens()), "transformers FlaxLlamaForCausalLM")
 
 
+def llama_8b(variant: str = "") -> Published:
+    """transformers' FlaxLlama with LLaMA-3 8B's shapes (vocab 128256, width 4096, MLP 14336,
+    32 query and 8 KV heads), `LAYERS_8B` layers, a batch of 64 x 2048 tokens, on abstract
+    arguments (`jax.ShapeDtypeStruct`s: nothing is materialised, nothing can run). For pricing
+    and partitioning at the size people train: the vocab-parallel test's step."""
+    import jax
+    import jax.numpy as jnp
+    from transformers import LlamaConfig
+
+    batch, seq = 64, 2048
+    config = LlamaConfig(vocab_size=128256, hidden_size=4096, intermediate_size=14336,
+                         num_hidden_layers=LAYERS_8B, num_attention_heads=32, num_key_value_heads=8,
+                         max_position_embeddings=seq, rope_theta=500000.0, tie_word_embeddings=False)
+    from transformers import FlaxLlamaForCausalLM
+
+    model = FlaxLlamaForCausalLM(config, input_shape=(batch, seq), seed=0, _do_init=False)
+    params = jax.eval_shape(lambda: model.init_weights(jax.random.key(0), (batch, seq)))
+    step, tx = _training_step(lambda p, tokens: model(tokens, params=p, train=False).logits)
+    opt = jax.eval_shape(tx.init, params)
+    tokens = jax.ShapeDtypeStruct((batch, seq), jnp.int32)
+    return Published("llama-8b", step, (params, opt, tokens, tokens), "transformers FlaxLlamaForCausalLM, 8B shapes")
+
+
 # ---------------------------------------------------------------------------------------------
 # penzai: GPT-NeoX. Parameters are penzai `Parameter`s with labels ("transformer/block_0/mlp/in/
 # Linear.weights") holding named arrays; the step takes them as a dict label -> positional array
@@ -267,9 +290,14 @@ def gpt_neox(variant: str = "") -> Published:
 MODELS = {"gpt2": gpt2, "llama": llama, "gpt_neox": gpt_neox}
 VARIANTS = ["", "scan", "remat"]
 ALL = [m + (f"-{v}" if v else "") for m in MODELS for v in VARIANTS]
+# Abstract cases, built on request only (not in ALL: too big to commit, nothing to run).
+ABSTRACT = {"llama-8b": llama_8b}
+LAYERS_8B = 2
 
 
 def build(case: str) -> Published:
+    if case in ABSTRACT:
+        return ABSTRACT[case]()
     model, _, variant = case.partition("-")
     if model not in MODELS or variant not in VARIANTS:
         raise SystemExit(f"unknown case {case!r}; known: {', '.join(ALL)}")
@@ -335,7 +363,8 @@ def destination(case: str, out: Path | None, size: int) -> Path:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("cases", nargs="*", help=f"default: all ({', '.join(ALL)})")
+    parser.add_argument("cases", nargs="*",
+                        help=f"default: all ({', '.join(ALL)}); also {', '.join(ABSTRACT)} (abstract)")
     parser.add_argument("--out", type=Path, help="write here instead of examples/published/")
     parser.add_argument("--check", action="store_true", help="compare with the files instead of writing them")
     parser.add_argument("--stats", action="store_true", help="print op counts, private functions and calls")

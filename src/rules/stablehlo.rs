@@ -10,6 +10,7 @@ mod batching;
 mod contraction;
 mod control;
 mod indexing;
+mod lookup;
 mod ordering;
 mod windows;
 
@@ -18,7 +19,7 @@ use crate::tmr::{infer_reassociation, FactorKind, ReductionKind, Rule, TensorDim
 use batching::{gather as gather_batching, scatter as scatter_batching};
 use contraction::{convolution, dot_general};
 use control::{trip_count, while_retype, while_rule};
-use indexing::{gather, scatter};
+use indexing::{gather, gather_retype, scatter, scatter_retype};
 use melior::ir::{operation::OperationLike, BlockLike, RegionLike, ValueLike};
 use ordering::{reduce_any, reverse, sort, top_k};
 use windows::{reduce_window, select_and_scatter};
@@ -196,20 +197,8 @@ pub(super) fn register(rules: &mut Entries) {
     rules.add("stablehlo.scatter", scatter);
     rules.add_canonical("stablehlo.gather", gather_batching);
     rules.add_canonical("stablehlo.scatter", scatter_batching);
-    rules.add_retype("stablehlo.gather", |context, op, before| {
-        // Offset dims read whole keep reading the whole (now local) dim.
-        let view = OpView::new(op);
-        let mut sizes = view.dense("slice_sizes");
-        let (Some(old), Some(new)) = (before.operands.first(), super::operand_shape(op, 0)) else {
-            return;
-        };
-        for (d, size) in sizes.iter_mut().enumerate() {
-            if old.get(d) == Some(size) && new.get(d) != old.get(d) {
-                *size = new[d];
-            }
-        }
-        set_dense(context, op, "slice_sizes", &sizes);
-    });
+    rules.add_retype("stablehlo.gather", gather_retype);
+    rules.add_retype("stablehlo.scatter", scatter_retype);
     rules.add("stablehlo.concatenate", |op| {
         let rank = op.operand(0)?.len();
         let dim: Vec<i64> = op.integer("dimension").into_iter().collect();

@@ -13,11 +13,11 @@
 // CHECK: stablehlo.reshape: ([i,j]) -> ([i,j,k]) replicate={k} sizes={i=8,j=8,k=8}
 // An iota along its own dim cannot be chunked.
 // CHECK: stablehlo.iota: () -> ([i,j]) replicate={j} sizes={i=8,j=64}
-// The embedding lookup: tokens' dims pass through, the table's width passes through, its rows
-// are indexed (used whole).
-// CHECK: stablehlo.gather: ([_,k],[i,j,_]) -> ([i,j,k]) sizes={i=8,j=16,k=64}
-// Its gradient: tokens are summed into the table.
-// CHECK: stablehlo.scatter: ([_,k],[i,j,_],[i,j,k]) -> ([_,k]) reduction={i:sum,j:sum} sizes={i=8,j=16,k=64}
+// The embedding lookup: tokens' dims pass through, the table's width passes through; rows split
+// across devices are looked up masked and summed (Megatron's vocab-parallel embedding).
+// CHECK: stablehlo.gather: ([l,k],[i,j,_]) -> ([i,j,k]) reduction={l:sum} sizes={i=8,j=16,k=64,l=64}
+// Its gradient: tokens are summed into the table; split rows each add their own ids' updates.
+// CHECK: stablehlo.scatter: ([l,k],[i,j,_],[i,j,k]) -> ([l,k]) reduction={i:sum,j:sum} sizes={i=8,j=16,k=64,l=64}
 // CHECK: stablehlo.convolution: ([i,_,_,j],[_,_,j,k]) -> ([i,_,_,k]) reduction={j:sum} sizes={i=8,j=4,k=16}
 // CHECK: stablehlo.custom_call: ([i,j]) -> ([i,j]) sizes={i=8,j=64}
 // CHECK-NOT: warning

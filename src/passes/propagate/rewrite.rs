@@ -107,9 +107,11 @@ pub fn wrap<'c>(
         results.push(whole);
         let _ = result;
     }
-    rules::retype(context, clone, &before);
+    // Yielded first: a retype that rewrites the op's local form (a masked lookup) replaces
+    // the uses of its results.
     let yielded: Vec<Value> = clone.results().map(Value::from).collect();
     body.append_operation(core::yield_(context, &yielded, location));
+    rules::retype(context, clone, &before);
     let region = Region::new();
     region.append_block(body);
     let new_loop = core::loop_(context, axis, &actions, &results, region, location);

@@ -1,11 +1,14 @@
 //! `gather` and `scatter`: embedding lookups, `take_along_axis`, and their gradients.
 
-use super::{printed_list, reduction_kind};
-use crate::{
-    rules::OpView,
-    tmr::{FactorKind, Rule, TensorDims},
+use super::{
+    lookup::{mask_gather, mask_scatter, Lookup},
+    printed_list, reduction_kind,
 };
-use melior::ir::{block::BlockLike, operation::OperationLike, RegionLike};
+use crate::{
+    rules::{operand_shape, set_dense, OpView, Shapes},
+    tmr::{FactorKind, ReductionKind, Rule, TensorDims},
+};
+use melior::ir::{block::BlockLike, operation::OperationLike, OperationRef, RegionLike};
 
 /// The dimension numbers of a gather or scatter, from their printed form.
 struct IndexedDims {
@@ -99,10 +102,75 @@ pub(super) fn gather(op: &OpView) -> Result<Rule, String> {
             (operand_dims.0[d], result_dims.0[r]) = (Some(factor), Some(factor));
         }
     }
+    // A table split along the looked-up dim: each device looks up the ids in its rows and
+    // reads zeros for the others ([`mask_gather`]), so the devices' results sum to the lookup.
+    if let Some((lookup, _)) = gather_lookup(op) {
+        if operand_dims.0[lookup.dim].is_none() {
+            let rows = operand[lookup.dim];
+            let factor = rule.add_factor(rows, FactorKind::Reduction(ReductionKind::Sum));
+            operand_dims.0[lookup.dim] = Some(factor);
+        }
+    }
     rule.push_operand(operand_dims);
     rule.push_operand(indices_dims);
     rule.push_result(result_dims);
     Ok(rule)
+}
+
+/// A gather's one-component lookup of a numeric table (not `i1`, whose sum is not a lookup),
+/// and the result dims its ids' batch dims become.
+fn gather_lookup(op: &OpView) -> Option<(Lookup, Vec<usize>)> {
+    let numbers = IndexedDims::of(op, "dimension_numbers").ok()?;
+    let vector_dim = numbers.index_vector_dim().unwrap_or(0);
+    let (indices, result) = (op.operand(1).ok()?, op.result(0).ok()?);
+    let lookup = Lookup::of(
+        &numbers.list("start_index_map"),
+        vector_dim,
+        indices,
+        &op.dense("slice_sizes"),
+    )?;
+    if numbers.list("operand_batching_dims").contains(&lookup.dim) || is_bits(op) {
+        return None;
+    }
+    let offset_dims = numbers.list("offset_dims");
+    let batch = (0..result.len())
+        .filter(|d| !offset_dims.contains(d))
+        .collect();
+    Some((lookup, batch))
+}
+
+/// Whether the op's first result holds booleans.
+fn is_bits(op: &OpView) -> bool {
+    op.op.result(0).is_ok_and(|r| {
+        melior::ir::ValueLike::r#type(&r)
+            .to_string()
+            .ends_with("xi1>")
+    })
+}
+
+/// A gather's sizes after propagation gave it local types: offset dims read whole keep reading
+/// the whole (now local) dim, and a table split along its looked-up dim is looked up masked.
+pub(super) fn gather_retype<'c>(
+    context: &'c melior::Context,
+    op: OperationRef<'c, '_>,
+    before: &Shapes,
+) {
+    let view = OpView::new(op);
+    let mut sizes = view.dense("slice_sizes");
+    let (Some(old), Some(new)) = (before.operands.first(), operand_shape(op, 0)) else {
+        return;
+    };
+    let lookup = gather_lookup(&view);
+    for (d, size) in sizes.iter_mut().enumerate() {
+        let looked_up = lookup.as_ref().is_some_and(|(l, _)| l.dim == d);
+        if old.get(d) == Some(size) && new.get(d) != old.get(d) && !looked_up {
+            *size = new[d];
+        }
+    }
+    set_dense(context, op, "slice_sizes", &sizes);
+    if let Some((lookup, batch)) = lookup {
+        mask_gather(context, op, lookup, &batch, old);
+    }
 }
 
 /// `scatter` with one input (the gradient of a gather: updates added into a table): operand
@@ -181,12 +249,66 @@ pub(super) fn scatter(op: &OpView) -> Result<Rule, String> {
             (operand_dims.0[d], updates_dims.0[u]) = (Some(factor), Some(factor));
         }
     }
+    // A table split along the dim its ids add into: each device adds the updates of its rows
+    // ([`mask_scatter`]) and holds those rows of the result.
+    if let Some((lookup, _)) = scatter_lookup(op) {
+        if operand_dims.0[lookup.dim].is_none() {
+            let factor = rule.add_factor(operand[lookup.dim], FactorKind::PassThrough);
+            operand_dims.0[lookup.dim] = Some(factor);
+        }
+    }
     rule.push_operand(operand_dims.clone());
     rule.push_operand(indices_dims);
     rule.push_operand(updates_dims);
     rule.push_result(operand_dims);
     rule.set_init(0, 0);
     Ok(rule)
+}
+
+/// A scatter-add's one-component lookup into rows one element wide (an embedding's gradient,
+/// `take_along_axis`'s), and the updates' dims its ids' batch dims are. Overwrites have none:
+/// a masked update would write zeros.
+fn scatter_lookup(op: &OpView) -> Option<(Lookup, Vec<usize>)> {
+    if op.operands.len() != 3 || overwrites(op) || is_bits(op) {
+        return None;
+    }
+    let numbers = IndexedDims::of(op, "scatter_dimension_numbers").ok()?;
+    let vector_dim = numbers.index_vector_dim().unwrap_or(0);
+    let (operand, indices, updates) = (
+        op.operand(0).ok()?,
+        op.operand(1).ok()?,
+        op.operand(2).ok()?,
+    );
+    let inserted = numbers.list("inserted_window_dims");
+    let window: Vec<i64> = (0..operand.len())
+        .map(|d| i64::from(inserted.contains(&d)))
+        .collect();
+    let lookup = Lookup::of(
+        &numbers.list("scatter_dims_to_operand_dims"),
+        vector_dim,
+        indices,
+        &window,
+    )?;
+    if numbers.list("input_batching_dims").contains(&lookup.dim) {
+        return None;
+    }
+    let window_dims = numbers.list("update_window_dims");
+    let scatter = (0..updates.len())
+        .filter(|d| !window_dims.contains(d))
+        .collect();
+    Some((lookup, scatter))
+}
+
+/// A scatter-add into a table split along its looked-up dim adds masked updates.
+pub(super) fn scatter_retype<'c>(
+    context: &'c melior::Context,
+    op: OperationRef<'c, '_>,
+    before: &Shapes,
+) {
+    let view = OpView::new(op);
+    if let (Some((lookup, scatter)), Some(old)) = (scatter_lookup(&view), before.operands.first()) {
+        mask_scatter(context, op, lookup, &scatter, old);
+    }
 }
 
 /// Whether a scatter's body returns the update as it is (`^bb0(%old, %new): return %new`).

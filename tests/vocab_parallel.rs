@@ -1,0 +1,158 @@
+//! Megatron's vocab-parallel embedding and cross-entropy, on transformers' FlaxLlama as
+//! `jax.jit(step).lower()` emits it: the embedding table split on its rows (the vocabulary) and
+//! the LM head on its columns. Each device looks up the ids in its rows (masked, one
+//! all_reduce), computes its slice of the logits, and the cross-entropy reduces max and sums
+//! over the split vocabulary as all_reduces: no all_gather of the table or of the logits.
+
+mod common;
+
+use common::{partir, root, text};
+use serde_json::Value;
+use std::{path::PathBuf, process::Command};
+
+fn schedule(folder: &str, name: &str) -> String {
+    root()
+        .join(format!("examples/published/schedules/{folder}/{name}.toml"))
+        .display()
+        .to_string()
+}
+
+/// The last tactic's report of `partir partition program -s schedule --device h100-sxm`.
+fn report(program: &str, schedule: &str, tag: &str) -> Value {
+    let dir = root().join("target/tmp/vocab_parallel");
+    std::fs::create_dir_all(&dir).expect("writable");
+    let json = dir.join(format!("{tag}.json"));
+    let out = dir.join(format!("{tag}.mlir"));
+    let done = partir(&[
+        "partition",
+        program,
+        "-s",
+        schedule,
+        "--device",
+        "h100-sxm",
+        "--stage",
+        "xla",
+        "-o",
+        out.to_str().expect("utf-8"),
+        "--report",
+        json.to_str().expect("utf-8"),
+    ]);
+    let stderr = text(&done.stderr);
+    assert!(done.status.success(), "{tag}: {stderr}");
+    assert!(!stderr.contains("stopped at"), "{tag} stops: {stderr}");
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(json).expect("a report")).expect("JSON");
+    report["tactics"]
+        .as_array()
+        .and_then(|tactics| tactics.last())
+        .map(|last| last["report"].clone())
+        .expect("a report per tactic")
+}
+
+/// (count, bytes) of the collectives of `kind` and `reduction` over exactly `axis`.
+fn collectives(report: &Value, kind: &str, reduction: &str, axis: &str) -> (u64, f64) {
+    let rows = report["collectives"].as_array().expect("collectives");
+    rows.iter()
+        .filter(|row| {
+            row["kind"] == kind
+                && (reduction.is_empty() || row["reduction"] == reduction)
+                && row["axes"] == serde_json::json!([axis])
+        })
+        .fold((0, 0.0), |(count, bytes), row| {
+            (
+                count + row["count"].as_u64().unwrap_or(0),
+                bytes + row["bytes"].as_f64().unwrap_or(0.0),
+            )
+        })
+}
+
+fn all_gathers(report: &Value) -> u64 {
+    report["collectives"]
+        .as_array()
+        .expect("collectives")
+        .iter()
+        .filter(|row| row["kind"] == "all_gather")
+        .map(|row| row["count"].as_u64().unwrap_or(0))
+        .sum()
+}
+
+/// The tiny FlaxLlama (2 layers, vocab 256) with Megatron on its layers and on its vocabulary
+/// runs on 8 XLA devices as the original does, with the textbook collectives on `model`.
+#[test]
+fn vocab_parallel_llama_runs_on_xla_with_textbook_collectives() {
+    let program = root().join("examples/published/llama.mlir");
+    let program = program.to_str().expect("utf-8");
+    let report = report(program, &schedule("llama", "MP_VP"), "llama-MP_VP");
+    assert_eq!(all_gathers(&report), 0, "{report}");
+    // By hand, per step: 2 layers x (attention + MLP) x (forward + backward) = 8; the lookup
+    // 1; the cross-entropy's sum of exponentials and its label logit 2 (may be combined into
+    // one); the LM head's input gradient 1: 12 sums. logsumexp's max: 1.
+    let (sums, _) = collectives(&report, "all_reduce", "sum", "model");
+    let (maxes, _) = collectives(&report, "all_reduce", "max", "model");
+    assert!(
+        sums <= 12 && maxes <= 1,
+        "{sums} sums, {maxes} maxes: {report}"
+    );
+    let done = partir(&[
+        "verify",
+        program,
+        "-s",
+        &schedule("llama", "MP_VP"),
+        "--xla",
+    ]);
+    let said = text(&done.stdout) + &text(&done.stderr);
+    assert!(
+        done.status.success() && said.contains("partir: PASS"),
+        "{said}"
+    );
+}
+
+/// A step with LLaMA-3 8B's shapes (2 of its 32 layers, vocab 128256, a batch of 64 x 2048)
+/// on 64 devices as { data = 8, model = 8 }: with the vocabulary split, no all_gather of the
+/// 1.96 GiB table or of the logits (8 x 2048 x 128256 f32 per data shard: 7.83 GiB), the
+/// collectives on `model` are the textbook ones, and the step needs less memory and time
+/// than with the table and the head whole.
+#[test]
+fn vocab_parallel_llama_8b_shapes_move_no_table_or_logits() {
+    let dir = root().join("target/tmp/vocab_parallel");
+    std::fs::create_dir_all(&dir).expect("writable");
+    let made = Command::new(root().join("tools/.venv/bin/python"))
+        .args(["tools/published_models.py", "llama-8b", "--out"])
+        .arg(&dir)
+        .current_dir(root())
+        .output()
+        .expect("the JAX venv runs (tools/setup-venv)");
+    assert!(made.status.success(), "{}", text(&made.stderr));
+    let program: PathBuf = dir.join("llama-8b.mlir");
+    let program = program.to_str().expect("utf-8");
+    let whole = report(program, &schedule("llama-8b", "BP_MP"), "llama-8b-BP_MP");
+    let split = report(
+        program,
+        &schedule("llama-8b", "BP_MP_VP"),
+        "llama-8b-BP_MP_VP",
+    );
+    assert_eq!(all_gathers(&split), 0, "{split}");
+    // The textbook count as above (2 layers): 12 sums, 1 max over `model`. Their bytes: 10
+    // activations of [8, 2048, 4096] f32 (256 MiB each: the layers' 8, the lookup, the head's
+    // input gradient) and the cross-entropy's per-token scalars.
+    let (sums, bytes) = collectives(&split, "all_reduce", "sum", "model");
+    let (maxes, _) = collectives(&split, "all_reduce", "max", "model");
+    assert!(
+        sums <= 12 && maxes <= 1,
+        "{sums} sums, {maxes} maxes: {split}"
+    );
+    let activation = 8.0 * 2048.0 * 4096.0 * 4.0;
+    let scalars = 8.0 * 2048.0 * 4.0;
+    assert!(
+        bytes <= 10.0 * activation + 2.0 * scalars,
+        "{bytes} B over model: {split}"
+    );
+    let figure = |report: &Value, key: &str| report["totals"][key].as_f64().expect(key);
+    assert!(
+        figure(&split, "peak_memory_bytes") < 0.5 * figure(&whole, "peak_memory_bytes"),
+        "peak {} vs {}",
+        figure(&split, "peak_memory_bytes"),
+        figure(&whole, "peak_memory_bytes")
+    );
+    assert!(figure(&split, "step_seconds") < figure(&whole, "step_seconds"));
+}
