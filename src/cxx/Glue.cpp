@@ -371,12 +371,24 @@ int64_t inline_calls(MlirOperation raw) {
   auto module = dyn_cast<ModuleOp>(root);
   if (!module)
     return inlined;
-  SmallVector<func::FuncOp> dead;
-  for (auto function : module.getOps<func::FuncOp>())
-    if (function.isPrivate() && SymbolTable::symbolKnownUseEmpty(function, module))
-      dead.push_back(function);
-  for (func::FuncOp function : dead)
-    function.erase();
+  // Until none is left: a helper only called from a dead helper is dead once that one is gone.
+  // Uses are read off every op's attributes here: upstream's symbol-use queries answer
+  // "unknown" as soon as an unregistered op with a region (StableHLO's reduce) may be a symbol
+  // table, which JAX's programs always have.
+  for (bool erased = true; erased;) {
+    DenseSet<StringAttr> used;
+    // A definition names itself with a StringAttr (`sym_name`), so only references count.
+    module.walk([&](Operation *op) {
+      op->getAttrDictionary().walk([&](SymbolRefAttr ref) { used.insert(ref.getRootReference()); });
+    });
+    SmallVector<func::FuncOp> dead;
+    for (auto function : module.getOps<func::FuncOp>())
+      if (function.isPrivate() && !used.contains(function.getSymNameAttr()))
+        dead.push_back(function);
+    for (func::FuncOp function : dead)
+      function.erase();
+    erased = !dead.empty();
+  }
   return inlined;
 }
 
