@@ -44,7 +44,7 @@ B = 8  # the batch: dim 0 of every per-example argument
 # with JAX). `op_forms_check.py` fails when one of these stops passing; grow it as partir
 # learns more forms.
 EXPECTED_TO_PASS: set[str] = {
-    "argmax", "argmin", "embed_vocab", "xent_vocab", "embed_head_vocab_sgd", "index_per_example", "label_logits", "argsort", "attention", "attention_scores", "avg_pool", "avg_pool_grad",
+    "argmax", "argmin", "cond", "switch", "embed_vocab", "xent_vocab", "embed_head_vocab_sgd", "index_per_example", "label_logits", "argsort", "attention", "attention_scores", "avg_pool", "avg_pool_grad",
     "broadcast_bias", "broadcast_outer", "checkpoint", "cholesky", "clamp", "clamp_per_example",
     "compare_select", "concatenate", "conv", "conv_depthwise", "conv_depthwise_grad",
     "conv_dilated", "conv_grad", "conv_grouped", "conv_nchw", "conv_strided", "conv_transposed",

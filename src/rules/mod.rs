@@ -246,6 +246,9 @@ struct Entries {
     trip_counts: HashMap<&'static str, TripCount>,
     linear: HashMap<&'static str, LinearIn>,
     canonical: HashMap<&'static str, Canonicalize>,
+    /// Ops whose regions' captures are inputs of their rule, after their operands (see
+    /// [`inputs`]).
+    capturing: std::collections::HashSet<&'static str>,
 }
 
 /// Rewrites an op, before propagation, into an equal form its rule partitions better;
@@ -298,6 +301,12 @@ impl Entries {
         self.trip_counts.insert(name, count);
     }
 
+    /// Says that `name`'s rule takes the values its regions capture as inputs, after its
+    /// operands (see [`inputs`]).
+    fn add_capturing(&mut self, name: &'static str) {
+        self.capturing.insert(name);
+    }
+
     /// Says that `name` passes each operand to its result alone (see [`per_value`]).
     fn add_per_value(&mut self, name: &'static str) {
         self.per_value.insert(name);
@@ -318,6 +327,25 @@ pub fn per_value(op: OperationRef) -> bool {
         .as_string_ref()
         .as_str()
         .is_ok_and(|name| BUILTIN.per_value.contains(name))
+}
+
+/// The values `op`'s rule describes as its inputs: its operands, then, for an op whose regions
+/// take values from above as inputs (`lax.cond`'s `stablehlo.case`), those values, in
+/// [`regions::captures`]' order. Propagation slices them as it slices operands.
+pub fn inputs<'c, 'a>(op: OperationRef<'c, 'a>) -> Vec<melior::ir::Value<'c, 'a>> {
+    let mut values: Vec<melior::ir::Value<'c, 'a>> = op.operands().collect();
+    if takes_captures(op) {
+        values.extend(regions::captures(op));
+    }
+    values
+}
+
+/// Whether `op`'s rule takes the values its regions capture as inputs (see [`inputs`]).
+pub fn takes_captures(op: OperationRef) -> bool {
+    op.name()
+        .as_string_ref()
+        .as_str()
+        .is_ok_and(|name| BUILTIN.capturing.contains(name))
 }
 
 /// The entry `op`'s family registered in `table` under its name.

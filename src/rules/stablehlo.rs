@@ -18,7 +18,7 @@ use super::{result_shape, set_dense, Cost, Entries, OpView};
 use crate::tmr::{infer_reassociation, FactorKind, ReductionKind, Rule, TensorDims};
 use batching::{gather as gather_batching, scatter as scatter_batching};
 use contraction::{convolution, dot_general};
-use control::{trip_count, while_retype, while_rule};
+use control::{case_retype, case_rule, trip_count, while_retype, while_rule};
 use indexing::{gather, gather_retype, scatter, scatter_retype};
 use melior::ir::{operation::OperationLike, BlockLike, RegionLike, ValueLike};
 use ordering::{reduce_any, reverse, sort, top_k};
@@ -139,6 +139,11 @@ pub(super) fn register(rules: &mut Entries) {
     rules.add("stablehlo.while", while_rule);
     rules.add_retype("stablehlo.while", while_retype);
     rules.add_cost("stablehlo.while", Cost::Loop);
+    for name in ["stablehlo.case", "stablehlo.if"] {
+        rules.add(name, case_rule);
+        rules.add_retype(name, case_retype);
+        rules.add_capturing(name);
+    }
     rules.add_trip_count("stablehlo.while", trip_count);
     rules.add("stablehlo.select_and_scatter", select_and_scatter);
     rules.add("stablehlo.sort", sort);

@@ -165,7 +165,8 @@ impl<'c> Propagation<'c> {
         // A value an op's regions read from above (`lax.cond`'s branches capture theirs) is
         // not an operand the op can be given a slice of: it is read whole (gathered), which
         // is said here rather than left to the lowering.
-        if let Some((value, dim)) = view::captured_tiling(op, axis) {
+        let takes_captures = crate::rules::takes_captures(op);
+        if let Some((value, dim)) = view::captured_tiling(op, axis).filter(|_| !takes_captures) {
             let reason = format!(
                 "its regions read a value from above (not an operand) that is split on dim {dim} along '{axis}'; partir does not slice captured values, so the op runs whole and reads it gathered{STOP_DETAIL}the captured value derives from {}",
                 names::derived_from(value, 3).join(", ")
@@ -173,7 +174,12 @@ impl<'c> Propagation<'c> {
             self.remark(op, axis, &reason);
             return false;
         }
-        let tilings: Vec<Option<usize>> = (0..op.operand_count())
+        let inputs = if takes_captures {
+            crate::rules::inputs(op).len()
+        } else {
+            op.operand_count()
+        };
+        let tilings: Vec<Option<usize>> = (0..inputs)
             .map(|index| view::tiling(view::operand_source(op, index).source, axis))
             .collect();
         let mut first_stop = None;

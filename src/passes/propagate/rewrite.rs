@@ -55,9 +55,12 @@ pub fn wrap<'c>(
     let location = op.location();
     let body = Block::new(&[(RangeType::new(context, axis_size).into(), location)]);
     let range: Value = body.argument(0).expect("one argument").into();
+    // Operands, then the values the op's regions capture when its rule takes them as inputs
+    // (a `lax.cond`'s branches): those are sliced alike and read through their slices.
+    let inputs = rules::inputs(op);
     let mut operands = Vec::new();
-    for index in 0..op.operand_count() {
-        let operand = op.operand(index).expect("in range");
+    for &operand in &inputs {
+        let index = operands.len();
         operands.push(match effect.operands.get(index).copied().flatten() {
             Some(dim) => {
                 let source = cancel_view(operand, dim, axis);
@@ -83,13 +86,15 @@ pub fn wrap<'c>(
     // Shapes before tiling, for ops whose attributes spell out sizes (rank-reducing slices).
     let shape_of = |value: Value| static_shape(value.r#type()).unwrap_or_default();
     let before = rules::Shapes {
-        operands: op.operands().map(shape_of).collect(),
+        operands: inputs.iter().map(|&value| shape_of(value)).collect(),
         results: op.results().map(|r| shape_of(r.into())).collect(),
     };
     let clone = body.append_operation(ffi::clone_operation(op));
-    for (index, operand) in operands.iter().enumerate() {
+    let count = op.operand_count();
+    for (index, operand) in operands.iter().take(count).enumerate() {
         ffi::set_operand(clone, index, *operand);
     }
+
     let mut actions = Vec::new();
     let mut results = Vec::new();
     for (index, tiling) in effect.results.iter().enumerate() {
@@ -112,6 +117,12 @@ pub fn wrap<'c>(
     let yielded: Vec<Value> = clone.results().map(Value::from).collect();
     body.append_operation(core::yield_(context, &yielded, location));
     rules::retype(context, clone, &before);
+    // After the retype, which reads the regions' ops with the types they had.
+    for (captured, local) in inputs.iter().zip(&operands).skip(count) {
+        if captured != local {
+            replace_uses_under(*captured, *local, clone);
+        }
+    }
     let region = Region::new();
     region.append_block(body);
     let new_loop = core::loop_(context, axis, &actions, &results, region, location);
@@ -127,6 +138,20 @@ pub fn wrap<'c>(
     }
     // SAFETY: `op` is unused and no handle to it is used after this.
     unsafe { ffi::erase(op) };
+}
+
+/// Uses of `value` inside `op`'s regions read `with` instead.
+fn replace_uses_under<'c, 'a>(value: Value<'c, 'a>, with: Value<'c, 'a>, op: OperationRef<'c, 'a>) {
+    for (user, index) in ffi::uses(value) {
+        let mut at = user.parent_operation();
+        while let Some(parent) = at {
+            if parent == op {
+                ffi::set_operand(user, index, with);
+                break;
+            }
+            at = parent.parent_operation();
+        }
+    }
 }
 
 /// `slice d (view over x on axis, dim d)` is `slice d x`: read the view's source.

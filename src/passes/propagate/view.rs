@@ -143,8 +143,13 @@ impl OperandSource<'_, '_> {
     }
 }
 
+/// Input `index` of a payload (an operand, or a value its regions capture: see
+/// [`crate::rules::inputs`]), seen through its slice chain.
 pub fn operand_source<'c, 'a>(op: OperationRef<'c, 'a>, index: usize) -> OperandSource<'c, 'a> {
-    let mut value = op.operand(index).expect("operand index in range");
+    let mut value = match op.operand(index) {
+        Ok(operand) => operand,
+        Err(_) => crate::rules::inputs(op)[index],
+    };
     let mut slices = Vec::new();
     while let Some(producer) = ffi::result_owner(value) {
         if !is(producer, SLICE_OP) {
@@ -226,6 +231,12 @@ pub enum Consumer<'c, 'a> {
 pub fn consumers<'c, 'a>(value: Value<'c, 'a>) -> Vec<Consumer<'c, 'a>> {
     let mut found = Vec::new();
     for (user, index) in ffi::uses(value) {
+        // A use inside the regions of an op that takes its captures as inputs (a
+        // `lax.cond` branch reading `x`) is that op's input.
+        if let Some((capturing, input)) = capturing_input(user, value) {
+            found.push(Consumer::Payload(capturing, input));
+            continue;
+        }
         if is(user, SLICE_OP) {
             let inner = Value::from(user.result(0).expect("a slice has a result"));
             let parent = user.parent_operation();
@@ -241,6 +252,31 @@ pub fn consumers<'c, 'a>(value: Value<'c, 'a>) -> Vec<Consumer<'c, 'a>> {
         }
     }
     found
+}
+
+/// The op whose regions hold `user` and capture `value` as one of its rule's inputs, with the
+/// input's index (see [`crate::rules::inputs`]); the outermost such op below `value`'s block.
+fn capturing_input<'c, 'a>(
+    user: OperationRef<'c, 'a>,
+    value: Value<'c, 'a>,
+) -> Option<(OperationRef<'c, 'a>, usize)> {
+    let mut found = None;
+    let mut at = user.parent_operation();
+    while let Some(parent) = at {
+        if is(parent, LOOP_OP) || crate::rules::regions::defined_under(value, parent) {
+            break;
+        }
+        if crate::rules::takes_captures(parent) {
+            found = Some(parent);
+        }
+        at = parent.parent_operation();
+    }
+    let op = found?;
+    let index = crate::rules::inputs(op)
+        .iter()
+        .skip(op.operand_count())
+        .position(|&captured| captured == value)?;
+    Some((op, op.operand_count() + index))
 }
 
 /// The payload that computes a logical value, and which of its results it is.

@@ -9,7 +9,7 @@
 //! ```
 
 use crate::rules::{
-    regions::{carried_rule, localize},
+    regions::{carried_rule, localize, localize_selected, selected_rule},
     OpView, Rules, Shapes,
 };
 use crate::tmr::Rule;
@@ -31,6 +31,26 @@ pub(super) fn while_retype<'c>(
     before: &Shapes,
 ) {
     localize(context, op, before, op.operand_count(), BODY);
+}
+
+/// `case` / `if` (`lax.cond`, `lax.switch`): one region runs, on values its branches capture
+/// (the rule's inputs after the index); each branch's yield i is result i. Dims the branches
+/// carry through from captures to results pass through; the index is read whole.
+///
+/// ```text
+/// lax.cond(p, lambda: x * 2.0, lambda: jnp.sin(x)), x: [8, 4] captured:
+/// stablehlo.case: ([],[i,j]) -> ([i,j])
+/// ```
+pub(super) fn case_rule(op: &OpView) -> Result<Rule, String> {
+    selected_rule(op.op, &Rules::default())
+}
+
+pub(super) fn case_retype<'c>(
+    context: &'c melior::Context,
+    op: OperationRef<'c, '_>,
+    before: &Shapes,
+) {
+    localize_selected(context, op, before);
 }
 
 /// How many times a `while` runs its body, when it counts as JAX's loops do: the condition
