@@ -1,0 +1,172 @@
+//! Each op family's model beyond its rule: what propagation, lowering and the simulator ask of
+//! an op (its local-shape rewrite, cost class, trip count, linear operands, ...). Families fill
+//! the tables in their `register`; the passes ask the queries below.
+
+use super::{Entry, BUILTIN};
+use melior::ir::{operation::OperationLike, OperationRef};
+use std::collections::{HashMap, HashSet};
+
+/// Rewrites the attributes of an op that spell out sizes, after propagation gave it local
+/// types (`before`: the shapes it had).
+pub type Retype = for<'c, 'a> fn(&'c melior::Context, OperationRef<'c, 'a>, &Shapes);
+
+/// An op's operand and result shapes before it was re-typed.
+pub struct Shapes {
+    pub operands: Vec<Vec<i64>>,
+    pub results: Vec<Vec<i64>>,
+}
+
+/// How the simulator counts an op that has no body to read (a linalg op's body says it).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Cost {
+    /// Copies data, no arithmetic: a transpose, a slice, a broadcast.
+    Moves,
+    /// A view of operand 0: no new buffer, no work (a reshape).
+    View,
+    /// Nothing worth counting: a constant, an empty tensor.
+    Free,
+    /// This many FLOPs per iteration of its rule (an add: 1, a reduce: 1).
+    Flops(f64),
+    /// One transcendental per iteration (exp, log, tanh, rsqrt, ...).
+    Transcendental,
+    /// A multiply-accumulate per iteration (2 FLOPs on the matrix unit): a matmul.
+    Contraction,
+    /// A convolution: 2 FLOPs per result element and kernel element of one output feature.
+    Convolution,
+    /// A loop: its regions' ops, each counted as itself, times its trip count
+    /// ([`trip_count`]).
+    Loop,
+}
+
+/// What each family's `register` fills: rules, and local-shape rewrites.
+#[derive(Default)]
+pub(super) struct Entries {
+    pub(super) rules: HashMap<&'static str, Entry>,
+    retypes: HashMap<&'static str, Retype>,
+    costs: HashMap<&'static str, Cost>,
+    /// Ops whose every result is its operand of the same index, passed through (a barrier):
+    /// one op per value computes the same.
+    per_value: HashSet<&'static str>,
+    trip_counts: HashMap<&'static str, TripCount>,
+    linear: HashMap<&'static str, LinearIn>,
+    canonical: HashMap<&'static str, Canonicalize>,
+}
+
+/// Rewrites an op, before propagation, into an equal form its rule partitions better;
+/// whether it did (see [`canonicalize`]).
+pub type Canonicalize = for<'c, 'a> fn(&'c melior::Context, OperationRef<'c, 'a>) -> bool;
+
+/// In which operands an op is linear, read from the op (a `reduce` is linear when it sums).
+pub type LinearIn = fn(OperationRef) -> Option<Linear>;
+
+/// In which operands an op is linear, so that a partial sum (each device's part of a sum)
+/// may flow through it and come out partial: `add(a, b)` of two partials is partial, but
+/// `add(a, w)` of a partial and a whole value is not (w would be added on every device).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Linear {
+    /// Jointly in all its operands, each of which must then be partial (add, concatenate).
+    All,
+    /// Jointly in these operands, each of which must then be partial; the others (indices,
+    /// predicates) are read whole (dynamic_update_slice: 0 and 1; select: 1 and 2).
+    Operands(&'static [usize]),
+    /// In any one operand while the others are whole (multiply, dot_general).
+    EachAlone,
+}
+
+/// How many times a loop op runs its body (None when it cannot be told statically).
+pub type TripCount = fn(OperationRef) -> Option<i64>;
+
+impl Entries {
+    /// Adds (or replaces) the entry of `name`.
+    pub(super) fn add(&mut self, name: &'static str, entry: Entry) {
+        self.rules.insert(name, entry);
+    }
+
+    /// Says how the simulator counts `name`.
+    pub(super) fn add_cost(&mut self, name: &'static str, cost: Cost) {
+        self.costs.insert(name, cost);
+    }
+
+    /// Says how to rewrite `name` before propagation.
+    pub(super) fn add_canonical(&mut self, name: &'static str, rewrite: Canonicalize) {
+        self.canonical.insert(name, rewrite);
+    }
+
+    /// Says in which operands `name` is linear.
+    pub(super) fn add_linear(&mut self, name: &'static str, linear: LinearIn) {
+        self.linear.insert(name, linear);
+    }
+
+    /// Says how to count the iterations of the loop op `name`.
+    pub(super) fn add_trip_count(&mut self, name: &'static str, count: TripCount) {
+        self.trip_counts.insert(name, count);
+    }
+
+    /// Says that `name` passes each operand to its result alone (see [`per_value`]).
+    pub(super) fn add_per_value(&mut self, name: &'static str) {
+        self.per_value.insert(name);
+    }
+
+    /// Adds (or replaces) the local-shape rewrite of `name`.
+    pub(super) fn add_retype(&mut self, name: &'static str, retype: Retype) {
+        self.retypes.insert(name, retype);
+    }
+}
+
+/// Whether `op` passes each operand to the result of the same index and nothing else, so one
+/// op per value computes the same (`optimization_barrier`, `jax.checkpoint`'s). A loop's
+/// results are all tiled or summed, so an op whose values split differently (a batch-split
+/// activation and a whole weight behind one barrier) is partitioned one value at a time.
+pub fn per_value(op: OperationRef) -> bool {
+    op.name()
+        .as_string_ref()
+        .as_str()
+        .is_ok_and(|name| BUILTIN.per_value.contains(name))
+}
+
+/// The entry `op`'s family registered in `table` under its name.
+fn registered<T: Copy>(table: &HashMap<&'static str, T>, op: OperationRef) -> Option<T> {
+    let name = op.name();
+    name.as_string_ref()
+        .as_str()
+        .ok()
+        .and_then(|name| table.get(name).copied())
+}
+
+/// Rewrites every op under `root` whose family has a canonical form that partitions better
+/// (a gather indexed by an iota: batching dims); how many were rewritten.
+pub fn canonicalize<'c>(context: &'c melior::Context, root: OperationRef<'c, '_>) -> usize {
+    let mut found = Vec::new();
+    crate::ffi::walk(root, |op| {
+        if let Some(rewrite) = registered(&BUILTIN.canonical, op) {
+            found.push((op, rewrite));
+        }
+    });
+    found
+        .into_iter()
+        .filter(|(op, rewrite)| rewrite(context, *op))
+        .count()
+}
+
+/// In which operands `op` is linear (None: not known to be).
+pub fn linear(op: OperationRef) -> Option<Linear> {
+    registered(&BUILTIN.linear, op).and_then(|linear| linear(op))
+}
+
+/// How many times a loop op (cost [`Cost::Loop`]) runs its body; None when unknown.
+pub fn trip_count(op: OperationRef) -> Option<i64> {
+    registered(&BUILTIN.trip_counts, op).and_then(|count| count(op))
+}
+
+/// How the simulator counts the op named `name` (None: partir does not know it).
+pub fn cost(name: &str) -> Option<Cost> {
+    BUILTIN.costs.get(name).copied()
+}
+
+/// After propagation re-typed `op` to local shapes, rewrites its attributes that spell out
+/// sizes (nothing for ops whose types say it all).
+pub fn retype<'c>(context: &'c melior::Context, op: OperationRef<'c, '_>, before: &Shapes) {
+    if let Some(retype) = registered(&BUILTIN.retypes, op) {
+        retype(context, op, before);
+    }
+}
