@@ -36,7 +36,7 @@ pub use model::{
 
 use crate::{
     ffi,
-    ir::core::REPLICATE_OP,
+    ir::{core::REPLICATE_OP, func::RETURN_OP},
     tmr::{Rule, DYNAMIC},
 };
 use melior::ir::{
@@ -196,7 +196,7 @@ static BUILTIN: LazyLock<Entries> = LazyLock::new(|| {
     tensor::register(&mut entries);
     tosa::register(&mut entries);
     stablehlo::register(&mut entries);
-    entries.add("func.return", |op| Ok(Rule::identity(&op.operands)));
+    entries.add(RETURN_OP, |op| Ok(Rule::identity(&op.operands)));
     entries.add_linear("linalg.generic", linalg::adds_its_inputs);
     entries.add_cost(REPLICATE_OP, Cost::View);
     // A pin is elementwise on every axis but its own (propagation stops at pins along their

@@ -23,7 +23,7 @@ use super::{
 };
 use crate::{
     ffi::{self, Severity},
-    ir::{names, Mesh},
+    ir::{func::is_return, names, Mesh},
     rules::Rules,
     schedule::Reach,
     tmr::{Conflict, ResultTiling, Rule, TileEffect},
@@ -506,7 +506,7 @@ fn read_as_is(from: &[i64], from_dim: usize, to: &[i64], to_dim: usize) -> bool 
 /// An op propagation may partition along `axis`: it computes tensors, is not a terminator and
 /// is not partitioned along `axis` yet.
 fn is_candidate(op: OperationRef, axis: &str) -> bool {
-    op.result_count() > 0 && !ffi::op_is(op, "func.return") && !view::nested_over(op, axis)
+    op.result_count() > 0 && !is_return(op) && !view::nested_over(op, axis)
 }
 
 /// The dim every consumer of `value` slices it on along `axis`, if they all agree (and there
@@ -518,7 +518,7 @@ fn agreed_demand(value: Value, axis: &str) -> Option<usize> {
     let mut agreed = None;
     for consumer in view::consumers(value) {
         let demand = match consumer {
-            Consumer::Payload(user, _) if name_of(user) == "func.return" => continue,
+            Consumer::Payload(user, _) if is_return(user) => continue,
             Consumer::Payload(user, index) => {
                 if !view::nested_over(user, axis) {
                     return None;

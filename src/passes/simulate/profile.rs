@@ -5,7 +5,7 @@
 use super::super::{names::SIMULATE as PASS, PassError};
 use crate::{
     ffi,
-    ir::{hlo, location::describe, types::tensor_bytes, Mesh},
+    ir::{func::is_return, hlo, location::describe, types::tensor_bytes, Mesh},
     rules::{cost, Cost, Rules},
     sim::{Buffer, CollectiveKind, CollectiveProfile, OpProfile, Profile, Work},
     tmr::FactorKind,
@@ -148,7 +148,7 @@ impl Reader {
         for operand in &operands {
             self.touch(ffi::value_id(*operand), step);
         }
-        if name == "func.return" {
+        if is_return(op) {
             for operand in &operands {
                 self.profile.result_bytes += tensor_bytes(operand.r#type());
                 self.touch(ffi::value_id(*operand), usize::MAX);
