@@ -96,9 +96,11 @@ pub(super) fn register(rules: &mut Entries) {
         rules.add_cost(name, Cost::Free);
     }
     rules.add_cost("arith.constant", Cost::Free);
-    // A constant is a source: its result may be produced tiled.
+    // A constant is a source: its result may be produced tiled, when it is a splat.
     rules.add("arith.constant", |op| Ok(Rule::source(op.result(0)?, 0)));
     rules.add_retype("arith.constant", super::resplat_value);
+    rules.add_tileable("arith.constant", super::splat_only);
+    rules.add_fill("arith.constant", super::splat_fill);
 }
 
 /// Math ops XLA counts as transcendentals rather than FLOPs.

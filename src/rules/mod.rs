@@ -13,10 +13,12 @@
 //! | ops registered at run time in einsum notation (C API) | [`register_einsum_rule`] |
 //!
 //! Adding an op is adding an entry; adding an array dialect is adding a file of entries. A
-//! family's file also holds what its ops need once propagation gives them local shapes
-//! ([`retype`]): attributes that spell out a size (a slice's sizes, a splat constant's value),
-//! and the rest of their model ([`model`]: cost, trip count, linear operands, ...). That file
-//! is the seam an array dialect plugs into: rules and local-shape rewrites.
+//! family's file also holds the rest of its ops' model ([`model`]): what they need once
+//! propagation gives them local shapes ([`retype`]: attributes that spell out a size, a
+//! slice's sizes, a splat constant's value), how the simulator counts them ([`cost`]), what
+//! they fill ([`fill`]), and so on. That
+//! file is the seam an array dialect plugs into, and the only place that decides anything by
+//! an op's name: passes ask the model's queries.
 
 mod arith;
 mod linalg;
@@ -30,8 +32,8 @@ mod tests;
 mod tosa;
 
 pub use model::{
-    canonicalize, cost, linear, per_value, retype, trip_count, Canonicalize, Cost, Linear,
-    LinearIn, Retype, Shapes, TripCount,
+    canonicalize, cost, fill, fresh_accumulator, linear, per_value, retype, tileable, trip_count,
+    Canonicalize, Cost, Fill, FillOf, Linear, LinearIn, Retype, Shapes, Tileable, TripCount,
 };
 
 use crate::{
@@ -178,6 +180,26 @@ fn resplat_value<'c>(_: &'c melior::Context, op: OperationRef<'c, '_>, _: &Shape
     }
 }
 
+/// A constant's fill: the scalar of a splat `value` (see [`fill`]).
+fn splat_fill(op: OperationRef) -> Option<Fill> {
+    let value = op.attribute("value").ok()?;
+    ffi::scalar_value(value).map(Fill::Scalar)
+}
+
+/// A constant can be tiled when its `value` is a splat: [`resplat_value`] remakes it for a
+/// tile; any other value spells every element of the whole.
+fn splat_only(op: OperationRef) -> Result<(), String> {
+    let value = op.attribute("value").ok();
+    let ty: Option<Type> = op.result(0).ok().map(|result| result.r#type());
+    match value
+        .zip(ty)
+        .and_then(|(value, ty)| ffi::resplat(value, ty))
+    {
+        Some(_) => Ok(()),
+        None => Err("only splat constants can be tiled".into()),
+    }
+}
+
 fn shape_of(ty: Type) -> Vec<i64> {
     ffi::tensor_shape(ty)
         .map(|shape| {
@@ -196,8 +218,8 @@ static BUILTIN: LazyLock<Entries> = LazyLock::new(|| {
     tensor::register(&mut entries);
     tosa::register(&mut entries);
     stablehlo::register(&mut entries);
+    linalg::register(&mut entries);
     entries.add(RETURN_OP, |op| Ok(Rule::identity(&op.operands)));
-    entries.add_linear("linalg.generic", linalg::adds_its_inputs);
     entries.add_cost(REPLICATE_OP, Cost::View);
     // A pin is elementwise on every axis but its own (propagation stops at pins along their
     // own axis before asking for a rule).

@@ -1,6 +1,7 @@
 //! Each op family's model beyond its rule: what propagation, lowering and the simulator ask of
-//! an op (its local-shape rewrite, cost class, trip count, linear operands, ...). Families fill
-//! the tables in their `register`; the passes ask the queries below.
+//! an op (its local-shape rewrite, cost class, trip count, linear operands, fills, ...). Families fill the tables in their `register`; the passes ask the queries
+//! below and never compare op names themselves (`tests/architecture.rs` checks that), so a
+//! new dialect is known everywhere once its family file registers it.
 
 use super::{Entry, BUILTIN};
 use melior::ir::{operation::OperationLike, OperationRef};
@@ -38,20 +39,6 @@ pub enum Cost {
     Loop,
 }
 
-/// What each family's `register` fills: rules, and local-shape rewrites.
-#[derive(Default)]
-pub(super) struct Entries {
-    pub(super) rules: HashMap<&'static str, Entry>,
-    retypes: HashMap<&'static str, Retype>,
-    costs: HashMap<&'static str, Cost>,
-    /// Ops whose every result is its operand of the same index, passed through (a barrier):
-    /// one op per value computes the same.
-    per_value: HashSet<&'static str>,
-    trip_counts: HashMap<&'static str, TripCount>,
-    linear: HashMap<&'static str, LinearIn>,
-    canonical: HashMap<&'static str, Canonicalize>,
-}
-
 /// Rewrites an op, before propagation, into an equal form its rule partitions better;
 /// whether it did (see [`canonicalize`]).
 pub type Canonicalize = for<'c, 'a> fn(&'c melior::Context, OperationRef<'c, 'a>) -> bool;
@@ -75,6 +62,40 @@ pub enum Linear {
 
 /// How many times a loop op runs its body (None when it cannot be told statically).
 pub type TripCount = fn(OperationRef) -> Option<i64>;
+
+/// What every element of an op's result holds, when the op fills it with one scalar.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Fill {
+    /// This scalar: a splat constant.
+    Scalar(f64),
+    /// Whatever operand `i` holds (or is filled with): a fill of a scalar operand, a reshape,
+    /// broadcast or convert of a filled tensor.
+    Operand(usize),
+}
+
+/// Reads what `op` fills its result with (None: not a fill, or not one this op can tell).
+pub type FillOf = fn(OperationRef) -> Option<Fill>;
+
+/// Why `op`'s local-shape rewrite cannot remake it for a tile (a non-splat constant).
+pub type Tileable = fn(OperationRef) -> Result<(), String>;
+
+/// What each family's `register` fills: rules, and the rest of each op's model.
+#[derive(Default)]
+pub(super) struct Entries {
+    pub(super) rules: HashMap<&'static str, Entry>,
+    retypes: HashMap<&'static str, Retype>,
+    costs: HashMap<&'static str, Cost>,
+    /// Ops whose every result is its operand of the same index, passed through (a barrier):
+    /// one op per value computes the same.
+    per_value: HashSet<&'static str>,
+    trip_counts: HashMap<&'static str, TripCount>,
+    linear: HashMap<&'static str, LinearIn>,
+    canonical: HashMap<&'static str, Canonicalize>,
+    fills: HashMap<&'static str, FillOf>,
+    tileable: HashMap<&'static str, Tileable>,
+    /// Dialects whose ops take a fresh accumulator partir builds (see [`fresh_accumulator`]).
+    fresh_accumulators: HashSet<&'static str>,
+}
 
 impl Entries {
     /// Adds (or replaces) the entry of `name`.
@@ -111,6 +132,35 @@ impl Entries {
     pub(super) fn add_retype(&mut self, name: &'static str, retype: Retype) {
         self.retypes.insert(name, retype);
     }
+
+    /// Says how to read what `name` fills its result with (see [`fill`]).
+    pub(super) fn add_fill(&mut self, name: &'static str, fill: FillOf) {
+        self.fills.insert(name, fill);
+    }
+
+    /// Says when `name`'s local-shape rewrite cannot remake it for a tile.
+    pub(super) fn add_tileable(&mut self, name: &'static str, check: Tileable) {
+        self.tileable.insert(name, check);
+    }
+
+    /// Says that the ops of `dialect` take a fresh accumulator (see [`fresh_accumulator`]).
+    pub(super) fn add_fresh_accumulators(&mut self, dialect: &'static str) {
+        self.fresh_accumulators.insert(dialect);
+    }
+}
+
+/// The entry `op`'s family registered in `table` under its name.
+fn registered<T: Copy>(table: &HashMap<&'static str, T>, op: OperationRef) -> Option<T> {
+    let name = op.name();
+    name.as_string_ref()
+        .as_str()
+        .ok()
+        .and_then(|name| table.get(name).copied())
+}
+
+/// The dialect of an op named `name` (`tensor` of `tensor.pad`).
+fn dialect_of(name: &str) -> &str {
+    name.split_once('.').map_or(name, |(dialect, _)| dialect)
 }
 
 /// Whether `op` passes each operand to the result of the same index and nothing else, so one
@@ -122,15 +172,6 @@ pub fn per_value(op: OperationRef) -> bool {
         .as_string_ref()
         .as_str()
         .is_ok_and(|name| BUILTIN.per_value.contains(name))
-}
-
-/// The entry `op`'s family registered in `table` under its name.
-fn registered<T: Copy>(table: &HashMap<&'static str, T>, op: OperationRef) -> Option<T> {
-    let name = op.name();
-    name.as_string_ref()
-        .as_str()
-        .ok()
-        .and_then(|name| table.get(name).copied())
 }
 
 /// Rewrites every op under `root` whose family has a canonical form that partitions better
@@ -169,4 +210,28 @@ pub fn retype<'c>(context: &'c melior::Context, op: OperationRef<'c, '_>, before
     if let Some(retype) = registered(&BUILTIN.retypes, op) {
         retype(context, op, before);
     }
+}
+
+/// Err(why) when `op`'s local-shape rewrite cannot remake it for a tile (a constant that is
+/// not a splat: its value spells every element); Ok for every op whose types say it all.
+pub fn tileable(op: OperationRef) -> Result<(), String> {
+    registered(&BUILTIN.tileable, op).map_or(Ok(()), |check| check(op))
+}
+
+/// What every element of `op`'s result holds, when `op` fills it with one scalar (a splat
+/// constant, a fill) or passes on a filled operand (a reshape, a broadcast): None otherwise.
+/// Propagation follows [`Fill::Operand`] to tell whether an accumulator is an identity.
+pub fn fill(op: OperationRef) -> Option<Fill> {
+    registered(&BUILTIN.fills, op).and_then(|fill| fill(op))
+}
+
+/// Whether a partial result of `op` may start from a fresh identity accumulator that partir
+/// builds (`linalg.fill` into `tensor.empty`) when its own init is not the identity: linalg's
+/// destination-passing ops. Other dialects' ops need their init to be the identity already
+/// (JAX's scatter-add into zeros is).
+pub fn fresh_accumulator(op: OperationRef) -> bool {
+    let name = op.name();
+    name.as_string_ref()
+        .as_str()
+        .is_ok_and(|name| BUILTIN.fresh_accumulators.contains(dialect_of(name)))
 }

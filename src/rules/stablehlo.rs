@@ -13,7 +13,7 @@ mod indexing;
 mod ordering;
 mod windows;
 
-use super::{result_shape, set_dense, Cost, Entries, OpView};
+use super::{result_shape, set_dense, Cost, Entries, Fill, OpView};
 use crate::tmr::{infer_reassociation, FactorKind, ReductionKind, Rule, TensorDims};
 use batching::{gather as gather_batching, scatter as scatter_batching};
 use contraction::{convolution, dot_general};
@@ -90,6 +90,7 @@ pub(super) fn register(rules: &mut Entries) {
         Ok(Rule::source(op.result(0)?, 0))
     });
     rules.add_retype("stablehlo.constant", super::resplat_value);
+    register_fills(rules);
     // Sizes in attributes: a tiled dim is read whole (see the rules), so its limit or size is
     // the new local size.
     rules.add_retype("stablehlo.slice", |context, op, before| {
@@ -273,6 +274,19 @@ pub(super) fn register(rules: &mut Entries) {
 }
 
 /// The ops a partial sum flows through (see [`super::Linear`]).
+/// What a constant fills, and what passes a fill on (an accumulator's identity is read through
+/// them).
+fn register_fills(rules: &mut Entries) {
+    rules.add_fill("stablehlo.constant", super::splat_fill);
+    for name in [
+        "stablehlo.broadcast_in_dim",
+        "stablehlo.reshape",
+        "stablehlo.convert",
+    ] {
+        rules.add_fill(name, |_| Some(Fill::Operand(0)));
+    }
+}
+
 fn register_linear(rules: &mut Entries) {
     use super::Linear::{All, EachAlone, Operands};
     for name in [

@@ -1,7 +1,7 @@
 //! `tensor`: empty, reshapes (expand/collapse_shape), slices, concat and pad. Sliced,
 //! concatenated and padded dims must replicate; a reshape group maps only its major dim.
 
-use super::{operand_shape, result_shape, set_dense, Entries, OpView};
+use super::{operand_shape, result_shape, set_dense, Entries, Fill, OpView};
 use crate::tmr::Rule;
 use melior::{
     ir::{attribute::ArrayAttribute, operation::OperationLike, OperationRef},
@@ -10,6 +10,7 @@ use melior::{
 
 pub(super) fn register(rules: &mut Entries) {
     register_retypes(rules);
+    register_model(rules);
     rules.add("tensor.empty", |op| {
         Ok(Rule::source(op.result(0)?, op.operands.len()))
     });
@@ -78,6 +79,12 @@ fn reassociation(op: &OpView) -> Vec<Vec<usize>> {
                 .collect()
         })
         .collect()
+}
+
+/// What tensor ops are beyond their rules: a reshape passes a fill on.
+fn register_model(rules: &mut Entries) {
+    rules.add_fill("tensor.expand_shape", |_| Some(Fill::Operand(0)));
+    rules.add_fill("tensor.collapse_shape", |_| Some(Fill::Operand(0)));
 }
 
 /// Sizes in attributes, after propagation made the types local.
