@@ -32,8 +32,9 @@ mod tests;
 mod tosa;
 
 pub use model::{
-    canonicalize, cost, fill, fresh_accumulator, linear, per_value, retype, tileable, trip_count,
-    Canonicalize, Cost, Fill, FillOf, Linear, LinearIn, Retype, Shapes, Tileable, TripCount,
+    canonicalize, cost, fill, fresh_accumulator, is_multiply, linear, per_value, retype, tileable,
+    trip_count, zero_padding, Canonicalize, Cost, Fill, FillOf, Linear, LinearIn, Padding, Retype,
+    Shapes, Tileable, TripCount, ZeroPadding,
 };
 
 use crate::{
@@ -220,6 +221,8 @@ static BUILTIN: LazyLock<Entries> = LazyLock::new(|| {
     stablehlo::register(&mut entries);
     linalg::register(&mut entries);
     entries.add(RETURN_OP, |op| Ok(Rule::identity(&op.operands)));
+    // bufferization's ops between tensors and buffers (after a CPU pipeline) only move data.
+    entries.add_dialect_cost("bufferization", Cost::Moves);
     entries.add_cost(REPLICATE_OP, Cost::View);
     // A pin is elementwise on every axis but its own (propagation stops at pins along their
     // own axis before asking for a rule).

@@ -1,7 +1,8 @@
 //! Each op family's model beyond its rule: what propagation, lowering and the simulator ask of
-//! an op (its local-shape rewrite, cost class, trip count, linear operands, fills, ...). Families fill the tables in their `register`; the passes ask the queries
-//! below and never compare op names themselves (`tests/architecture.rs` checks that), so a
-//! new dialect is known everywhere once its family file registers it.
+//! an op (its local-shape rewrite, cost class, trip count, linear operands, fills, padding,
+//! ...). Families fill the tables in their `register`; the passes ask the queries below and
+//! never compare op names themselves, so a new dialect is known everywhere once its family
+//! file registers it.
 
 use super::{Entry, BUILTIN};
 use melior::ir::{operation::OperationLike, OperationRef};
@@ -24,8 +25,11 @@ pub enum Cost {
     Moves,
     /// A view of operand 0: no new buffer, no work (a reshape).
     View,
-    /// Nothing worth counting: a constant, an empty tensor.
+    /// Nothing worth counting: a constant.
     Free,
+    /// A destination not written yet (`tensor.empty`): no work and no buffer of its own (the
+    /// op that writes into it owns the buffer).
+    Empty,
     /// This many FLOPs per iteration of its rule (an add: 1, a reduce: 1).
     Flops(f64),
     /// One transcendental per iteration (exp, log, tanh, rsqrt, ...).
@@ -79,12 +83,28 @@ pub type FillOf = fn(OperationRef) -> Option<Fill>;
 /// Why `op`'s local-shape rewrite cannot remake it for a tile (a non-splat constant).
 pub type Tileable = fn(OperationRef) -> Result<(), String>;
 
+/// What an op pads its operand 0 with zeros: per dim, the zeros before and after the source,
+/// and the source's shape.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Padding {
+    pub low: Vec<i64>,
+    pub high: Vec<i64>,
+    pub source: Vec<i64>,
+}
+
+/// Reads the zero padding of an op (None: it pads with something else).
+pub type ZeroPadding = fn(OperationRef) -> Option<Padding>;
+
 /// What each family's `register` fills: rules, and the rest of each op's model.
 #[derive(Default)]
 pub(super) struct Entries {
     pub(super) rules: HashMap<&'static str, Entry>,
     retypes: HashMap<&'static str, Retype>,
     costs: HashMap<&'static str, Cost>,
+    /// The cost of a dialect's ops that register none of their own (`tensor`: all move data).
+    dialect_costs: HashMap<&'static str, Cost>,
+    /// Scalar ops that multiply (with a reduction: a contraction, on the matrix unit).
+    multiplies: HashSet<&'static str>,
     /// Ops whose every result is its operand of the same index, passed through (a barrier):
     /// one op per value computes the same.
     per_value: HashSet<&'static str>,
@@ -95,6 +115,7 @@ pub(super) struct Entries {
     tileable: HashMap<&'static str, Tileable>,
     /// Dialects whose ops take a fresh accumulator partir builds (see [`fresh_accumulator`]).
     fresh_accumulators: HashSet<&'static str>,
+    zero_paddings: HashMap<&'static str, ZeroPadding>,
 }
 
 impl Entries {
@@ -106,6 +127,16 @@ impl Entries {
     /// Says how the simulator counts `name`.
     pub(super) fn add_cost(&mut self, name: &'static str, cost: Cost) {
         self.costs.insert(name, cost);
+    }
+
+    /// Says how the simulator counts the ops of `dialect` that say nothing themselves.
+    pub(super) fn add_dialect_cost(&mut self, dialect: &'static str, cost: Cost) {
+        self.dialect_costs.insert(dialect, cost);
+    }
+
+    /// Says that the scalar op `name` multiplies (see [`is_multiply`]).
+    pub(super) fn add_multiply(&mut self, name: &'static str) {
+        self.multiplies.insert(name);
     }
 
     /// Says how to rewrite `name` before propagation.
@@ -146,6 +177,11 @@ impl Entries {
     /// Says that the ops of `dialect` take a fresh accumulator (see [`fresh_accumulator`]).
     pub(super) fn add_fresh_accumulators(&mut self, dialect: &'static str) {
         self.fresh_accumulators.insert(dialect);
+    }
+
+    /// Says how to read the zeros `name` pads with (see [`zero_padding`]).
+    pub(super) fn add_zero_padding(&mut self, name: &'static str, padding: ZeroPadding) {
+        self.zero_paddings.insert(name, padding);
     }
 }
 
@@ -199,9 +235,20 @@ pub fn trip_count(op: OperationRef) -> Option<i64> {
     registered(&BUILTIN.trip_counts, op).and_then(|count| count(op))
 }
 
-/// How the simulator counts the op named `name` (None: partir does not know it).
+/// How the simulator counts the op named `name`: its own cost, else its dialect's (None:
+/// partir does not know it).
 pub fn cost(name: &str) -> Option<Cost> {
-    BUILTIN.costs.get(name).copied()
+    BUILTIN
+        .costs
+        .get(name)
+        .or_else(|| BUILTIN.dialect_costs.get(dialect_of(name)))
+        .copied()
+}
+
+/// Whether the scalar op named `name` (in a linalg body) multiplies: a body that multiplies
+/// and reduces is a contraction, which runs on the matrix unit.
+pub fn is_multiply(name: &str) -> bool {
+    BUILTIN.multiplies.contains(name)
 }
 
 /// After propagation re-typed `op` to local shapes, rewrites its attributes that spell out
@@ -234,4 +281,10 @@ pub fn fresh_accumulator(op: OperationRef) -> bool {
     name.as_string_ref()
         .as_str()
         .is_ok_and(|name| BUILTIN.fresh_accumulators.contains(dialect_of(name)))
+}
+
+/// The zeros `op` pads its operand with (a `tensor.pad` yielding 0.0): a window over them
+/// does no useful work. None for any other op or padding value.
+pub fn zero_padding(op: OperationRef) -> Option<Padding> {
+    registered(&BUILTIN.zero_paddings, op).and_then(|padding| padding(op))
 }

@@ -1,10 +1,13 @@
 //! `tensor`: empty, reshapes (expand/collapse_shape), slices, concat and pad. Sliced,
 //! concatenated and padded dims must replicate; a reshape group maps only its major dim.
 
-use super::{operand_shape, result_shape, set_dense, Entries, Fill, OpView};
-use crate::tmr::Rule;
+use super::{operand_shape, result_shape, set_dense, Cost, Entries, Fill, OpView, Padding};
+use crate::{ffi, tmr::Rule};
 use melior::{
-    ir::{attribute::ArrayAttribute, operation::OperationLike, OperationRef},
+    ir::{
+        attribute::ArrayAttribute, block::BlockLike, operation::OperationLike, OperationRef,
+        RegionLike, ValueLike,
+    },
     Context,
 };
 
@@ -81,10 +84,49 @@ fn reassociation(op: &OpView) -> Vec<Vec<usize>> {
         .collect()
 }
 
-/// What tensor ops are beyond their rules: a reshape passes a fill on.
+/// What tensor ops are beyond their rules: they move data (reshapes are views, an empty
+/// tensor is a destination not written yet), a reshape passes a fill on, and a pad may pad
+/// with zeros.
 fn register_model(rules: &mut Entries) {
+    rules.add_dialect_cost("tensor", Cost::Moves);
+    for name in [
+        "tensor.collapse_shape",
+        "tensor.expand_shape",
+        "tensor.cast",
+        "tensor.bitcast",
+        "tensor.reshape",
+    ] {
+        rules.add_cost(name, Cost::View);
+    }
+    rules.add_cost("tensor.empty", Cost::Empty);
     rules.add_fill("tensor.expand_shape", |_| Some(Fill::Operand(0)));
     rules.add_fill("tensor.collapse_shape", |_| Some(Fill::Operand(0)));
+    rules.add_zero_padding("tensor.pad", zero_padding);
+}
+
+/// A `tensor.pad` whose region yields a constant 0.0: its low and high padding and source
+/// shape.
+fn zero_padding(pad: OperationRef) -> Option<Padding> {
+    let yielded = pad
+        .region(0)
+        .ok()?
+        .first_block()?
+        .terminator()?
+        .operand(0)
+        .ok()?;
+    let zero = ffi::result_owner(yielded)
+        .and_then(super::fill)
+        .is_some_and(|fill| fill == Fill::Scalar(0.0));
+    if !zero {
+        return None;
+    }
+    let view = OpView::new(pad);
+    let dense = |name: &str| pad.attribute(name).is_ok().then(|| view.dense(name));
+    Some(Padding {
+        low: dense("static_low")?,
+        high: dense("static_high")?,
+        source: ffi::shaped_dims(pad.operand(0).ok()?.r#type())?,
+    })
 }
 
 /// Sizes in attributes, after propagation made the types local.
