@@ -23,6 +23,8 @@ pub(super) fn register(rules: &mut Entries) {
     rules.add_fresh_accumulators("linalg");
     rules.add_fill("linalg.fill", |_| Some(Fill::Operand(0)));
     rules.add_fill("linalg.generic", generic_fill);
+    rules.add_scalar_broadcast("linalg.fill", scalar_broadcast);
+    rules.add_scalar_broadcast("linalg.generic", scalar_broadcast);
 }
 
 /// The rule of a linalg structured op, from its facts (`info`).
@@ -144,4 +146,21 @@ fn generic_fill(op: OperationRef) -> Option<Fill> {
         }
         _ => None,
     }
+}
+
+/// A fill, or a generic whose inputs are scalars (or rank 0) and whose body does not read
+/// `linalg.index` (an iota depends on where its chunk is), all loops parallel, one init: its
+/// init, the operand after its inputs.
+fn scalar_broadcast(op: OperationRef) -> Option<usize> {
+    let info = ffi::linalg_info(op)?;
+    let rank = |value: melior::ir::Value| ffi::tensor_shape(value.r#type()).map_or(0, |s| s.len());
+    let broadcast = info.indexed_dims.is_empty()
+        && info.num_inputs + 1 == op.operand_count()
+        && (0..info.num_inputs)
+            .all(|index| op.operand(index).is_ok_and(|operand| rank(operand) == 0))
+        && info
+            .iterator_types
+            .iter()
+            .all(|iterator| matches!(iterator, IteratorType::Parallel));
+    broadcast.then_some(info.num_inputs)
 }

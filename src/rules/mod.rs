@@ -16,7 +16,7 @@
 //! family's file also holds the rest of its ops' model ([`model`]): what they need once
 //! propagation gives them local shapes ([`retype`]: attributes that spell out a size, a
 //! slice's sizes, a splat constant's value), how the simulator counts them ([`cost`]), what
-//! they fill ([`fill`]), and so on. That
+//! they fill ([`fill`]), whether they only re-lay out data ([`is_layout`]), and so on. That
 //! file is the seam an array dialect plugs into, and the only place that decides anything by
 //! an op's name: passes ask the model's queries.
 
@@ -32,9 +32,10 @@ mod tests;
 mod tosa;
 
 pub use model::{
-    canonicalize, cost, fill, fresh_accumulator, is_multiply, linear, per_value, retype, tileable,
-    trip_count, zero_padding, Canonicalize, Cost, Fill, FillOf, Linear, LinearIn, Padding, Retype,
-    Shapes, Tileable, TripCount, ZeroPadding,
+    broadcasts_scalars, canonicalize, cost, fill, fresh_accumulator, is_empty, is_layout,
+    is_multiply, layout_source_dim, linear, per_value, retype, tileable, trip_count, zero_padding,
+    Canonicalize, Cost, Fill, FillOf, Linear, LinearIn, Padding, Retype, ScalarBroadcast, Shapes,
+    SourceDim, Tileable, TripCount, ZeroPadding,
 };
 
 use crate::{

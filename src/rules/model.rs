@@ -1,8 +1,8 @@
 //! Each op family's model beyond its rule: what propagation, lowering and the simulator ask of
-//! an op (its local-shape rewrite, cost class, trip count, linear operands, fills, padding,
-//! ...). Families fill the tables in their `register`; the passes ask the queries below and
-//! never compare op names themselves, so a new dialect is known everywhere once its family
-//! file registers it.
+//! an op (its local-shape rewrite, cost class, trip count, linear operands, fills, layout,
+//! padding, ...). Families fill the tables in their `register`; the passes ask the queries
+//! below and never compare op names themselves, so a new dialect is known everywhere once its
+//! family file registers it.
 
 use super::{Entry, BUILTIN};
 use melior::ir::{operation::OperationLike, OperationRef};
@@ -28,7 +28,7 @@ pub enum Cost {
     /// Nothing worth counting: a constant.
     Free,
     /// A destination not written yet (`tensor.empty`): no work and no buffer of its own (the
-    /// op that writes into it owns the buffer).
+    /// op that writes into it owns the buffer), and any device can make its own.
     Empty,
     /// This many FLOPs per iteration of its rule (an add: 1, a reduce: 1).
     Flops(f64),
@@ -83,6 +83,9 @@ pub type FillOf = fn(OperationRef) -> Option<Fill>;
 /// Why `op`'s local-shape rewrite cannot remake it for a tile (a non-splat constant).
 pub type Tileable = fn(OperationRef) -> Result<(), String>;
 
+/// For a layout op and dim `dim` of its result: the source dim that carries all of it.
+pub type SourceDim = fn(OperationRef, usize) -> Option<usize>;
+
 /// What an op pads its operand 0 with zeros: per dim, the zeros before and after the source,
 /// and the source's shape.
 #[derive(Clone, Debug, PartialEq)]
@@ -94,6 +97,10 @@ pub struct Padding {
 
 /// Reads the zero padding of an op (None: it pads with something else).
 pub type ZeroPadding = fn(OperationRef) -> Option<Padding>;
+
+/// Reads whether an op makes every element of its result from scalar inputs alone, the same
+/// wherever the element is: the operand it writes into (its init), or None.
+pub type ScalarBroadcast = fn(OperationRef) -> Option<usize>;
 
 /// What each family's `register` fills: rules, and the rest of each op's model.
 #[derive(Default)]
@@ -115,7 +122,10 @@ pub(super) struct Entries {
     tileable: HashMap<&'static str, Tileable>,
     /// Dialects whose ops take a fresh accumulator partir builds (see [`fresh_accumulator`]).
     fresh_accumulators: HashSet<&'static str>,
+    /// Layout ops, with how their result dims map to source dims when the family says.
+    layouts: HashMap<&'static str, Option<SourceDim>>,
     zero_paddings: HashMap<&'static str, ZeroPadding>,
+    scalar_broadcasts: HashMap<&'static str, ScalarBroadcast>,
 }
 
 impl Entries {
@@ -179,9 +189,20 @@ impl Entries {
         self.fresh_accumulators.insert(dialect);
     }
 
+    /// Says that `name` only re-lays out its operand (see [`is_layout`]), and, when given,
+    /// which source dim carries a result dim.
+    pub(super) fn add_layout(&mut self, name: &'static str, source_dim: Option<SourceDim>) {
+        self.layouts.insert(name, source_dim);
+    }
+
     /// Says how to read the zeros `name` pads with (see [`zero_padding`]).
     pub(super) fn add_zero_padding(&mut self, name: &'static str, padding: ZeroPadding) {
         self.zero_paddings.insert(name, padding);
+    }
+
+    /// Says how to read whether `name` broadcasts scalars (see [`broadcasts_scalars`]).
+    pub(super) fn add_scalar_broadcast(&mut self, name: &'static str, read: ScalarBroadcast) {
+        self.scalar_broadcasts.insert(name, read);
     }
 }
 
@@ -245,6 +266,14 @@ pub fn cost(name: &str) -> Option<Cost> {
         .copied()
 }
 
+/// Whether `op` is a destination not written yet ([`Cost::Empty`]).
+pub fn is_empty(op: OperationRef) -> bool {
+    let name = op.name();
+    name.as_string_ref()
+        .as_str()
+        .is_ok_and(|name| cost(name) == Some(Cost::Empty))
+}
+
 /// Whether the scalar op named `name` (in a linalg body) multiplies: a body that multiplies
 /// and reduces is a contraction, which runs on the matrix unit.
 pub fn is_multiply(name: &str) -> bool {
@@ -283,8 +312,31 @@ pub fn fresh_accumulator(op: OperationRef) -> bool {
         .is_ok_and(|name| BUILTIN.fresh_accumulators.contains(dialect_of(name)))
 }
 
+/// Whether `op` only re-lays out the elements of its one operand (a reshape, a transpose):
+/// linear, and the same on every device, so a partial sum may be reduced after it as well as
+/// before it.
+pub fn is_layout(op: OperationRef) -> bool {
+    registered(&BUILTIN.layouts, op).is_some()
+}
+
+/// For a layout op and dim `dim` of its result: the dim of its source that carries all of it
+/// (a reshape adding or dropping unit dims); None when there is none or the family does not
+/// say.
+pub fn layout_source_dim(op: OperationRef, dim: usize) -> Option<usize> {
+    registered(&BUILTIN.layouts, op)
+        .flatten()
+        .and_then(|source_dim| source_dim(op, dim))
+}
+
 /// The zeros `op` pads its operand with (a `tensor.pad` yielding 0.0): a window over them
 /// does no useful work. None for any other op or padding value.
 pub fn zero_padding(op: OperationRef) -> Option<Padding> {
     registered(&BUILTIN.zero_paddings, op).and_then(|padding| padding(op))
+}
+
+/// When `op` makes every element of its result from scalar inputs alone, the same wherever
+/// the element is (a fill; a generic broadcasting scalars): the operand it writes into. A
+/// device's chunk of its result is then `op` writing into a local destination.
+pub fn broadcasts_scalars(op: OperationRef) -> Option<usize> {
+    registered(&BUILTIN.scalar_broadcasts, op).and_then(|read| read(op))
 }

@@ -90,7 +90,7 @@ pub(super) fn register(rules: &mut Entries) {
         Ok(Rule::source(op.result(0)?, 0))
     });
     rules.add_retype("stablehlo.constant", super::resplat_value);
-    register_fills(rules);
+    register_fills_and_layouts(rules);
     // Sizes in attributes: a tiled dim is read whole (see the rules), so its limit or size is
     // the new local size.
     rules.add_retype("stablehlo.slice", |context, op, before| {
@@ -274,9 +274,9 @@ pub(super) fn register(rules: &mut Entries) {
 }
 
 /// The ops a partial sum flows through (see [`super::Linear`]).
-/// What a constant fills, and what passes a fill on (an accumulator's identity is read through
-/// them).
-fn register_fills(rules: &mut Entries) {
+/// What a constant fills, what passes a fill on (an accumulator's identity is read through
+/// them), and the layout ops a partial sum may be reduced after.
+fn register_fills_and_layouts(rules: &mut Entries) {
     rules.add_fill("stablehlo.constant", super::splat_fill);
     for name in [
         "stablehlo.broadcast_in_dim",
@@ -284,6 +284,9 @@ fn register_fills(rules: &mut Entries) {
         "stablehlo.convert",
     ] {
         rules.add_fill(name, |_| Some(Fill::Operand(0)));
+    }
+    for name in ["stablehlo.reshape", "stablehlo.transpose"] {
+        rules.add_layout(name, None);
     }
 }
 

@@ -85,8 +85,8 @@ fn reassociation(op: &OpView) -> Vec<Vec<usize>> {
 }
 
 /// What tensor ops are beyond their rules: they move data (reshapes are views, an empty
-/// tensor is a destination not written yet), a reshape passes a fill on, and a pad may pad
-/// with zeros.
+/// tensor is a destination not written yet), a reshape passes a fill on and is a layout op,
+/// and a pad may pad with zeros.
 fn register_model(rules: &mut Entries) {
     rules.add_dialect_cost("tensor", Cost::Moves);
     for name in [
@@ -101,7 +101,48 @@ fn register_model(rules: &mut Entries) {
     rules.add_cost("tensor.empty", Cost::Empty);
     rules.add_fill("tensor.expand_shape", |_| Some(Fill::Operand(0)));
     rules.add_fill("tensor.collapse_shape", |_| Some(Fill::Operand(0)));
+    rules.add_layout(
+        "tensor.expand_shape",
+        Some(|op, dim| unit_source_dim(op, dim, false)),
+    );
+    rules.add_layout(
+        "tensor.collapse_shape",
+        Some(|op, dim| unit_source_dim(op, dim, true)),
+    );
     rules.add_zero_padding("tensor.pad", zero_padding);
+}
+
+/// For an expand (or a `collapse`) and a dim `dim` of its result: the dim of its source that
+/// carries all of it, the other dims of its reassociation group being unit.
+/// `collapse [[0, 1, 2], [3]] : 1x1x16x1 -> 16x1`, dim 1 is source dim 3; dim 0 is dim 2.
+fn unit_source_dim(op: OperationRef, dim: usize, collapse: bool) -> Option<usize> {
+    let groups = reassociation(&OpView::new(op));
+    // The groups index the side with more dims: the source of a collapse, the result of an
+    // expand.
+    let wide = if collapse {
+        ffi::tensor_shape(op.operand(0).ok()?.r#type())?
+    } else {
+        ffi::tensor_shape(op.result(0).ok()?.r#type())?
+    };
+    for (index, dims) in groups.iter().enumerate() {
+        let non_unit: Vec<usize> = dims
+            .iter()
+            .copied()
+            .filter(|&d| wide.get(d).copied().flatten() != Some(1))
+            .collect();
+        let carried = match non_unit[..] {
+            [one] => one,
+            [] => *dims.first()?,
+            _ => continue,
+        };
+        if collapse && index == dim {
+            return Some(carried);
+        }
+        if !collapse && dims.contains(&dim) {
+            return (carried == dim).then_some(index);
+        }
+    }
+    None
 }
 
 /// A `tensor.pad` whose region yields a constant 0.0: its low and high padding and source
