@@ -1,8 +1,8 @@
 //! Each op family's model beyond its rule: what propagation, lowering and the simulator ask of
 //! an op (its local-shape rewrite, cost class, trip count, linear operands, fills, layout,
 //! padding, ...). Families fill the tables in their `register`; the passes ask the queries
-//! below and never compare op names themselves, so a new dialect is known everywhere once its
-//! family file registers it.
+//! below and never compare op names themselves (`tests/architecture.rs` checks that), so a
+//! new dialect is known everywhere once its family file registers it.
 
 use super::{Entry, BUILTIN};
 use melior::ir::{operation::OperationLike, OperationRef};
