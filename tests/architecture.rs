@@ -351,14 +351,15 @@ fn the_op_name_scan_sees_each_kind_of_decision() {
         "[\"stablehlo.reshape\", \"stablehlo.transpose\"].contains(&name)",
         "const ADD: &str = \"arith.addf\";",
     ];
-    for source in decisions {
+    // Whether the scan finds a deciding op-name literal in `source`.
+    let decides = |source: &str| {
         let (code, literals) = literals(source);
-        assert!(
-            literals
-                .iter()
-                .any(|(_, text, offset)| is_op_name(text) && deciding(&code, *offset).is_some()),
-            "not seen as deciding: {source}"
-        );
+        literals
+            .iter()
+            .any(|(_, text, offset)| is_op_name(text) && deciding(&code, *offset).is_some())
+    };
+    for source in decisions {
+        assert!(decides(source), "not seen as deciding: {source}");
     }
     let emits = [
         "OperationBuilder::new(\"stablehlo.add\", location)",
@@ -370,12 +371,6 @@ fn the_op_name_scan_sees_each_kind_of_decision() {
         "let c = '\"'; let q = '\\''; let s = r#\"x == \"tosa.add\"\"#;",
     ];
     for source in emits {
-        let (code, literals) = literals(source);
-        assert!(
-            !literals
-                .iter()
-                .any(|(_, text, offset)| is_op_name(text) && deciding(&code, *offset).is_some()),
-            "seen as deciding: {source}"
-        );
+        assert!(!decides(source), "seen as deciding: {source}");
     }
 }
