@@ -3,6 +3,7 @@
 pub mod attrs;
 pub mod builder;
 pub mod core;
+pub mod func;
 pub mod func_attrs;
 pub mod hlo;
 pub mod location;

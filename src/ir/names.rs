@@ -16,9 +16,6 @@ use melior::ir::{
 };
 
 pub const NAME_ATTR: &str = "partir.name";
-const FUNC_OP: &str = "func.func";
-/// A call of a function of the module (JAX's private helpers).
-pub const CALL_OP: &str = "func.call";
 
 /// Where a named value is defined.
 #[derive(Clone, Copy, Debug)]
@@ -110,7 +107,7 @@ pub fn functions<'c, 'a>(module: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, '
     };
     let mut next = body.first_operation();
     while let Some(op) = next {
-        let is_func = crate::ffi::op_is(op, FUNC_OP);
+        let is_func = super::func::is_function(op);
         if is_func
             && op
                 .region(0)
@@ -346,7 +343,7 @@ pub fn derived_from(value: Value, limit: usize) -> Vec<String> {
             let Some(func) = block.parent_operation() else {
                 continue;
             };
-            if !crate::ffi::op_is(func, FUNC_OP) {
+            if !super::func::is_function(func) {
                 continue;
             }
             let Ok(argument) = melior::ir::block::BlockArgument::try_from(value) else {

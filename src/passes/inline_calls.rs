@@ -17,7 +17,7 @@
 use super::{names::INLINE_CALLS as PASS, PassResult};
 use crate::{
     ffi::{self, Severity},
-    ir::names::{functions, CALL_OP},
+    ir::{func::is_call, names::functions},
 };
 use melior::ir::{operation::OperationLike, OperationRef};
 
@@ -33,7 +33,7 @@ pub fn run<'c>(module: OperationRef<'c, '_>) -> PassResult<'c> {
         .collect();
     // What is left: calls to declarations, to functions of another module, or recursive ones.
     ffi::walk(module, |op| {
-        if !ffi::op_is(op, CALL_OP) {
+        if !is_call(op) {
             return;
         }
         let callee = op

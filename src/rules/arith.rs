@@ -95,10 +95,18 @@ pub(super) fn register(rules: &mut Entries) {
     for name in ["arith.index_cast", "arith.index_castui"] {
         rules.add_cost(name, Cost::Free);
     }
+    // Scalar ops in a linalg body: each is a FLOP unless it says otherwise.
+    rules.add_dialect_cost("arith", Cost::Flops(1.0));
+    rules.add_dialect_cost("math", Cost::Flops(1.0));
+    for name in ["arith.mulf", "arith.muli"] {
+        rules.add_multiply(name);
+    }
     rules.add_cost("arith.constant", Cost::Free);
-    // A constant is a source: its result may be produced tiled.
+    // A constant is a source: its result may be produced tiled, when it is a splat.
     rules.add("arith.constant", |op| Ok(Rule::source(op.result(0)?, 0)));
     rules.add_retype("arith.constant", super::resplat_value);
+    rules.add_tileable("arith.constant", super::splat_only);
+    rules.add_fill("arith.constant", super::splat_fill);
 }
 
 /// Math ops XLA counts as transcendentals rather than FLOPs.

@@ -5,7 +5,7 @@
 //!
 //! Example: `linalg.matmul` on 4x8 · 8x16 is `([i,k],[k,j],[i,j]) -> ([i,j]) reduction={k:sum}`.
 
-use super::OpView;
+use super::{Entries, Fill, OpView};
 use crate::{
     ffi,
     ir::attrs::reduction_of_code,
@@ -15,6 +15,17 @@ use crate::{
     },
 };
 use melior::ir::{block::BlockLike, operation::OperationLike, OperationRef, RegionLike, ValueLike};
+
+/// Linalg's model beyond its rules (which come from the interface, not from entries).
+pub(super) fn register(rules: &mut Entries) {
+    rules.add_linear("linalg.generic", adds_its_inputs);
+    // Destination passing: an init is an operand, so a fresh one can take its place.
+    rules.add_fresh_accumulators("linalg");
+    rules.add_fill("linalg.fill", |_| Some(Fill::Operand(0)));
+    rules.add_fill("linalg.generic", generic_fill);
+    rules.add_scalar_broadcast("linalg.fill", scalar_broadcast);
+    rules.add_scalar_broadcast("linalg.generic", scalar_broadcast);
+}
 
 /// The rule of a linalg structured op, from its facts (`info`).
 pub(super) fn rule_of(op: OperationRef, info: &ffi::LinalgInfo) -> Result<Rule, String> {
@@ -101,4 +112,55 @@ pub(super) fn adds_its_inputs(op: OperationRef) -> Option<super::Linear> {
         && terminator.operand_count() == 1
         && terminator.operand(0).ok().map(ptr) == combine.result(0).ok().map(|r| r.to_raw().ptr);
     adds.then_some(super::Linear::Operands(&[0, 1]))
+}
+
+/// A `linalg.generic` that fills: without inputs, yielding a constant (defined in the body or
+/// above); or a generalised `linalg.fill`, yielding its one scalar input (mapped to `()`).
+fn generic_fill(op: OperationRef) -> Option<Fill> {
+    let info = ffi::linalg_info(op)?;
+    let body = op.region(0).ok()?.first_block()?;
+    let terminator = body.terminator()?;
+    let first = body.first_operation()?;
+    // `^bb0(%out): linalg.yield %c` with %c a constant, or `^bb0(%in, %out): linalg.yield %in`.
+    let yielded = terminator.operand(0).ok()?;
+    let only_yield = ffi::same_operation(first, terminator)
+        || (ffi::result_owner(yielded).is_some_and(|op| ffi::same_operation(op, first))
+            && first
+                .next_in_block()
+                .is_some_and(|next| ffi::same_operation(next, terminator)));
+    if op.result_count() != 1 || !only_yield {
+        return None;
+    }
+    let first_argument = body.argument(0).ok().map(|a| a.to_raw().ptr);
+    match info.num_inputs {
+        0 => ffi::result_owner(yielded)
+            .and_then(super::fill)
+            .filter(|fill| matches!(fill, Fill::Scalar(_))),
+        1 if first_argument == Some(yielded.to_raw().ptr)
+            && info
+                .indexing_maps
+                .first()
+                .is_some_and(|map| map.results.is_empty()) =>
+        {
+            Some(Fill::Operand(0))
+        }
+        _ => None,
+    }
+}
+
+/// A fill, or a generic whose inputs are scalars (or rank 0) and whose body does not read
+/// `linalg.index` (an iota depends on where its chunk is), all loops parallel, one init: its
+/// init, the operand after its inputs.
+fn scalar_broadcast(op: OperationRef) -> Option<usize> {
+    let info = ffi::linalg_info(op)?;
+    let rank = |value: melior::ir::Value| ffi::tensor_shape(value.r#type()).map_or(0, |s| s.len());
+    let broadcast = info.indexed_dims.is_empty()
+        && info.num_inputs + 1 == op.operand_count()
+        && (0..info.num_inputs)
+            .all(|index| op.operand(index).is_ok_and(|operand| rank(operand) == 0))
+        && info
+            .iterator_types
+            .iter()
+            .all(|iterator| matches!(iterator, IteratorType::Parallel));
+    broadcast.then_some(info.num_inputs)
 }

@@ -13,12 +13,17 @@
 //! | ops registered at run time in einsum notation (C API) | [`register_einsum_rule`] |
 //!
 //! Adding an op is adding an entry; adding an array dialect is adding a file of entries. A
-//! family's file also holds what its ops need once propagation gives them local shapes
-//! ([`retype`]): attributes that spell out a size (a slice's sizes, a splat constant's value).
-//! That file is the seam an array dialect plugs into: rules and local-shape rewrites.
+//! family's file also holds the rest of its ops' model ([`model`]): what they need once
+//! propagation gives them local shapes ([`retype`]: attributes that spell out a size, a
+//! slice's sizes, a splat constant's value), how the simulator counts them ([`cost`]), what
+//! they fill ([`fill`]), whether they only re-lay out data ([`is_layout`]), and so on. That
+//! file is the seam an array dialect plugs into, and the only place that decides anything by
+//! an op's name: passes ask the model's queries.
 
 mod arith;
+pub(crate) mod branches;
 mod linalg;
+mod model;
 pub mod regions;
 mod stablehlo;
 mod sums;
@@ -27,9 +32,16 @@ mod tensor;
 mod tests;
 mod tosa;
 
+pub use model::{
+    broadcasts_scalars, canonicalize, cost, fill, fresh_accumulator, inputs, is_empty, is_layout,
+    is_multiply, layout_source_dim, linear, per_value, retype, takes_captures, tileable,
+    trip_count, zero_padding, Canonicalize, Cost, Fill, FillOf, Linear, LinearIn, Padding, Retype,
+    ScalarBroadcast, Shapes, SourceDim, Tileable, TripCount, ZeroPadding,
+};
+
 use crate::{
     ffi,
-    ir::core::REPLICATE_OP,
+    ir::{core::REPLICATE_OP, func::RETURN_OP},
     tmr::{Rule, DYNAMIC},
 };
 use melior::ir::{
@@ -37,42 +49,11 @@ use melior::ir::{
     operation::OperationLike,
     OperationRef, Type, ValueLike,
 };
+use model::Entries;
 use std::{
     collections::HashMap,
     sync::{LazyLock, Mutex},
 };
-
-/// Rewrites the attributes of an op that spell out sizes, after propagation gave it local
-/// types (`before`: the shapes it had).
-pub type Retype = for<'c, 'a> fn(&'c melior::Context, OperationRef<'c, 'a>, &Shapes);
-
-/// An op's operand and result shapes before it was re-typed.
-pub struct Shapes {
-    pub operands: Vec<Vec<i64>>,
-    pub results: Vec<Vec<i64>>,
-}
-
-/// How the simulator counts an op that has no body to read (a linalg op's body says it).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Cost {
-    /// Copies data, no arithmetic: a transpose, a slice, a broadcast.
-    Moves,
-    /// A view of operand 0: no new buffer, no work (a reshape).
-    View,
-    /// Nothing worth counting: a constant, an empty tensor.
-    Free,
-    /// This many FLOPs per iteration of its rule (an add: 1, a reduce: 1).
-    Flops(f64),
-    /// One transcendental per iteration (exp, log, tanh, rsqrt, ...).
-    Transcendental,
-    /// A multiply-accumulate per iteration (2 FLOPs on the matrix unit): a matmul.
-    Contraction,
-    /// A convolution: 2 FLOPs per result element and kernel element of one output feature.
-    Convolution,
-    /// A loop: its regions' ops, each counted as itself, times its trip count
-    /// ([`trip_count`]).
-    Loop,
-}
 
 /// An entry: builds the rule of one op (the message says why an op has none, e.g. a reshape
 /// that is not a merge or split of dims).
@@ -202,6 +183,26 @@ fn resplat_value<'c>(_: &'c melior::Context, op: OperationRef<'c, '_>, _: &Shape
     }
 }
 
+/// A constant's fill: the scalar of a splat `value` (see [`fill`]).
+fn splat_fill(op: OperationRef) -> Option<Fill> {
+    let value = op.attribute("value").ok()?;
+    ffi::scalar_value(value).map(Fill::Scalar)
+}
+
+/// A constant can be tiled when its `value` is a splat: [`resplat_value`] remakes it for a
+/// tile; any other value spells every element of the whole.
+fn splat_only(op: OperationRef) -> Result<(), String> {
+    let value = op.attribute("value").ok();
+    let ty: Option<Type> = op.result(0).ok().map(|result| result.r#type());
+    match value
+        .zip(ty)
+        .and_then(|(value, ty)| ffi::resplat(value, ty))
+    {
+        Some(_) => Ok(()),
+        None => Err("only splat constants can be tiled".into()),
+    }
+}
+
 fn shape_of(ty: Type) -> Vec<i64> {
     ffi::tensor_shape(ty)
         .map(|shape| {
@@ -220,8 +221,10 @@ static BUILTIN: LazyLock<Entries> = LazyLock::new(|| {
     tensor::register(&mut entries);
     tosa::register(&mut entries);
     stablehlo::register(&mut entries);
-    entries.add("func.return", |op| Ok(Rule::identity(&op.operands)));
-    entries.add_linear("linalg.generic", linalg::adds_its_inputs);
+    linalg::register(&mut entries);
+    entries.add(RETURN_OP, |op| Ok(Rule::identity(&op.operands)));
+    // bufferization's ops between tensors and buffers (after a CPU pipeline) only move data.
+    entries.add_dialect_cost("bufferization", Cost::Moves);
     entries.add_cost(REPLICATE_OP, Cost::View);
     // A pin is elementwise on every axis but its own (propagation stops at pins along their
     // own axis before asking for a rule).
@@ -233,167 +236,6 @@ static BUILTIN: LazyLock<Entries> = LazyLock::new(|| {
 
 /// Einsum rules registered at run time (C API, other compilers): op name → einsum.
 static REGISTERED_EINSUMS: LazyLock<Mutex<HashMap<String, String>>> = LazyLock::new(Mutex::default);
-
-/// What each family's `register` fills: rules, and local-shape rewrites.
-#[derive(Default)]
-struct Entries {
-    rules: HashMap<&'static str, Entry>,
-    retypes: HashMap<&'static str, Retype>,
-    costs: HashMap<&'static str, Cost>,
-    /// Ops whose every result is its operand of the same index, passed through (a barrier):
-    /// one op per value computes the same.
-    per_value: std::collections::HashSet<&'static str>,
-    trip_counts: HashMap<&'static str, TripCount>,
-    linear: HashMap<&'static str, LinearIn>,
-    canonical: HashMap<&'static str, Canonicalize>,
-    /// Ops whose regions' captures are inputs of their rule, after their operands (see
-    /// [`inputs`]).
-    capturing: std::collections::HashSet<&'static str>,
-}
-
-/// Rewrites an op, before propagation, into an equal form its rule partitions better;
-/// whether it did (see [`canonicalize`]).
-pub type Canonicalize = for<'c, 'a> fn(&'c melior::Context, OperationRef<'c, 'a>) -> bool;
-
-/// In which operands an op is linear, read from the op (a `reduce` is linear when it sums).
-pub type LinearIn = fn(OperationRef) -> Option<Linear>;
-
-/// In which operands an op is linear, so that a partial sum (each device's part of a sum)
-/// may flow through it and come out partial: `add(a, b)` of two partials is partial, but
-/// `add(a, w)` of a partial and a whole value is not (w would be added on every device).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Linear {
-    /// Jointly in all its operands, each of which must then be partial (add, concatenate).
-    All,
-    /// Jointly in these operands, each of which must then be partial; the others (indices,
-    /// predicates) are read whole (dynamic_update_slice: 0 and 1; select: 1 and 2).
-    Operands(&'static [usize]),
-    /// In any one operand while the others are whole (multiply, dot_general).
-    EachAlone,
-}
-
-/// How many times a loop op runs its body (None when it cannot be told statically).
-pub type TripCount = fn(OperationRef) -> Option<i64>;
-
-impl Entries {
-    /// Adds (or replaces) the entry of `name`.
-    fn add(&mut self, name: &'static str, entry: Entry) {
-        self.rules.insert(name, entry);
-    }
-
-    /// Says how the simulator counts `name`.
-    fn add_cost(&mut self, name: &'static str, cost: Cost) {
-        self.costs.insert(name, cost);
-    }
-
-    /// Says how to rewrite `name` before propagation.
-    fn add_canonical(&mut self, name: &'static str, rewrite: Canonicalize) {
-        self.canonical.insert(name, rewrite);
-    }
-
-    /// Says in which operands `name` is linear.
-    fn add_linear(&mut self, name: &'static str, linear: LinearIn) {
-        self.linear.insert(name, linear);
-    }
-
-    /// Says how to count the iterations of the loop op `name`.
-    fn add_trip_count(&mut self, name: &'static str, count: TripCount) {
-        self.trip_counts.insert(name, count);
-    }
-
-    /// Says that `name`'s rule takes the values its regions capture as inputs, after its
-    /// operands (see [`inputs`]).
-    fn add_capturing(&mut self, name: &'static str) {
-        self.capturing.insert(name);
-    }
-
-    /// Says that `name` passes each operand to its result alone (see [`per_value`]).
-    fn add_per_value(&mut self, name: &'static str) {
-        self.per_value.insert(name);
-    }
-
-    /// Adds (or replaces) the local-shape rewrite of `name`.
-    fn add_retype(&mut self, name: &'static str, retype: Retype) {
-        self.retypes.insert(name, retype);
-    }
-}
-
-/// Whether `op` passes each operand to the result of the same index and nothing else, so one
-/// op per value computes the same (`optimization_barrier`, `jax.checkpoint`'s). A loop's
-/// results are all tiled or summed, so an op whose values split differently (a batch-split
-/// activation and a whole weight behind one barrier) is partitioned one value at a time.
-pub fn per_value(op: OperationRef) -> bool {
-    op.name()
-        .as_string_ref()
-        .as_str()
-        .is_ok_and(|name| BUILTIN.per_value.contains(name))
-}
-
-/// The values `op`'s rule describes as its inputs: its operands, then, for an op whose regions
-/// take values from above as inputs (`lax.cond`'s `stablehlo.case`), those values, in
-/// [`regions::captures`]' order. Propagation slices them as it slices operands.
-pub fn inputs<'c, 'a>(op: OperationRef<'c, 'a>) -> Vec<melior::ir::Value<'c, 'a>> {
-    let mut values: Vec<melior::ir::Value<'c, 'a>> = op.operands().collect();
-    if takes_captures(op) {
-        values.extend(regions::captures(op));
-    }
-    values
-}
-
-/// Whether `op`'s rule takes the values its regions capture as inputs (see [`inputs`]).
-pub fn takes_captures(op: OperationRef) -> bool {
-    op.name()
-        .as_string_ref()
-        .as_str()
-        .is_ok_and(|name| BUILTIN.capturing.contains(name))
-}
-
-/// The entry `op`'s family registered in `table` under its name.
-fn registered<T: Copy>(table: &HashMap<&'static str, T>, op: OperationRef) -> Option<T> {
-    let name = op.name();
-    name.as_string_ref()
-        .as_str()
-        .ok()
-        .and_then(|name| table.get(name).copied())
-}
-
-/// Rewrites every op under `root` whose family has a canonical form that partitions better
-/// (a gather indexed by an iota: batching dims); how many were rewritten.
-pub fn canonicalize<'c>(context: &'c melior::Context, root: OperationRef<'c, '_>) -> usize {
-    let mut found = Vec::new();
-    crate::ffi::walk(root, |op| {
-        if let Some(rewrite) = registered(&BUILTIN.canonical, op) {
-            found.push((op, rewrite));
-        }
-    });
-    found
-        .into_iter()
-        .filter(|(op, rewrite)| rewrite(context, *op))
-        .count()
-}
-
-/// In which operands `op` is linear (None: not known to be).
-pub fn linear(op: OperationRef) -> Option<Linear> {
-    registered(&BUILTIN.linear, op).and_then(|linear| linear(op))
-}
-
-/// How many times a loop op (cost [`Cost::Loop`]) runs its body; None when unknown.
-pub fn trip_count(op: OperationRef) -> Option<i64> {
-    registered(&BUILTIN.trip_counts, op).and_then(|count| count(op))
-}
-
-/// How the simulator counts the op named `name` (None: partir does not know it).
-pub fn cost(name: &str) -> Option<Cost> {
-    BUILTIN.costs.get(name).copied()
-}
-
-/// After propagation re-typed `op` to local shapes, rewrites its attributes that spell out
-/// sizes (nothing for ops whose types say it all).
-pub fn retype<'c>(context: &'c melior::Context, op: OperationRef<'c, '_>, before: &Shapes) {
-    if let Some(retype) = registered(&BUILTIN.retypes, op) {
-        retype(context, op, before);
-    }
-}
 
 /// The registry as one propagation sees it: the built-in entries and the einsum rules
 /// registered when it started.

@@ -38,7 +38,7 @@ pub(crate) struct Classes {
     parent: Vec<usize>,
     pub(crate) blocked: Vec<bool>,
     /// The gcd of the factor sizes joined in a class (every one must divide by the parts).
-    divides: Vec<i64>,
+    pub(super) divides: Vec<i64>,
     node_of: HashMap<(usize, usize), usize>,
     /// Per op in the regions (by id), the nodes of its operands that a reduction factor of
     /// its rule sums (or otherwise reduces) over, with the kind: tiling their class leaves
@@ -47,7 +47,7 @@ pub(crate) struct Classes {
 }
 
 impl Classes {
-    fn new() -> Self {
+    pub(super) fn new() -> Self {
         Self {
             parent: Vec::new(),
             blocked: Vec::new(),
@@ -87,7 +87,7 @@ impl Classes {
         root
     }
 
-    fn join(&mut self, a: usize, b: usize) {
+    pub(super) fn join(&mut self, a: usize, b: usize) {
         let (a, b) = (self.find(a), self.find(b));
         if a != b {
             self.parent[b] = a;
@@ -96,7 +96,7 @@ impl Classes {
         }
     }
 
-    fn block(&mut self, node: usize) {
+    pub(super) fn block(&mut self, node: usize) {
         let root = self.find(node);
         self.blocked[root] = true;
     }
@@ -106,7 +106,7 @@ impl Classes {
         self.divides[root] = gcd(self.divides[root], size);
     }
 
-    fn block_value(&mut self, value: Value) {
+    pub(super) fn block_value(&mut self, value: Value) {
         for dim in 0..rank(value) {
             let node = self.node(value, dim);
             self.block(node);
@@ -218,7 +218,12 @@ fn classes(op: OperationRef, rules: &Rules, carries: usize, yielding: &[usize]) 
 
 /// Joins the dims `op`'s rule ties together, and blocks what it reduces, keeps whole or reads
 /// from outside the carrying op.
-fn join_by_rule(classes: &mut Classes, op: OperationRef, rules: &Rules, inside: &HashSet<usize>) {
+pub(super) fn join_by_rule(
+    classes: &mut Classes,
+    op: OperationRef,
+    rules: &Rules,
+    inside: &HashSet<usize>,
+) {
     let operands: Vec<Value> = op.operands().collect();
     let results: Vec<Value> = op.results().map(Value::from).collect();
     for &operand in &operands {
@@ -287,7 +292,7 @@ fn join_by_rule(classes: &mut Classes, op: OperationRef, rules: &Rules, inside: 
     }
 }
 
-fn size_of(value: Value, dim: usize) -> i64 {
+pub(super) fn size_of(value: Value, dim: usize) -> i64 {
     static_shape(value.r#type())
         .and_then(|shape| shape.get(dim).copied())
         .unwrap_or(0)
@@ -410,7 +415,7 @@ pub fn localize<'c>(
 
 /// Divides the dims of every class an input's new type split (each input with the shape it had)
 /// everywhere in `op`'s regions, then lets each op whose types changed fix its attributes.
-fn divide_regions<'c>(
+pub(super) fn divide_regions<'c>(
     context: &'c melior::Context,
     op: OperationRef<'c, '_>,
     classes: &mut Classes,
@@ -464,137 +469,6 @@ fn divide_regions<'c>(
             super::retype(context, inner, &shapes);
         }
     }
-}
-
-/// The values `op`'s regions read from outside it, each once, in order of first use: what a
-/// `lax.cond`'s branches take from the enclosing function (`stablehlo.case` has no operands
-/// for them).
-pub fn captures<'c, 'a>(op: OperationRef<'c, 'a>) -> Vec<Value<'c, 'a>> {
-    let mut found: Vec<Value<'c, 'a>> = Vec::new();
-    for block in blocks(op) {
-        for inner in ops_of(block) {
-            ffi::walk(inner, |deep| {
-                for value in deep.operands() {
-                    if !defined_under(value, op) && !found.contains(&value) {
-                        found.push(value);
-                    }
-                }
-            });
-        }
-    }
-    found
-}
-
-/// The classes of an op that runs one of its regions (`stablehlo.case`, `if`): each region's
-/// yield i is result i, the captures are its inputs; its operands (the branch index) are read
-/// whole.
-fn selected_classes(op: OperationRef, rules: &Rules, captures: &[Value]) -> Classes {
-    let mut classes = Classes::new();
-    let mut inside: HashSet<usize> = captures.iter().map(|&v| ffi::value_id(v)).collect();
-    ffi::walk(op, |inner| {
-        if inner == op {
-            return;
-        }
-        for result in inner.results() {
-            inside.insert(ffi::value_id(result.into()));
-        }
-        for block in blocks(inner) {
-            for index in 0..block.argument_count() {
-                if let Ok(argument) = block.argument(index) {
-                    inside.insert(ffi::value_id(argument.into()));
-                }
-            }
-        }
-    });
-    for block in blocks(op) {
-        for inner in ops_of(block) {
-            if inner.next_in_block().is_some() {
-                join_by_rule(&mut classes, inner, rules, &inside);
-                continue;
-            }
-            for (i, yielded) in inner.operands().enumerate() {
-                let Ok(result) = op.result(i) else { continue };
-                let result = Value::from(result);
-                if rank(yielded) != rank(result) {
-                    classes.block_value(yielded);
-                    continue;
-                }
-                for dim in 0..rank(yielded) {
-                    let (a, b) = (classes.node(yielded, dim), classes.node(result, dim));
-                    classes.join(a, b);
-                }
-            }
-        }
-    }
-    // Partial sums do not leave a branch (no carry to hold them): what a reduction touches
-    // is whole.
-    let reduced: Vec<usize> = classes
-        .reductions
-        .values()
-        .flatten()
-        .map(|&(_, n)| n)
-        .collect();
-    for node in reduced {
-        classes.block(node);
-    }
-    classes
-}
-
-/// The rule of an op that runs one of its regions on values it captures: its operands (the
-/// branch index) whole, then one input per capture (in [`captures`]' order), one pass-through
-/// factor per unblocked class of dims, the other dims whole.
-pub fn selected_rule(op: OperationRef, rules: &Rules) -> Result<Rule, String> {
-    let captures = captures(op);
-    let mut classes = selected_classes(op, rules, &captures);
-    let results: Vec<Value> = op.results().map(Value::from).collect();
-    let mut rule = Rule::new();
-    let mut factor_of: HashMap<usize, crate::tmr::FactorId> = HashMap::new();
-    let mut dims_of = |value: Value, rule: &mut Rule| {
-        let mut dims = TensorDims::unindexed(rank(value));
-        let mut seen = HashSet::new();
-        for dim in 0..rank(value) {
-            let node = classes.node(value, dim);
-            let root = classes.find(node);
-            let size = size_of(value, dim);
-            dims.0[dim] = Some(if classes.blocked[root] || !seen.insert(root) {
-                rule.add_factor(size, FactorKind::MustReplicate)
-            } else {
-                *factor_of.entry(root).or_insert_with(|| {
-                    rule.add_factor(classes.divides[root].max(1), FactorKind::PassThrough)
-                })
-            });
-        }
-        dims
-    };
-    for operand in op.operands() {
-        rule.push_operand(TensorDims::unindexed(rank(operand)));
-    }
-    for &capture in &captures {
-        let dims = dims_of(capture, &mut rule);
-        rule.push_operand(dims);
-    }
-    for &result in &results {
-        let dims = dims_of(result, &mut rule);
-        rule.push_result(dims);
-    }
-    Ok(rule)
-}
-
-/// After propagation gave a region-selecting op its local results (`before`: the shapes they
-/// had), divides the tiled classes inside its regions. It runs before the op's captures are
-/// replaced by their local slices, so that every op inside still has its global types and its
-/// rule ties the same dims as when the op's rule was read.
-pub fn localize_selected<'c>(
-    context: &'c melior::Context,
-    op: OperationRef<'c, '_>,
-    before: &Shapes,
-) {
-    let rules = Rules::default();
-    let captures = captures(op);
-    let mut classes = selected_classes(op, &rules, &captures);
-    let inputs: Vec<(Value, &Vec<i64>)> =
-        op.results().map(Value::from).zip(&before.results).collect();
-    divide_regions(context, op, &mut classes, &inputs);
 }
 
 /// Divides every dim of `value` in a tiled class; whether its type changed.

@@ -14,7 +14,7 @@ mod lookup;
 mod ordering;
 mod windows;
 
-use super::{result_shape, set_dense, Cost, Entries, OpView};
+use super::{result_shape, set_dense, Cost, Entries, Fill, OpView};
 use crate::tmr::{infer_reassociation, FactorKind, ReductionKind, Rule, TensorDims};
 use batching::{gather as gather_batching, scatter as scatter_batching};
 use contraction::{convolution, dot_general};
@@ -91,6 +91,7 @@ pub(super) fn register(rules: &mut Entries) {
         Ok(Rule::source(op.result(0)?, 0))
     });
     rules.add_retype("stablehlo.constant", super::resplat_value);
+    register_fills_and_layouts(rules);
     // Sizes in attributes: a tiled dim is read whole (see the rules), so its limit or size is
     // the new local size.
     rules.add_retype("stablehlo.slice", |context, op, before| {
@@ -267,6 +268,22 @@ pub(super) fn register(rules: &mut Entries) {
 }
 
 /// The ops a partial sum flows through (see [`super::Linear`]).
+/// What a constant fills, what passes a fill on (an accumulator's identity is read through
+/// them), and the layout ops a partial sum may be reduced after.
+fn register_fills_and_layouts(rules: &mut Entries) {
+    rules.add_fill("stablehlo.constant", super::splat_fill);
+    for name in [
+        "stablehlo.broadcast_in_dim",
+        "stablehlo.reshape",
+        "stablehlo.convert",
+    ] {
+        rules.add_fill(name, |_| Some(Fill::Operand(0)));
+    }
+    for name in ["stablehlo.reshape", "stablehlo.transpose"] {
+        rules.add_layout(name, None);
+    }
+}
+
 fn register_linear(rules: &mut Entries) {
     use super::Linear::{All, EachAlone, Operands};
     for name in [

@@ -1,15 +1,19 @@
 //! `tensor`: empty, reshapes (expand/collapse_shape), slices, concat and pad. Sliced,
 //! concatenated and padded dims must replicate; a reshape group maps only its major dim.
 
-use super::{operand_shape, result_shape, set_dense, Entries, OpView};
-use crate::tmr::Rule;
+use super::{operand_shape, result_shape, set_dense, Cost, Entries, Fill, OpView, Padding};
+use crate::{ffi, tmr::Rule};
 use melior::{
-    ir::{attribute::ArrayAttribute, operation::OperationLike, OperationRef},
+    ir::{
+        attribute::ArrayAttribute, block::BlockLike, operation::OperationLike, OperationRef,
+        RegionLike, ValueLike,
+    },
     Context,
 };
 
 pub(super) fn register(rules: &mut Entries) {
     register_retypes(rules);
+    register_model(rules);
     rules.add("tensor.empty", |op| {
         Ok(Rule::source(op.result(0)?, op.operands.len()))
     });
@@ -78,6 +82,92 @@ fn reassociation(op: &OpView) -> Vec<Vec<usize>> {
                 .collect()
         })
         .collect()
+}
+
+/// What tensor ops are beyond their rules: they move data (reshapes are views, an empty
+/// tensor is a destination not written yet), a reshape passes a fill on and is a layout op,
+/// and a pad may pad with zeros.
+fn register_model(rules: &mut Entries) {
+    rules.add_dialect_cost("tensor", Cost::Moves);
+    for name in [
+        "tensor.collapse_shape",
+        "tensor.expand_shape",
+        "tensor.cast",
+        "tensor.bitcast",
+        "tensor.reshape",
+    ] {
+        rules.add_cost(name, Cost::View);
+    }
+    rules.add_cost("tensor.empty", Cost::Empty);
+    rules.add_fill("tensor.expand_shape", |_| Some(Fill::Operand(0)));
+    rules.add_fill("tensor.collapse_shape", |_| Some(Fill::Operand(0)));
+    rules.add_layout(
+        "tensor.expand_shape",
+        Some(|op, dim| unit_source_dim(op, dim, false)),
+    );
+    rules.add_layout(
+        "tensor.collapse_shape",
+        Some(|op, dim| unit_source_dim(op, dim, true)),
+    );
+    rules.add_zero_padding("tensor.pad", zero_padding);
+}
+
+/// For an expand (or a `collapse`) and a dim `dim` of its result: the dim of its source that
+/// carries all of it, the other dims of its reassociation group being unit.
+/// `collapse [[0, 1, 2], [3]] : 1x1x16x1 -> 16x1`, dim 1 is source dim 3; dim 0 is dim 2.
+fn unit_source_dim(op: OperationRef, dim: usize, collapse: bool) -> Option<usize> {
+    let groups = reassociation(&OpView::new(op));
+    // The groups index the side with more dims: the source of a collapse, the result of an
+    // expand.
+    let wide = if collapse {
+        ffi::tensor_shape(op.operand(0).ok()?.r#type())?
+    } else {
+        ffi::tensor_shape(op.result(0).ok()?.r#type())?
+    };
+    for (index, dims) in groups.iter().enumerate() {
+        let non_unit: Vec<usize> = dims
+            .iter()
+            .copied()
+            .filter(|&d| wide.get(d).copied().flatten() != Some(1))
+            .collect();
+        let carried = match non_unit[..] {
+            [one] => one,
+            [] => *dims.first()?,
+            _ => continue,
+        };
+        if collapse && index == dim {
+            return Some(carried);
+        }
+        if !collapse && dims.contains(&dim) {
+            return (carried == dim).then_some(index);
+        }
+    }
+    None
+}
+
+/// A `tensor.pad` whose region yields a constant 0.0: its low and high padding and source
+/// shape.
+fn zero_padding(pad: OperationRef) -> Option<Padding> {
+    let yielded = pad
+        .region(0)
+        .ok()?
+        .first_block()?
+        .terminator()?
+        .operand(0)
+        .ok()?;
+    let zero = ffi::result_owner(yielded)
+        .and_then(super::fill)
+        .is_some_and(|fill| fill == Fill::Scalar(0.0));
+    if !zero {
+        return None;
+    }
+    let view = OpView::new(pad);
+    let dense = |name: &str| pad.attribute(name).is_ok().then(|| view.dense(name));
+    Some(Padding {
+        low: dense("static_low")?,
+        high: dense("static_high")?,
+        source: ffi::shaped_dims(pad.operand(0).ok()?.r#type())?,
+    })
 }
 
 /// Sizes in attributes, after propagation made the types local.

@@ -245,3 +245,61 @@ fn einsum_rules_registered_at_run_time() {
         .contains("test.bad"));
     assert!(register_einsum_rule(" ", "i->i").is_err());
 }
+
+/// Each family's model beyond its rule, asked of real ops as the passes ask it.
+#[test]
+fn op_models() {
+    use super::{
+        broadcasts_scalars, cost, fill, fresh_accumulator, is_empty, is_layout, is_multiply,
+        layout_source_dim, tileable, zero_padding, Cost, Fill, Padding,
+    };
+    // A dialect's default cost stands for ops that register none of their own.
+    assert_eq!(cost("tensor.pad"), Some(Cost::Moves));
+    assert_eq!(cost("tensor.expand_shape"), Some(Cost::View));
+    assert_eq!(cost("tensor.empty"), Some(Cost::Empty));
+    assert_eq!(cost("bufferization.to_tensor"), Some(Cost::Moves));
+    assert_eq!(cost("math.cbrt"), Some(Cost::Transcendental));
+    assert_eq!(cost("arith.addui_extended"), Some(Cost::Flops(1.0)));
+    assert_eq!(cost("foo.bar"), None);
+    assert!(is_multiply("arith.mulf") && !is_multiply("arith.addf"));
+    let context = context();
+    let text = "func.func @f(%x: tensor<1x16xf32>) {
+  %z = arith.constant 0.0 : f32
+  %s = arith.constant dense<2.0> : tensor<4xf32>
+  %v = arith.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %e = tensor.empty() : tensor<4xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %c = tensor.collapse_shape %x [[0, 1]] : tensor<1x16xf32> into tensor<16xf32>
+  %p = tensor.pad %x low[0, 1] high[0, 2] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %z : f32
+  } : tensor<1x16xf32> to tensor<1x19xf32>
+  return
+}";
+    let module = Module::parse(&context, text).unwrap_or_else(|| panic!("parses:\n{text}"));
+    let func = module.body().first_operation().unwrap();
+    let ops = crate::ir::block_ops(func.region(0).unwrap().first_block().unwrap());
+    let [_, splat, dense, empty, filled, collapse, pad, _] = ops[..] else {
+        panic!("8 ops");
+    };
+    assert_eq!(fill(splat), Some(Fill::Scalar(2.0)));
+    assert_eq!(fill(filled), Some(Fill::Operand(0)));
+    assert_eq!(fill(collapse), Some(Fill::Operand(0)));
+    assert_eq!((fill(dense), fill(empty)), (None, None));
+    assert!(tileable(splat).is_ok() && tileable(empty).is_ok());
+    assert_eq!(
+        tileable(dense),
+        Err("only splat constants can be tiled".into())
+    );
+    assert!(is_layout(collapse) && !is_layout(filled));
+    assert_eq!(layout_source_dim(collapse, 0), Some(1));
+    assert!(is_empty(empty) && !is_empty(filled));
+    assert_eq!(broadcasts_scalars(filled), Some(1));
+    assert!(fresh_accumulator(filled) && !fresh_accumulator(collapse));
+    let padding = Padding {
+        low: vec![0, 1],
+        high: vec![0, 2],
+        source: vec![1, 16],
+    };
+    assert_eq!(zero_padding(pad), Some(padding));
+}

@@ -32,6 +32,7 @@ use crate::{
     ffi,
     ir::{
         core::{static_shape, LOOP_OP, REPLICATE_OP},
+        func::{is_function, is_return},
         func_attrs, names,
         sharding::{Sharding, SHARDING_ATTR},
         Mesh,
@@ -93,7 +94,7 @@ fn argument_sharding(mesh: &Mesh, argument: Value) -> Sharding {
     let mut agreed: Option<Sharding> = None;
     for consumer in view::consumers(argument) {
         let wanted = match consumer {
-            Consumer::Payload(user, _) if name_of(user) == "func.return" => continue,
+            Consumer::Payload(user, _) if is_return(user) => continue,
             Consumer::Payload(user, index) => {
                 chain_sharding(rank, &view::operand_source(user, index).slices)
             }
@@ -138,7 +139,7 @@ fn view_sharding(mesh: &Mesh, view_op: OperationRef, rank: usize) -> Sharding {
     let mut shared: Option<Sharding> = None;
     for consumer in view::consumers(result) {
         let wanted = match consumer {
-            Consumer::Payload(user, _) if name_of(user) == "func.return" => continue,
+            Consumer::Payload(user, _) if is_return(user) => continue,
             Consumer::Payload(user, index) => {
                 chain_sharding(rank, &view::operand_source(user, index).slices)
             }
@@ -264,7 +265,7 @@ fn lower_function<'c, 'a>(emitter: &Emitter<'c, '_>, func: OperationRef<'c, 'a>)
                 continue;
             }
             lowering.lower_loop(op, &scope)?;
-        } else if name == "func.return" {
+        } else if is_return(op) {
             for index in 0..op.operand_count() {
                 let (local, sharding) =
                     lowering.top_level(op.operand(index).expect("in range"), &scope);
@@ -338,9 +339,11 @@ fn check_nesting<'c>(func: OperationRef<'c, '_>) -> PassResult<'c> {
         if misplaced.is_some() || !(name == LOOP_OP || name == REPLICATE_OP) {
             return;
         }
-        let parent = op.parent_operation().map(|parent| name_of(parent));
-        if let Some(parent) = parent.filter(|parent| parent != "func.func" && parent != LOOP_OP) {
-            misplaced = Some((op.location(), name, parent));
+        let parent = op.parent_operation();
+        if let Some(parent) =
+            parent.filter(|parent| !is_function(*parent) && !ffi::op_is(*parent, LOOP_OP))
+        {
+            misplaced = Some((op.location(), name, name_of(parent)));
         }
     });
     match misplaced {

@@ -16,7 +16,6 @@
 
 use crate::{ffi, ir::hlo};
 use melior::ir::{
-    attribute::ArrayAttribute,
     block::BlockLike,
     operation::{OperationBuilder, OperationLike},
     Identifier, OperationRef, Value, ValueLike,
@@ -53,8 +52,8 @@ fn is_linear_binary(op: OperationRef) -> bool {
 }
 
 /// The `all_reduce sum` that operand `index` of `add` is, possibly through a chain of
-/// reshapes (`tensor.expand_shape`/`collapse_shape`, `stablehlo.reshape`/`transpose`: linear
-/// and the same on every device),
+/// layout ops (`rules::is_layout`: reshapes and transposes, linear and the same on every
+/// device),
 /// each value used only once on the way: (the reduce, its user, the operand index there).
 fn reduced_operand<'c, 'a>(
     add: OperationRef<'c, 'a>,
@@ -71,13 +70,7 @@ fn reduced_operand<'c, 'a>(
             return (hlo::reduction(producer) == Some(crate::tmr::ReductionKind::Sum))
                 .then_some((producer, user, position));
         }
-        let linear_move = [
-            "tensor.expand_shape",
-            "tensor.collapse_shape",
-            "stablehlo.reshape",
-            "stablehlo.transpose",
-        ];
-        if !linear_move.iter().any(|name| is(producer, name)) {
+        if !crate::rules::is_layout(producer) {
             return None;
         }
         (user, position) = (producer, 0);
@@ -137,52 +130,6 @@ fn defer_sums_past_adds<'c>(context: &'c melior::Context, module: OperationRef<'
     }
 }
 
-/// For a reshape `op` (expand/collapse_shape) and a dim `dim` of its result: the dim of its
-/// source that carries all of it, the other dims of its reassociation group being unit.
-/// `collapse [[0, 1, 2], [3]] : 1x1x16x1 -> 16x1`, dim 1 is source dim 3; dim 0 is dim 2.
-fn reshape_source_dim(op: OperationRef, dim: usize) -> Option<usize> {
-    let name = op.name().as_string_ref().as_str().unwrap_or("").to_string();
-    let collapse = name == "tensor.collapse_shape";
-    if !collapse && name != "tensor.expand_shape" {
-        return None;
-    }
-    let groups = ArrayAttribute::try_from(op.attribute("reassociation").ok()?).ok()?;
-    // The groups index the side with more dims: the source of a collapse, the result of an
-    // expand.
-    let wide = if collapse {
-        ffi::tensor_shape(op.operand(0).ok()?.r#type())?
-    } else {
-        ffi::tensor_shape(op.result(0).ok()?.r#type())?
-    };
-    for index in 0..groups.len() {
-        let group = ArrayAttribute::try_from(groups.element(index).ok()?).ok()?;
-        let dims: Vec<usize> = (0..group.len())
-            .filter_map(|i| {
-                melior::ir::attribute::IntegerAttribute::try_from(group.element(i).ok()?)
-                    .ok()
-                    .map(|d| d.value() as usize)
-            })
-            .collect();
-        let non_unit: Vec<usize> = dims
-            .iter()
-            .copied()
-            .filter(|&d| wide.get(d).copied().flatten() != Some(1))
-            .collect();
-        let carried = match non_unit[..] {
-            [one] => one,
-            [] => *dims.first()?,
-            _ => continue,
-        };
-        if collapse && index == dim {
-            return Some(carried);
-        }
-        if !collapse && dims.contains(&dim) {
-            return (carried == dim).then_some(index);
-        }
-    }
-    None
-}
-
 /// `all_gather dim j (reshape x)` → `reshape (all_gather dim d x)` (see the module comment).
 fn gather_before_reshape<'c>(context: &'c melior::Context, module: OperationRef<'c, '_>) {
     let mut gathers = Vec::new();
@@ -199,7 +146,7 @@ fn gather_before_reshape<'c>(context: &'c melior::Context, module: OperationRef<
         let Some(dim) = hlo::integer_attribute(gather, "dim").map(|d| d as usize) else {
             continue;
         };
-        let Some(source_dim) = reshape_source_dim(reshape, dim) else {
+        let Some(source_dim) = crate::rules::layout_source_dim(reshape, dim) else {
             continue;
         };
         let source = reshape.operand(0).expect("a reshape has a source");

@@ -267,35 +267,23 @@ impl<'c, 'a, 'e, 'm> Lowering<'c, 'a, 'e, 'm> {
         scope: &Scope<'c, 'a>,
     ) -> Option<Value<'c, 'a>> {
         let op = ffi::result_owner(local)?;
-        let name = name_of(op);
-        if name == "tensor.empty" && op.operand_count() == 0 {
+        if crate::rules::is_empty(op) && op.operand_count() == 0 {
             let ty = super::local_type(self.emitter, logical.r#type(), wanted);
             return Some(
                 crate::ir::builder::Builder::before(self.emitter.context, scope.anchor).empty(ty),
             );
         }
-        if op.result_count() != 1 || !(name == "linalg.fill" || name == "linalg.generic") {
+        if op.result_count() != 1 {
             return None;
         }
-        let info = ffi::linalg_info(op)?;
-        // Inputs: scalars and rank-0 tensors only; one init, an empty tensor (or a fill's). A
-        // body reading `linalg.index` (an iota) depends on where its chunk is: not recomputed.
-        let broadcast = info.indexed_dims.is_empty()
-            && info.num_inputs + 1 == op.operand_count()
-            && (0..info.num_inputs)
-                .all(|index| op.operand(index).is_ok_and(|operand| rank_of(operand) == 0))
-            && info
-                .iterator_types
-                .iter()
-                .all(|iterator| matches!(iterator, crate::tmr::IteratorType::Parallel));
-        if !broadcast {
-            return None;
-        }
+        // Inputs: scalars and rank-0 tensors only, the same wherever the chunk is (the op
+        // family says): the op writing into a local empty.
+        let init = crate::rules::broadcasts_scalars(op)?;
         let ty = super::local_type(self.emitter, logical.r#type(), wanted);
         let builder = crate::ir::builder::Builder::before(self.emitter.context, scope.anchor);
         let empty = builder.empty(ty);
         let clone = builder.insert(ffi::clone_operation(op));
-        ffi::set_operand(clone, info.num_inputs, empty);
+        ffi::set_operand(clone, init, empty);
         let result = Value::from(clone.result(0).expect("one result"));
         result.set_type(ty);
         Some(result)

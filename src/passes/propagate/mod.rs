@@ -23,18 +23,18 @@ use super::{
 };
 use crate::{
     ffi::{self, Severity},
-    ir::{names, Mesh},
-    rules::Rules,
+    ir::{func::is_return, names, Mesh},
+    rules::{self, Fill, Rules},
     schedule::Reach,
     tmr::{Conflict, ResultTiling, Rule, TileEffect},
 };
 use explain::{explain_operand, explain_result};
 use melior::{
-    ir::{block::BlockLike, operation::OperationLike, OperationRef, RegionLike, Value, ValueLike},
+    ir::{operation::OperationLike, OperationRef, Value, ValueLike},
     Context,
 };
 use std::collections::{HashMap, HashSet};
-use view::{name_of, Consumer};
+use view::Consumer;
 
 pub fn run<'c>(
     context: &'c Context,
@@ -391,21 +391,13 @@ impl<'c> Propagation<'c> {
         }
         // A fresh accumulator is built with linalg ops: other dialects' ops need theirs to be
         // the identity already (JAX's scatter-add into zeros is).
-        if !fresh_inits.is_empty() && !name_of(op).starts_with("linalg.") {
+        if !fresh_inits.is_empty() && !rules::fresh_accumulator(op) {
             return Err(Stop::Conflict(
                 "its accumulator is not the identity of the reduction it would be split into"
                     .into(),
             ));
         }
-        if name_of(op) == "arith.constant"
-            && ffi::resplat(
-                op.attribute("value").map_err(|_| Stop::Skip)?,
-                op.result(0).map_err(|_| Stop::Skip)?.r#type(),
-            )
-            .is_none()
-        {
-            return Err(Stop::Conflict("only splat constants can be tiled".into()));
-        }
+        rules::tileable(op).map_err(Stop::Conflict)?;
         let _ = axis_size;
         Ok((effect, fresh_inits))
     }
@@ -526,7 +518,7 @@ fn read_as_is(from: &[i64], from_dim: usize, to: &[i64], to_dim: usize) -> bool 
 /// An op propagation may partition along `axis`: it computes tensors, is not a terminator and
 /// is not partitioned along `axis` yet.
 fn is_candidate(op: OperationRef, axis: &str) -> bool {
-    op.result_count() > 0 && !ffi::op_is(op, "func.return") && !view::nested_over(op, axis)
+    op.result_count() > 0 && !is_return(op) && !view::nested_over(op, axis)
 }
 
 /// The dim every consumer of `value` slices it on along `axis`, if they all agree (and there
@@ -538,7 +530,7 @@ fn agreed_demand(value: Value, axis: &str) -> Option<usize> {
     let mut agreed = None;
     for consumer in view::consumers(value) {
         let demand = match consumer {
-            Consumer::Payload(user, _) if name_of(user) == "func.return" => continue,
+            Consumer::Payload(user, _) if is_return(user) => continue,
             Consumer::Payload(user, index) => {
                 if !view::nested_over(user, axis) {
                     return None;
@@ -559,58 +551,14 @@ fn agreed_demand(value: Value, axis: &str) -> Option<usize> {
     agreed
 }
 
-/// The scalar every element of `value` holds, when it is built as such: a `linalg.fill` of a
-/// constant, a `linalg.generic` without inputs yielding one (a generalised fill), a splat
-/// constant, possibly reshaped or partitioned (`%f = fill 0.0; %e = expand_shape %f` is 0.0).
+/// The scalar every element of `value` holds, when it is built as such (its producer's
+/// [`rules::fill`]): a `linalg.fill` of a constant, a `linalg.generic` without inputs yielding
+/// one (a generalised fill), a splat constant, possibly reshaped or partitioned
+/// (`%f = fill 0.0; %e = expand_shape %f` is 0.0).
 fn identity_fill(value: Value) -> Option<f64> {
     let (producer, _) = view::producer(value)?;
-    let constant = |scalar: Value| {
-        ffi::result_owner(scalar)
-            .filter(|op| name_of(*op) == "arith.constant")
-            .and_then(|op| op.attribute("value").ok())
-            .and_then(ffi::scalar_value)
-    };
-    match name_of(producer).as_str() {
-        "linalg.fill" => constant(view::operand_source(producer, 0).source),
-        "arith.constant" => producer.attribute("value").ok().and_then(ffi::scalar_value),
-        "tensor.expand_shape" | "tensor.collapse_shape" => {
-            identity_fill(view::operand_source(producer, 0).source)
-        }
-        "stablehlo.constant" => producer.attribute("value").ok().and_then(ffi::scalar_value),
-        "stablehlo.broadcast_in_dim" | "stablehlo.reshape" | "stablehlo.convert" => {
-            identity_fill(view::operand_source(producer, 0).source)
-        }
-        "linalg.generic" => {
-            let info = ffi::linalg_info(producer)?;
-            let body = producer.region(0).ok()?.first_block()?;
-            let terminator = body.terminator()?;
-            let first = body.first_operation()?;
-            // `^bb0(%out): linalg.yield %c` with %c a constant (defined in the body or above),
-            // or `^bb0(%in, %out): linalg.yield %in` of a scalar input (a generalised
-            // `linalg.fill`: its input mapped to `()`).
-            let yielded = terminator.operand(0).ok()?;
-            let only_yield = ffi::same_operation(first, terminator)
-                || (ffi::result_owner(yielded).is_some_and(|op| ffi::same_operation(op, first))
-                    && first
-                        .next_in_block()
-                        .is_some_and(|next| ffi::same_operation(next, terminator)));
-            if producer.result_count() != 1 || !only_yield {
-                return None;
-            }
-            let first_argument = body.argument(0).ok().map(|a| a.to_raw().ptr);
-            match info.num_inputs {
-                0 => constant(yielded),
-                1 if first_argument == Some(yielded.to_raw().ptr)
-                    && info
-                        .indexing_maps
-                        .first()
-                        .is_some_and(|m| m.results.is_empty()) =>
-                {
-                    constant(view::operand_source(producer, 0).source)
-                }
-                _ => None,
-            }
-        }
-        _ => None,
+    match rules::fill(producer)? {
+        Fill::Scalar(scalar) => Some(scalar),
+        Fill::Operand(index) => identity_fill(view::operand_source(producer, index).source),
     }
 }

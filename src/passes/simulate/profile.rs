@@ -5,8 +5,8 @@
 use super::super::{names::SIMULATE as PASS, PassError};
 use crate::{
     ffi,
-    ir::{hlo, location::describe, types::tensor_bytes, Mesh},
-    rules::{cost, Cost, Rules},
+    ir::{func::is_return, hlo, location::describe, types::tensor_bytes, Mesh},
+    rules::{cost, is_multiply, zero_padding, Cost, Padding, Rules},
     sim::{Buffer, CollectiveKind, CollectiveProfile, OpProfile, Profile, Work},
     tmr::FactorKind,
 };
@@ -18,21 +18,15 @@ use std::collections::HashMap;
 /// Ops that only move or reinterpret data: no FLOPs (each dialect's file in `crate::rules`
 /// says which of its ops these are; `tensor` and `bufferization` ops all are).
 fn is_data_movement(name: &str) -> bool {
-    name.starts_with("tensor.")
-        || name.starts_with("bufferization.")
-        || matches!(cost(name), Some(Cost::Moves | Cost::View | Cost::Free))
+    matches!(
+        cost(name),
+        Some(Cost::Moves | Cost::View | Cost::Free | Cost::Empty)
+    )
 }
 
 /// Ops whose result is a view of operand 0 (no new buffer).
 fn is_view(name: &str) -> bool {
-    matches!(
-        name,
-        "tensor.collapse_shape"
-            | "tensor.expand_shape"
-            | "tensor.cast"
-            | "tensor.bitcast"
-            | "tensor.reshape"
-    ) || cost(name) == Some(Cost::View)
+    cost(name) == Some(Cost::View)
 }
 
 /// Reads one function in program order.
@@ -148,7 +142,7 @@ impl Reader {
         for operand in &operands {
             self.touch(ffi::value_id(*operand), step);
         }
-        if name == "func.return" {
+        if is_return(op) {
             for operand in &operands {
                 self.profile.result_bytes += tensor_bytes(operand.r#type());
                 self.touch(ffi::value_id(*operand), usize::MAX);
@@ -308,7 +302,7 @@ impl Reader {
             .map(|value| tensor_bytes(value.r#type()))
             .sum::<f64>();
         if is_data_movement(name) {
-            let moves = !is_view(name) && name != "tensor.empty" && cost(name) != Some(Cost::Free);
+            let moves = cost(name) == Some(Cost::Moves);
             return moves.then_some(Work {
                 bytes,
                 ..Work::default()
@@ -389,7 +383,8 @@ impl Reader {
             let result: Value = result.into();
             let id = ffi::value_id(result);
             let bytes = tensor_bytes(result.r#type());
-            if bytes == 0.0 || name == "tensor.empty" {
+            // A destination not written yet has no buffer: the op writing into it owns one.
+            if bytes == 0.0 || cost(name) == Some(Cost::Empty) {
                 continue;
             }
             let shared = if is_view(name) {
@@ -481,45 +476,9 @@ fn window(expr: &crate::tmr::AffineExprLite) -> Option<[(i64, usize); 2]> {
     }
 }
 
-/// A `tensor.pad` with a zero padding value: its low and high padding and source shape.
-struct ZeroPad {
-    low: Vec<i64>,
-    high: Vec<i64>,
-    source: Vec<i64>,
-}
-
-fn zero_pad(value: Value) -> Option<ZeroPad> {
-    use melior::ir::attribute::DenseI64ArrayAttribute;
-    let pad = ffi::result_owner(value)?;
-    if !crate::ffi::op_is(pad, "tensor.pad") {
-        return None;
-    }
-    let yielded = pad
-        .region(0)
-        .ok()?
-        .first_block()?
-        .terminator()?
-        .operand(0)
-        .ok()?;
-    let constant = ffi::result_owner(yielded)?;
-    if !crate::ffi::op_is(constant, "arith.constant")
-        || ffi::scalar_value(constant.attribute("value").ok()?) != Some(0.0)
-    {
-        return None;
-    }
-    let dense = |name: &str| -> Option<Vec<i64>> {
-        let array = DenseI64ArrayAttribute::try_from(pad.attribute(name).ok()?).ok()?;
-        Some(
-            (0..array.len())
-                .filter_map(|i| array.element(i).ok())
-                .collect(),
-        )
-    };
-    Some(ZeroPad {
-        low: dense("static_low")?,
-        high: dense("static_high")?,
-        source: ffi::shaped_dims(pad.operand(0).ok()?.r#type())?,
-    })
+/// The zero padding of the op that makes `value` (a padded convolution's input).
+fn zero_pad(value: Value) -> Option<Padding> {
+    ffi::result_owner(value).and_then(zero_padding)
 }
 
 /// 2 FLOPs per result element and kernel element of one output feature: the output feature
@@ -561,13 +520,13 @@ fn body_ops(op: OperationRef) -> (f64, f64, bool) {
             .as_str()
             .unwrap_or("")
             .to_string();
-        if cost(&name) == Some(Cost::Transcendental) {
-            transcendentals += 1.0;
-        } else if (name.starts_with("arith.") || name.starts_with("math."))
-            && cost(&name) != Some(Cost::Free)
-        {
-            flops += 1.0;
-            multiplies |= name == "arith.mulf" || name == "arith.muli";
+        match cost(&name) {
+            Some(Cost::Transcendental) => transcendentals += 1.0,
+            Some(Cost::Flops(per_op)) => {
+                flops += per_op;
+                multiplies |= is_multiply(&name);
+            }
+            _ => {}
         }
         next = inner.next_in_block();
     }

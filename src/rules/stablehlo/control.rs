@@ -9,7 +9,8 @@
 //! ```
 
 use crate::rules::{
-    regions::{carried_rule, localize, localize_selected, selected_rule},
+    branches::{localize_selected, selected_rule},
+    regions::{carried_rule, localize},
     OpView, Rules, Shapes,
 };
 use crate::tmr::Rule;

@@ -1,0 +1,149 @@
+//! Ops that run one of their regions (`stablehlo.case`, `if`: `lax.cond`, `lax.switch`) on
+//! values the regions capture from above (`case` has no operands for them): the captures are
+//! the rule's inputs after the op's operands, each region's yield i is result i, and the dims
+//! the branches carry from captures to results are the rule's pass-through factors, read off
+//! the branches with the same union-find as a loop's ([`super::regions`]).
+
+use super::{
+    regions::{
+        blocks, defined_under, divide_regions, join_by_rule, ops_of, rank, size_of, Classes,
+    },
+    Rules, Shapes,
+};
+use crate::{
+    ffi,
+    tmr::{FactorKind, Rule, TensorDims},
+};
+use melior::ir::{block::BlockLike, operation::OperationLike, OperationRef, Value};
+use std::collections::{HashMap, HashSet};
+
+/// The values `op`'s regions read from outside it, each once, in order of first use: what a
+/// `lax.cond`'s branches take from the enclosing function (`stablehlo.case` has no operands
+/// for them).
+pub fn captures<'c, 'a>(op: OperationRef<'c, 'a>) -> Vec<Value<'c, 'a>> {
+    let mut found: Vec<Value<'c, 'a>> = Vec::new();
+    for block in blocks(op) {
+        for inner in ops_of(block) {
+            ffi::walk(inner, |deep| {
+                for value in deep.operands() {
+                    if !defined_under(value, op) && !found.contains(&value) {
+                        found.push(value);
+                    }
+                }
+            });
+        }
+    }
+    found
+}
+
+/// The classes of an op that runs one of its regions (`stablehlo.case`, `if`): each region's
+/// yield i is result i, the captures are its inputs; its operands (the branch index) are read
+/// whole.
+fn selected_classes(op: OperationRef, rules: &Rules, captures: &[Value]) -> Classes {
+    let mut classes = Classes::new();
+    let mut inside: HashSet<usize> = captures.iter().map(|&v| ffi::value_id(v)).collect();
+    ffi::walk(op, |inner| {
+        if inner == op {
+            return;
+        }
+        for result in inner.results() {
+            inside.insert(ffi::value_id(result.into()));
+        }
+        for block in blocks(inner) {
+            for index in 0..block.argument_count() {
+                if let Ok(argument) = block.argument(index) {
+                    inside.insert(ffi::value_id(argument.into()));
+                }
+            }
+        }
+    });
+    for block in blocks(op) {
+        for inner in ops_of(block) {
+            if inner.next_in_block().is_some() {
+                join_by_rule(&mut classes, inner, rules, &inside);
+                continue;
+            }
+            for (i, yielded) in inner.operands().enumerate() {
+                let Ok(result) = op.result(i) else { continue };
+                let result = Value::from(result);
+                if rank(yielded) != rank(result) {
+                    classes.block_value(yielded);
+                    continue;
+                }
+                for dim in 0..rank(yielded) {
+                    let (a, b) = (classes.node(yielded, dim), classes.node(result, dim));
+                    classes.join(a, b);
+                }
+            }
+        }
+    }
+    // Partial sums do not leave a branch (no carry to hold them): what a reduction touches
+    // is whole.
+    let reduced: Vec<usize> = classes
+        .reductions
+        .values()
+        .flatten()
+        .map(|&(_, n)| n)
+        .collect();
+    for node in reduced {
+        classes.block(node);
+    }
+    classes
+}
+
+/// The rule of an op that runs one of its regions on values it captures: its operands (the
+/// branch index) whole, then one input per capture (in [`captures`]' order), one pass-through
+/// factor per unblocked class of dims, the other dims whole.
+pub fn selected_rule(op: OperationRef, rules: &Rules) -> Result<Rule, String> {
+    let captures = captures(op);
+    let mut classes = selected_classes(op, rules, &captures);
+    let results: Vec<Value> = op.results().map(Value::from).collect();
+    let mut rule = Rule::new();
+    let mut factor_of: HashMap<usize, crate::tmr::FactorId> = HashMap::new();
+    let mut dims_of = |value: Value, rule: &mut Rule| {
+        let mut dims = TensorDims::unindexed(rank(value));
+        let mut seen = HashSet::new();
+        for dim in 0..rank(value) {
+            let node = classes.node(value, dim);
+            let root = classes.find(node);
+            let size = size_of(value, dim);
+            dims.0[dim] = Some(if classes.blocked[root] || !seen.insert(root) {
+                rule.add_factor(size, FactorKind::MustReplicate)
+            } else {
+                *factor_of.entry(root).or_insert_with(|| {
+                    rule.add_factor(classes.divides[root].max(1), FactorKind::PassThrough)
+                })
+            });
+        }
+        dims
+    };
+    for operand in op.operands() {
+        rule.push_operand(TensorDims::unindexed(rank(operand)));
+    }
+    for &capture in &captures {
+        let dims = dims_of(capture, &mut rule);
+        rule.push_operand(dims);
+    }
+    for &result in &results {
+        let dims = dims_of(result, &mut rule);
+        rule.push_result(dims);
+    }
+    Ok(rule)
+}
+
+/// After propagation gave a region-selecting op its local results (`before`: the shapes they
+/// had), divides the tiled classes inside its regions. It runs before the op's captures are
+/// replaced by their local slices, so that every op inside still has its global types and its
+/// rule ties the same dims as when the op's rule was read.
+pub fn localize_selected<'c>(
+    context: &'c melior::Context,
+    op: OperationRef<'c, '_>,
+    before: &Shapes,
+) {
+    let rules = Rules::default();
+    let captures = captures(op);
+    let mut classes = selected_classes(op, &rules, &captures);
+    let inputs: Vec<(Value, &Vec<i64>)> =
+        op.results().map(Value::from).zip(&before.results).collect();
+    divide_regions(context, op, &mut classes, &inputs);
+}

@@ -1,0 +1,370 @@
+//! Each op family's model beyond its rule: what propagation, lowering and the simulator ask of
+//! an op (its local-shape rewrite, cost class, trip count, linear operands, fills, layout,
+//! padding, ...). Families fill the tables in their `register`; the passes ask the queries
+//! below and never compare op names themselves (`tests/architecture.rs` checks that), so a
+//! new dialect is known everywhere once its family file registers it.
+
+use super::{Entry, BUILTIN};
+use melior::ir::{operation::OperationLike, OperationRef};
+use std::collections::{HashMap, HashSet};
+
+/// Rewrites the attributes of an op that spell out sizes, after propagation gave it local
+/// types (`before`: the shapes it had).
+pub type Retype = for<'c, 'a> fn(&'c melior::Context, OperationRef<'c, 'a>, &Shapes);
+
+/// An op's operand and result shapes before it was re-typed.
+pub struct Shapes {
+    pub operands: Vec<Vec<i64>>,
+    pub results: Vec<Vec<i64>>,
+}
+
+/// How the simulator counts an op that has no body to read (a linalg op's body says it).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Cost {
+    /// Copies data, no arithmetic: a transpose, a slice, a broadcast.
+    Moves,
+    /// A view of operand 0: no new buffer, no work (a reshape).
+    View,
+    /// Nothing worth counting: a constant.
+    Free,
+    /// A destination not written yet (`tensor.empty`): no work and no buffer of its own (the
+    /// op that writes into it owns the buffer), and any device can make its own.
+    Empty,
+    /// This many FLOPs per iteration of its rule (an add: 1, a reduce: 1).
+    Flops(f64),
+    /// One transcendental per iteration (exp, log, tanh, rsqrt, ...).
+    Transcendental,
+    /// A multiply-accumulate per iteration (2 FLOPs on the matrix unit): a matmul.
+    Contraction,
+    /// A convolution: 2 FLOPs per result element and kernel element of one output feature.
+    Convolution,
+    /// A loop: its regions' ops, each counted as itself, times its trip count
+    /// ([`trip_count`]).
+    Loop,
+}
+
+/// Rewrites an op, before propagation, into an equal form its rule partitions better;
+/// whether it did (see [`canonicalize`]).
+pub type Canonicalize = for<'c, 'a> fn(&'c melior::Context, OperationRef<'c, 'a>) -> bool;
+
+/// In which operands an op is linear, read from the op (a `reduce` is linear when it sums).
+pub type LinearIn = fn(OperationRef) -> Option<Linear>;
+
+/// In which operands an op is linear, so that a partial sum (each device's part of a sum)
+/// may flow through it and come out partial: `add(a, b)` of two partials is partial, but
+/// `add(a, w)` of a partial and a whole value is not (w would be added on every device).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Linear {
+    /// Jointly in all its operands, each of which must then be partial (add, concatenate).
+    All,
+    /// Jointly in these operands, each of which must then be partial; the others (indices,
+    /// predicates) are read whole (dynamic_update_slice: 0 and 1; select: 1 and 2).
+    Operands(&'static [usize]),
+    /// In any one operand while the others are whole (multiply, dot_general).
+    EachAlone,
+}
+
+/// How many times a loop op runs its body (None when it cannot be told statically).
+pub type TripCount = fn(OperationRef) -> Option<i64>;
+
+/// What every element of an op's result holds, when the op fills it with one scalar.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Fill {
+    /// This scalar: a splat constant.
+    Scalar(f64),
+    /// Whatever operand `i` holds (or is filled with): a fill of a scalar operand, a reshape,
+    /// broadcast or convert of a filled tensor.
+    Operand(usize),
+}
+
+/// Reads what `op` fills its result with (None: not a fill, or not one this op can tell).
+pub type FillOf = fn(OperationRef) -> Option<Fill>;
+
+/// Why `op`'s local-shape rewrite cannot remake it for a tile (a non-splat constant).
+pub type Tileable = fn(OperationRef) -> Result<(), String>;
+
+/// For a layout op and dim `dim` of its result: the source dim that carries all of it.
+pub type SourceDim = fn(OperationRef, usize) -> Option<usize>;
+
+/// What an op pads its operand 0 with zeros: per dim, the zeros before and after the source,
+/// and the source's shape.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Padding {
+    pub low: Vec<i64>,
+    pub high: Vec<i64>,
+    pub source: Vec<i64>,
+}
+
+/// Reads the zero padding of an op (None: it pads with something else).
+pub type ZeroPadding = fn(OperationRef) -> Option<Padding>;
+
+/// Reads whether an op makes every element of its result from scalar inputs alone, the same
+/// wherever the element is: the operand it writes into (its init), or None.
+pub type ScalarBroadcast = fn(OperationRef) -> Option<usize>;
+
+/// What each family's `register` fills: rules, and the rest of each op's model.
+#[derive(Default)]
+pub(super) struct Entries {
+    pub(super) rules: HashMap<&'static str, Entry>,
+    retypes: HashMap<&'static str, Retype>,
+    costs: HashMap<&'static str, Cost>,
+    /// The cost of a dialect's ops that register none of their own (`tensor`: all move data).
+    dialect_costs: HashMap<&'static str, Cost>,
+    /// Scalar ops that multiply (with a reduction: a contraction, on the matrix unit).
+    multiplies: HashSet<&'static str>,
+    /// Ops whose every result is its operand of the same index, passed through (a barrier):
+    /// one op per value computes the same.
+    per_value: HashSet<&'static str>,
+    trip_counts: HashMap<&'static str, TripCount>,
+    linear: HashMap<&'static str, LinearIn>,
+    canonical: HashMap<&'static str, Canonicalize>,
+    fills: HashMap<&'static str, FillOf>,
+    tileable: HashMap<&'static str, Tileable>,
+    /// Dialects whose ops take a fresh accumulator partir builds (see [`fresh_accumulator`]).
+    fresh_accumulators: HashSet<&'static str>,
+    /// Layout ops, with how their result dims map to source dims when the family says.
+    layouts: HashMap<&'static str, Option<SourceDim>>,
+    zero_paddings: HashMap<&'static str, ZeroPadding>,
+    scalar_broadcasts: HashMap<&'static str, ScalarBroadcast>,
+    /// Ops whose regions' captures are inputs of their rule, after their operands (see
+    /// [`inputs`]).
+    capturing: HashSet<&'static str>,
+}
+
+impl Entries {
+    /// Adds (or replaces) the entry of `name`.
+    pub(super) fn add(&mut self, name: &'static str, entry: Entry) {
+        self.rules.insert(name, entry);
+    }
+
+    /// Says how the simulator counts `name`.
+    pub(super) fn add_cost(&mut self, name: &'static str, cost: Cost) {
+        self.costs.insert(name, cost);
+    }
+
+    /// Says how the simulator counts the ops of `dialect` that say nothing themselves.
+    pub(super) fn add_dialect_cost(&mut self, dialect: &'static str, cost: Cost) {
+        self.dialect_costs.insert(dialect, cost);
+    }
+
+    /// Says that the scalar op `name` multiplies (see [`is_multiply`]).
+    pub(super) fn add_multiply(&mut self, name: &'static str) {
+        self.multiplies.insert(name);
+    }
+
+    /// Says how to rewrite `name` before propagation.
+    pub(super) fn add_canonical(&mut self, name: &'static str, rewrite: Canonicalize) {
+        self.canonical.insert(name, rewrite);
+    }
+
+    /// Says in which operands `name` is linear.
+    pub(super) fn add_linear(&mut self, name: &'static str, linear: LinearIn) {
+        self.linear.insert(name, linear);
+    }
+
+    /// Says how to count the iterations of the loop op `name`.
+    pub(super) fn add_trip_count(&mut self, name: &'static str, count: TripCount) {
+        self.trip_counts.insert(name, count);
+    }
+
+    /// Says that `name`'s rule takes the values its regions capture as inputs, after its
+    /// operands (see [`inputs`]).
+    pub(super) fn add_capturing(&mut self, name: &'static str) {
+        self.capturing.insert(name);
+    }
+
+    /// Says that `name` passes each operand to its result alone (see [`per_value`]).
+    pub(super) fn add_per_value(&mut self, name: &'static str) {
+        self.per_value.insert(name);
+    }
+
+    /// Adds (or replaces) the local-shape rewrite of `name`.
+    pub(super) fn add_retype(&mut self, name: &'static str, retype: Retype) {
+        self.retypes.insert(name, retype);
+    }
+
+    /// Says how to read what `name` fills its result with (see [`fill`]).
+    pub(super) fn add_fill(&mut self, name: &'static str, fill: FillOf) {
+        self.fills.insert(name, fill);
+    }
+
+    /// Says when `name`'s local-shape rewrite cannot remake it for a tile.
+    pub(super) fn add_tileable(&mut self, name: &'static str, check: Tileable) {
+        self.tileable.insert(name, check);
+    }
+
+    /// Says that the ops of `dialect` take a fresh accumulator (see [`fresh_accumulator`]).
+    pub(super) fn add_fresh_accumulators(&mut self, dialect: &'static str) {
+        self.fresh_accumulators.insert(dialect);
+    }
+
+    /// Says that `name` only re-lays out its operand (see [`is_layout`]), and, when given,
+    /// which source dim carries a result dim.
+    pub(super) fn add_layout(&mut self, name: &'static str, source_dim: Option<SourceDim>) {
+        self.layouts.insert(name, source_dim);
+    }
+
+    /// Says how to read the zeros `name` pads with (see [`zero_padding`]).
+    pub(super) fn add_zero_padding(&mut self, name: &'static str, padding: ZeroPadding) {
+        self.zero_paddings.insert(name, padding);
+    }
+
+    /// Says how to read whether `name` broadcasts scalars (see [`broadcasts_scalars`]).
+    pub(super) fn add_scalar_broadcast(&mut self, name: &'static str, read: ScalarBroadcast) {
+        self.scalar_broadcasts.insert(name, read);
+    }
+}
+
+/// The entry `op`'s family registered in `table` under its name.
+fn registered<T: Copy>(table: &HashMap<&'static str, T>, op: OperationRef) -> Option<T> {
+    let name = op.name();
+    name.as_string_ref()
+        .as_str()
+        .ok()
+        .and_then(|name| table.get(name).copied())
+}
+
+/// The dialect of an op named `name` (`tensor` of `tensor.pad`).
+fn dialect_of(name: &str) -> &str {
+    name.split_once('.').map_or(name, |(dialect, _)| dialect)
+}
+
+/// Whether `op` passes each operand to the result of the same index and nothing else, so one
+/// op per value computes the same (`optimization_barrier`, `jax.checkpoint`'s). A loop's
+/// results are all tiled or summed, so an op whose values split differently (a batch-split
+/// activation and a whole weight behind one barrier) is partitioned one value at a time.
+pub fn per_value(op: OperationRef) -> bool {
+    op.name()
+        .as_string_ref()
+        .as_str()
+        .is_ok_and(|name| BUILTIN.per_value.contains(name))
+}
+
+/// The values `op`'s rule describes as its inputs: its operands, then, for an op whose regions
+/// take values from above as inputs (`lax.cond`'s `stablehlo.case`), those values, in
+/// [`super::branches::captures`]' order. Propagation slices them as it slices operands.
+pub fn inputs<'c, 'a>(op: OperationRef<'c, 'a>) -> Vec<melior::ir::Value<'c, 'a>> {
+    let mut values: Vec<melior::ir::Value<'c, 'a>> = op.operands().collect();
+    if takes_captures(op) {
+        values.extend(super::branches::captures(op));
+    }
+    values
+}
+
+/// Whether `op`'s rule takes the values its regions capture as inputs (see [`inputs`]).
+pub fn takes_captures(op: OperationRef) -> bool {
+    op.name()
+        .as_string_ref()
+        .as_str()
+        .is_ok_and(|name| BUILTIN.capturing.contains(name))
+}
+
+/// Rewrites every op under `root` whose family has a canonical form that partitions better
+/// (a gather indexed by an iota: batching dims); how many were rewritten.
+pub fn canonicalize<'c>(context: &'c melior::Context, root: OperationRef<'c, '_>) -> usize {
+    let mut found = Vec::new();
+    crate::ffi::walk(root, |op| {
+        if let Some(rewrite) = registered(&BUILTIN.canonical, op) {
+            found.push((op, rewrite));
+        }
+    });
+    found
+        .into_iter()
+        .filter(|(op, rewrite)| rewrite(context, *op))
+        .count()
+}
+
+/// In which operands `op` is linear (None: not known to be).
+pub fn linear(op: OperationRef) -> Option<Linear> {
+    registered(&BUILTIN.linear, op).and_then(|linear| linear(op))
+}
+
+/// How many times a loop op (cost [`Cost::Loop`]) runs its body; None when unknown.
+pub fn trip_count(op: OperationRef) -> Option<i64> {
+    registered(&BUILTIN.trip_counts, op).and_then(|count| count(op))
+}
+
+/// How the simulator counts the op named `name`: its own cost, else its dialect's (None:
+/// partir does not know it).
+pub fn cost(name: &str) -> Option<Cost> {
+    BUILTIN
+        .costs
+        .get(name)
+        .or_else(|| BUILTIN.dialect_costs.get(dialect_of(name)))
+        .copied()
+}
+
+/// Whether `op` is a destination not written yet ([`Cost::Empty`]).
+pub fn is_empty(op: OperationRef) -> bool {
+    let name = op.name();
+    name.as_string_ref()
+        .as_str()
+        .is_ok_and(|name| cost(name) == Some(Cost::Empty))
+}
+
+/// Whether the scalar op named `name` (in a linalg body) multiplies: a body that multiplies
+/// and reduces is a contraction, which runs on the matrix unit.
+pub fn is_multiply(name: &str) -> bool {
+    BUILTIN.multiplies.contains(name)
+}
+
+/// After propagation re-typed `op` to local shapes, rewrites its attributes that spell out
+/// sizes (nothing for ops whose types say it all).
+pub fn retype<'c>(context: &'c melior::Context, op: OperationRef<'c, '_>, before: &Shapes) {
+    if let Some(retype) = registered(&BUILTIN.retypes, op) {
+        retype(context, op, before);
+    }
+}
+
+/// Err(why) when `op`'s local-shape rewrite cannot remake it for a tile (a constant that is
+/// not a splat: its value spells every element); Ok for every op whose types say it all.
+pub fn tileable(op: OperationRef) -> Result<(), String> {
+    registered(&BUILTIN.tileable, op).map_or(Ok(()), |check| check(op))
+}
+
+/// What every element of `op`'s result holds, when `op` fills it with one scalar (a splat
+/// constant, a fill) or passes on a filled operand (a reshape, a broadcast): None otherwise.
+/// Propagation follows [`Fill::Operand`] to tell whether an accumulator is an identity.
+pub fn fill(op: OperationRef) -> Option<Fill> {
+    registered(&BUILTIN.fills, op).and_then(|fill| fill(op))
+}
+
+/// Whether a partial result of `op` may start from a fresh identity accumulator that partir
+/// builds (`linalg.fill` into `tensor.empty`) when its own init is not the identity: linalg's
+/// destination-passing ops. Other dialects' ops need their init to be the identity already
+/// (JAX's scatter-add into zeros is).
+pub fn fresh_accumulator(op: OperationRef) -> bool {
+    let name = op.name();
+    name.as_string_ref()
+        .as_str()
+        .is_ok_and(|name| BUILTIN.fresh_accumulators.contains(dialect_of(name)))
+}
+
+/// Whether `op` only re-lays out the elements of its one operand (a reshape, a transpose):
+/// linear, and the same on every device, so a partial sum may be reduced after it as well as
+/// before it.
+pub fn is_layout(op: OperationRef) -> bool {
+    registered(&BUILTIN.layouts, op).is_some()
+}
+
+/// For a layout op and dim `dim` of its result: the dim of its source that carries all of it
+/// (a reshape adding or dropping unit dims); None when there is none or the family does not
+/// say.
+pub fn layout_source_dim(op: OperationRef, dim: usize) -> Option<usize> {
+    registered(&BUILTIN.layouts, op)
+        .flatten()
+        .and_then(|source_dim| source_dim(op, dim))
+}
+
+/// The zeros `op` pads its operand with (a `tensor.pad` yielding 0.0): a window over them
+/// does no useful work. None for any other op or padding value.
+pub fn zero_padding(op: OperationRef) -> Option<Padding> {
+    registered(&BUILTIN.zero_paddings, op).and_then(|padding| padding(op))
+}
+
+/// When `op` makes every element of its result from scalar inputs alone, the same wherever
+/// the element is (a fill; a generic broadcasting scalars): the operand it writes into. A
+/// device's chunk of its result is then `op` writing into a local destination.
+pub fn broadcasts_scalars(op: OperationRef) -> Option<usize> {
+    registered(&BUILTIN.scalar_broadcasts, op).and_then(|read| read(op))
+}
