@@ -44,7 +44,7 @@ B = 8  # the batch: dim 0 of every per-example argument
 # with JAX). `op_forms_check.py` fails when one of these stops passing; grow it as partir
 # learns more forms.
 EXPECTED_TO_PASS: set[str] = {
-    "argmax", "argmin", "cond", "switch", "embed_vocab", "xent_vocab", "embed_head_vocab_sgd", "index_per_example", "label_logits", "argsort", "attention", "attention_scores", "avg_pool", "avg_pool_grad",
+    "argmax", "argmin", "cond", "constant_table", "switch", "embed_vocab", "xent_vocab", "embed_head_vocab_sgd", "index_per_example", "label_logits", "argsort", "attention", "attention_scores", "avg_pool", "avg_pool_grad",
     "broadcast_bias", "broadcast_outer", "checkpoint", "cholesky", "clamp", "clamp_per_example",
     "compare_select", "concatenate", "conv", "conv_depthwise", "conv_depthwise_grad",
     "conv_dilated", "conv_grad", "conv_grouped", "conv_nchw", "conv_strided", "conv_transposed",
@@ -558,6 +558,16 @@ def take_along_axis_grad(d):
 
 
 # --- reduce_window, select_and_scatter ------------------------------------------------------
+
+
+@form(X, "x + a numpy table (a non-splat constant over the batch dim, as RoPE tables are)")
+def constant_table(d):
+    table = np.arange(B * 4, dtype=np.float32).reshape(B, 4) * 0.5
+
+    def f(x):
+        return x + table
+
+    return f, (d.f(B, 4),)
 
 
 @form(X, "jnp.cumsum on a non-batch dim (reduce_window)")

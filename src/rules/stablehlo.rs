@@ -91,6 +91,7 @@ pub(super) fn register(rules: &mut Entries) {
         Ok(Rule::source(op.result(0)?, 0))
     });
     rules.add_retype("stablehlo.constant", super::resplat_value);
+    rules.add_tileable("stablehlo.constant", super::splat_only);
     register_fills_and_layouts(rules);
     // Sizes in attributes: a tiled dim is read whole (see the rules), so its limit or size is
     // the new local size.

@@ -397,7 +397,15 @@ impl<'c> Propagation<'c> {
                     .into(),
             ));
         }
-        rules::tileable(op).map_err(Stop::Conflict)?;
+        // A source whose local form cannot be made (a constant that is not a splat) is made
+        // whole and sliced where used, as above: not a stop.
+        rules::tileable(op).map_err(|reason| {
+            if source {
+                Stop::Skip
+            } else {
+                Stop::Conflict(reason)
+            }
+        })?;
         let _ = axis_size;
         Ok((effect, fresh_inits))
     }
