@@ -147,8 +147,19 @@ def run(text: str, inputs: list[np.ndarray]) -> list[np.ndarray]:
     return Compiled(text)(inputs)
 
 
+# A constant JAX prints as raw little-endian bytes: `dense<"0x0000803F..."> : tensor<4x8xf32>`.
+_HEX_F32 = re.compile(r'dense<"0x([0-9A-Fa-f]+)">(\s*:\s*tensor<(?:[0-9]+x)*)f32>')
+
+
+def _widen_hex(match: re.Match) -> str:
+    wide = np.frombuffer(bytes.fromhex(match.group(1)), dtype="<f4").astype("<f8")
+    return f'dense<"0x{wide.tobytes().hex().upper()}">{match.group(2)}f64>'
+
+
 def widen(text: str) -> str:
     """The f64 twin: every f32 made f64 (types, constants, converts)."""
+    # Raw-byte constants first: their bytes must become f64's, not just their type.
+    text = _HEX_F32.sub(_widen_hex, text)
     # `f32` alone or as a shaped type's element (`32x64xf32`).
     return re.sub(r"(?<![A-Za-wyz0-9_])f32\b", "f64", text)
 
