@@ -159,3 +159,32 @@ fn vocab_parallel_llama_8b_shapes_move_no_table_or_logits() {
     );
     assert!(figure(&split, "step_seconds") < figure(&whole, "step_seconds"));
 }
+
+/// At the size people train: LLaMA-3 8B's shapes scanned over all 32 layers (8.03 B
+/// parameters, abstract) partition with FSDP on 64 devices, with no stop, one all_gather and
+/// one reduce_scatter per parameter group (each stacked parameter gathered once, for all
+/// layers: a gather per iteration needs a collective inside the loop body, not built yet).
+#[test]
+fn llama_8b_scanned_partitions_with_fsdp_on_64_devices() {
+    let dir = root().join("target/tmp/vocab_parallel");
+    std::fs::create_dir_all(&dir).expect("writable");
+    let made = Command::new(root().join("tools/.venv/bin/python"))
+        .args(["tools/published_models.py", "llama-8b-scan", "--out"])
+        .arg(&dir)
+        .current_dir(root())
+        .output()
+        .expect("the JAX venv runs (tools/setup-venv)");
+    assert!(made.status.success(), "{}", text(&made.stderr));
+    let program = dir.join("llama-8b-scan.mlir");
+    let started = std::time::Instant::now();
+    let fsdp = report(
+        program.to_str().expect("utf-8"),
+        &schedule("llama-8b-scan", "FSDP"),
+        "llama-8b-scan-FSDP",
+    );
+    let seconds = started.elapsed().as_secs_f64();
+    assert_eq!(all_gathers(&fsdp), 12, "{fsdp}");
+    let (scatters, _) = collectives(&fsdp, "reduce_scatter", "sum", "data");
+    assert_eq!(scatters, 12, "{fsdp}");
+    assert!(seconds < 120.0, "partitioning took {seconds:.1} s");
+}

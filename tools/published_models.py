@@ -163,15 +163,16 @@ def _gpt2_model(config, variant: str):
     class Model(FlaxGPT2LMHeadModel):
         module_class = LMHead
 
-    return Model(config, input_shape=(BATCH, SEQ), seed=0)
+    return Model(config, input_shape=shape, seed=0, _do_init=init)
 
 
-def _llama_model(config, variant: str):
+def _llama_model(config, variant: str, shape=(BATCH, SEQ), init: bool = True):
+    """`init=False`: no weights are made (`_do_init`), for abstract arguments."""
     from transformers import FlaxLlamaForCausalLM
     from transformers.models.llama import modeling_flax_llama as lib
 
     if not variant:
-        return FlaxLlamaForCausalLM(config, input_shape=(BATCH, SEQ), seed=0)
+        return FlaxLlamaForCausalLM(config, input_shape=shape, seed=0, _do_init=init)
     import flax.linen as nn
     import jax
 
@@ -195,7 +196,7 @@ def _llama_model(config, variant: str):
     class Model(FlaxLlamaForCausalLM):
         module_class = LMHead
 
-    return Model(config, input_shape=(BATCH, SEQ), seed=0)
+    return Model(config, input_shape=shape, seed=0, _do_init=init)
 
 
 def _transformers_step(model):
@@ -229,25 +230,26 @@ def llama(variant: str = "") -> Published:
 
 def llama_8b(variant: str = "") -> Published:
     """transformers' FlaxLlama with LLaMA-3 8B's shapes (vocab 128256, width 4096, MLP 14336,
-    32 query and 8 KV heads), `LAYERS_8B` layers, a batch of 64 x 2048 tokens, on abstract
-    arguments (`jax.ShapeDtypeStruct`s: nothing is materialised, nothing can run). For pricing
-    and partitioning at the size people train: the vocab-parallel test's step."""
+    32 query and 8 KV heads), a batch of 64 x 2048 tokens, on abstract arguments
+    (`jax.ShapeDtypeStruct`s: nothing is materialised, nothing can run). For pricing and
+    partitioning at the size people train: as written with `LAYERS_8B` layers (the
+    vocab-parallel test's step), or scanned over all 32 (`variant="scan"`, 8.03 B parameters)."""
     import jax
     import jax.numpy as jnp
     from transformers import LlamaConfig
 
     batch, seq = 64, 2048
+    layers = 32 if variant else LAYERS_8B
     config = LlamaConfig(vocab_size=128256, hidden_size=4096, intermediate_size=14336,
-                         num_hidden_layers=LAYERS_8B, num_attention_heads=32, num_key_value_heads=8,
+                         num_hidden_layers=layers, num_attention_heads=32, num_key_value_heads=8,
                          max_position_embeddings=seq, rope_theta=500000.0, tie_word_embeddings=False)
-    from transformers import FlaxLlamaForCausalLM
-
-    model = FlaxLlamaForCausalLM(config, input_shape=(batch, seq), seed=0, _do_init=False)
+    model = _llama_model(config, variant, shape=(batch, seq), init=False)
     params = jax.eval_shape(lambda: model.init_weights(jax.random.key(0), (batch, seq)))
     step, tx = _training_step(lambda p, tokens: model(tokens, params=p, train=False).logits)
     opt = jax.eval_shape(tx.init, params)
     tokens = jax.ShapeDtypeStruct((batch, seq), jnp.int32)
-    return Published("llama-8b", step, (params, opt, tokens, tokens), "transformers FlaxLlamaForCausalLM, 8B shapes")
+    name = "llama-8b" + (f"-{variant}" if variant else "")
+    return Published(name, step, (params, opt, tokens, tokens), "transformers FlaxLlamaForCausalLM, 8B shapes")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -291,7 +293,7 @@ MODELS = {"gpt2": gpt2, "llama": llama, "gpt_neox": gpt_neox}
 VARIANTS = ["", "scan", "remat"]
 ALL = [m + (f"-{v}" if v else "") for m in MODELS for v in VARIANTS]
 # Abstract cases, built on request only (not in ALL: too big to commit, nothing to run).
-ABSTRACT = {"llama-8b": llama_8b}
+ABSTRACT = {"llama-8b": llama_8b, "llama-8b-scan": lambda: llama_8b("scan")}
 LAYERS_8B = 2
 
 
