@@ -49,6 +49,21 @@ fn report(program: &str, schedule: &str, tag: &str) -> Value {
         .expect("a report per tactic")
 }
 
+/// `tools/published_models.py CASE` (an abstract case: too big to commit) written under
+/// target/tmp.
+fn abstract_program(case: &str) -> PathBuf {
+    let dir = root().join("target/tmp/vocab_parallel");
+    std::fs::create_dir_all(&dir).expect("writable");
+    let made = Command::new(root().join("tools/.venv/bin/python"))
+        .args(["tools/published_models.py", case, "--out"])
+        .arg(&dir)
+        .current_dir(root())
+        .output()
+        .expect("the JAX venv runs (tools/setup-venv)");
+    assert!(made.status.success(), "{}", text(&made.stderr));
+    dir.join(format!("{case}.mlir"))
+}
+
 /// (count, bytes) of the collectives of `kind` and `reduction` over exactly `axis`.
 fn collectives(report: &Value, kind: &str, reduction: &str, axis: &str) -> (u64, f64) {
     let rows = report["collectives"].as_array().expect("collectives");
@@ -117,16 +132,7 @@ fn vocab_parallel_llama_runs_on_xla_with_textbook_collectives() {
 /// than with the table and the head whole.
 #[test]
 fn vocab_parallel_llama_8b_shapes_move_no_table_or_logits() {
-    let dir = root().join("target/tmp/vocab_parallel");
-    std::fs::create_dir_all(&dir).expect("writable");
-    let made = Command::new(root().join("tools/.venv/bin/python"))
-        .args(["tools/published_models.py", "llama-8b", "--out"])
-        .arg(&dir)
-        .current_dir(root())
-        .output()
-        .expect("the JAX venv runs (tools/setup-venv)");
-    assert!(made.status.success(), "{}", text(&made.stderr));
-    let program: PathBuf = dir.join("llama-8b.mlir");
+    let program = abstract_program("llama-8b");
     let program = program.to_str().expect("utf-8");
     let whole = report(program, &schedule("llama-8b", "BP_MP"), "llama-8b-BP_MP");
     let split = report(
@@ -166,16 +172,7 @@ fn vocab_parallel_llama_8b_shapes_move_no_table_or_logits() {
 /// layers: a gather per iteration needs a collective inside the loop body, not built yet).
 #[test]
 fn llama_8b_scanned_partitions_with_fsdp_on_64_devices() {
-    let dir = root().join("target/tmp/vocab_parallel");
-    std::fs::create_dir_all(&dir).expect("writable");
-    let made = Command::new(root().join("tools/.venv/bin/python"))
-        .args(["tools/published_models.py", "llama-8b-scan", "--out"])
-        .arg(&dir)
-        .current_dir(root())
-        .output()
-        .expect("the JAX venv runs (tools/setup-venv)");
-    assert!(made.status.success(), "{}", text(&made.stderr));
-    let program = dir.join("llama-8b-scan.mlir");
+    let program = abstract_program("llama-8b-scan");
     let started = std::time::Instant::now();
     let fsdp = report(
         program.to_str().expect("utf-8"),

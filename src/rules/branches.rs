@@ -6,16 +6,17 @@
 
 use super::{
     regions::{
-        blocks, defined_under, divide_regions, join_by_rule, ops_of, rank, size_of, Classes,
+        blocks, defined_under, divide_regions, factor_dims, join_by_rule, ops_of, rank,
+        values_under, Classes,
     },
     Rules, Shapes,
 };
 use crate::{
     ffi,
-    tmr::{FactorKind, Rule, TensorDims},
+    tmr::{Rule, TensorDims},
 };
-use melior::ir::{block::BlockLike, operation::OperationLike, OperationRef, Value};
-use std::collections::{HashMap, HashSet};
+use melior::ir::{operation::OperationLike, OperationRef, Value};
+use std::collections::HashMap;
 
 /// The values `op`'s regions read from outside it, each once, in order of first use: what a
 /// `lax.cond`'s branches take from the enclosing function (`stablehlo.case` has no operands
@@ -41,22 +42,9 @@ pub fn captures<'c, 'a>(op: OperationRef<'c, 'a>) -> Vec<Value<'c, 'a>> {
 /// whole.
 fn selected_classes(op: OperationRef, rules: &Rules, captures: &[Value]) -> Classes {
     let mut classes = Classes::new();
-    let mut inside: HashSet<usize> = captures.iter().map(|&v| ffi::value_id(v)).collect();
-    ffi::walk(op, |inner| {
-        if inner == op {
-            return;
-        }
-        for result in inner.results() {
-            inside.insert(ffi::value_id(result.into()));
-        }
-        for block in blocks(inner) {
-            for index in 0..block.argument_count() {
-                if let Ok(argument) = block.argument(index) {
-                    inside.insert(ffi::value_id(argument.into()));
-                }
-            }
-        }
-    });
+    // Captures are read as inputs, not blocked as values from outside.
+    let mut inside = values_under(op);
+    inside.extend(captures.iter().map(|&v| ffi::value_id(v)));
     for block in blocks(op) {
         for inner in ops_of(block) {
             if inner.next_in_block().is_some() {
@@ -64,15 +52,8 @@ fn selected_classes(op: OperationRef, rules: &Rules, captures: &[Value]) -> Clas
                 continue;
             }
             for (i, yielded) in inner.operands().enumerate() {
-                let Ok(result) = op.result(i) else { continue };
-                let result = Value::from(result);
-                if rank(yielded) != rank(result) {
-                    classes.block_value(yielded);
-                    continue;
-                }
-                for dim in 0..rank(yielded) {
-                    let (a, b) = (classes.node(yielded, dim), classes.node(result, dim));
-                    classes.join(a, b);
+                if let Ok(result) = op.result(i) {
+                    classes.tie(yielded, result.into());
                 }
             }
         }
@@ -100,32 +81,15 @@ pub fn selected_rule(op: OperationRef, rules: &Rules) -> Result<Rule, String> {
     let results: Vec<Value> = op.results().map(Value::from).collect();
     let mut rule = Rule::new();
     let mut factor_of: HashMap<usize, crate::tmr::FactorId> = HashMap::new();
-    let mut dims_of = |value: Value, rule: &mut Rule| {
-        let mut dims = TensorDims::unindexed(rank(value));
-        let mut seen = HashSet::new();
-        for dim in 0..rank(value) {
-            let node = classes.node(value, dim);
-            let root = classes.find(node);
-            let size = size_of(value, dim);
-            dims.0[dim] = Some(if classes.blocked[root] || !seen.insert(root) {
-                rule.add_factor(size, FactorKind::MustReplicate)
-            } else {
-                *factor_of.entry(root).or_insert_with(|| {
-                    rule.add_factor(classes.divides[root].max(1), FactorKind::PassThrough)
-                })
-            });
-        }
-        dims
-    };
     for operand in op.operands() {
         rule.push_operand(TensorDims::unindexed(rank(operand)));
     }
     for &capture in &captures {
-        let dims = dims_of(capture, &mut rule);
+        let dims = factor_dims(&mut classes, capture, &mut rule, &mut factor_of);
         rule.push_operand(dims);
     }
     for &result in &results {
-        let dims = dims_of(result, &mut rule);
+        let dims = factor_dims(&mut classes, result, &mut rule, &mut factor_of);
         rule.push_result(dims);
     }
     Ok(rule)

@@ -112,6 +112,19 @@ impl Classes {
             self.block(node);
         }
     }
+
+    /// Ties every dim of `yielded` to the same dim of `to` (a region's yield and the value it
+    /// becomes); a yield of another rank is used whole.
+    pub(super) fn tie(&mut self, yielded: Value, to: Value) {
+        if rank(yielded) != rank(to) {
+            self.block_value(yielded);
+            return;
+        }
+        for dim in 0..rank(yielded) {
+            let (a, b) = (self.node(yielded, dim), self.node(to, dim));
+            self.join(a, b);
+        }
+    }
 }
 
 fn gcd(a: i64, b: i64) -> i64 {
@@ -147,23 +160,7 @@ pub(crate) fn ops_of<'c, 'a>(block: BlockRef<'c, 'a>) -> Vec<OperationRef<'c, 'a
 /// i, the yielded i of the regions in `yielding` and result i are one value carried around).
 fn classes(op: OperationRef, rules: &Rules, carries: usize, yielding: &[usize]) -> Classes {
     let mut classes = Classes::new();
-    let mut inside: HashSet<usize> = HashSet::new();
-    ffi::walk(op, |inner| {
-        for result in inner.results() {
-            inside.insert(ffi::value_id(result.into()));
-        }
-        for region in inner.regions() {
-            let mut block = region.first_block();
-            while let Some(b) = block {
-                for index in 0..b.argument_count() {
-                    if let Ok(argument) = b.argument(index) {
-                        inside.insert(ffi::value_id(argument.into()));
-                    }
-                }
-                block = b.next_in_region();
-            }
-        }
-    });
+    let inside = values_under(op);
     for i in 0..carries {
         let (Ok(operand), Ok(result)) = (op.operand(i), op.result(i)) else {
             continue;
@@ -196,16 +193,8 @@ fn classes(op: OperationRef, rules: &Rules, carries: usize, yielding: &[usize]) 
                     continue;
                 }
                 for i in 0..inner.operand_count().min(carries) {
-                    let (Ok(yielded), Ok(operand)) = (inner.operand(i), op.operand(i)) else {
-                        continue;
-                    };
-                    if rank(yielded) != rank(operand) {
-                        classes.block_value(yielded);
-                        continue;
-                    }
-                    for dim in 0..rank(yielded) {
-                        let (a, b) = (classes.node(yielded, dim), classes.node(operand, dim));
-                        classes.join(a, b);
+                    if let (Ok(yielded), Ok(operand)) = (inner.operand(i), op.operand(i)) {
+                        classes.tie(yielded, operand);
                     }
                 }
                 continue;
@@ -214,6 +203,29 @@ fn classes(op: OperationRef, rules: &Rules, carries: usize, yielding: &[usize]) 
         }
     }
     classes
+}
+
+/// The ids of the values defined in `op`'s regions (its own results too): results of the ops
+/// nested in it and arguments of their blocks.
+pub(super) fn values_under(op: OperationRef) -> HashSet<usize> {
+    let mut inside = HashSet::new();
+    ffi::walk(op, |inner| {
+        for result in inner.results() {
+            inside.insert(ffi::value_id(result.into()));
+        }
+        for region in inner.regions() {
+            let mut block = region.first_block();
+            while let Some(b) = block {
+                for index in 0..b.argument_count() {
+                    if let Ok(argument) = b.argument(index) {
+                        inside.insert(ffi::value_id(argument.into()));
+                    }
+                }
+                block = b.next_in_region();
+            }
+        }
+    });
+    inside
 }
 
 /// Joins the dims `op`'s rule ties together, and blocks what it reduces, keeps whole or reads
@@ -359,24 +371,7 @@ pub fn carried_rule(
     let mut operands = Vec::new();
     for i in 0..carries {
         let value = op.operand(i).map_err(|_| format!("no operand {i}"))?;
-        let mut dims = TensorDims::unindexed(rank(value));
-        let mut seen = HashSet::new();
-        for dim in 0..rank(value) {
-            let node = classes.node(value, dim);
-            let root = classes.find(node);
-            let size = size_of(value, dim);
-            // A class reaching two dims of one carry (a transpose in the body) cannot be one
-            // tile of it.
-            let factor = if classes.blocked[root] || !seen.insert(root) {
-                rule.add_factor(size, FactorKind::MustReplicate)
-            } else {
-                *factor_of.entry(root).or_insert_with(|| {
-                    rule.add_factor(classes.divides[root].max(1), FactorKind::PassThrough)
-                })
-            };
-            dims.0[dim] = Some(factor);
-        }
-        operands.push(dims);
+        operands.push(factor_dims(&mut classes, value, &mut rule, &mut factor_of));
     }
     for dims in &operands {
         rule.push_operand(dims.clone());
@@ -393,6 +388,32 @@ pub fn carried_rule(
         }
     }
     Ok(rule)
+}
+
+/// The dims of `value` as factors of `rule`: one pass-through factor per unblocked class (the
+/// same for every value the class reaches), the other dims whole. A class reaching two dims of
+/// one value (a transpose in the body) cannot be one tile of it.
+pub(super) fn factor_dims(
+    classes: &mut Classes,
+    value: Value,
+    rule: &mut Rule,
+    factor_of: &mut HashMap<usize, crate::tmr::FactorId>,
+) -> TensorDims {
+    let mut dims = TensorDims::unindexed(rank(value));
+    let mut seen = HashSet::new();
+    for dim in 0..rank(value) {
+        let node = classes.node(value, dim);
+        let root = classes.find(node);
+        let factor = if classes.blocked[root] || !seen.insert(root) {
+            rule.add_factor(size_of(value, dim), FactorKind::MustReplicate)
+        } else {
+            *factor_of.entry(root).or_insert_with(|| {
+                rule.add_factor(classes.divides[root].max(1), FactorKind::PassThrough)
+            })
+        };
+        dims.0[dim] = Some(factor);
+    }
+    dims
 }
 
 /// After propagation gave a carrying op its local operand and result types, divides the dims
