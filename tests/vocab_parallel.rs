@@ -123,6 +123,19 @@ fn vocab_parallel_llama_runs_on_xla_with_textbook_collectives() {
     // Judged against the program run in f64: its RoPE tables, constants JAX prints as raw
     // f32 bytes, are widened too.
     assert!(said.contains("judged against it run in f64"), "{said}");
+    // Composed with batch parallelism and ZeRO-3 (the split table stored split on `batch` too).
+    let done = partir(&[
+        "verify",
+        program,
+        "-s",
+        &schedule("llama", "BP_MP_VP_Z3"),
+        "--xla",
+    ]);
+    let said = text(&done.stdout) + &text(&done.stderr);
+    assert!(
+        done.status.success() && said.contains("partir: PASS"),
+        "{said}"
+    );
 }
 
 /// A step with LLaMA-3 8B's shapes (2 of its 32 layers, vocab 128256, a batch of 64 x 2048)
