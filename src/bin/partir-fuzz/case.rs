@@ -24,6 +24,26 @@ const UPSTREAM: &[&str] = &[
     "func.func(linalg-fold-unit-extent-dims)",
 ];
 
+/// The upstream passes mixed into StableHLO pipelines (the linalg ones would find nothing).
+/// Not `inline` nor `symbol-dce`: on unregistered ops with regions (the generic form's
+/// `stablehlo.while`) stock mlir-opt 22 crashes in the inliner and symbol-dce stops with
+/// "potentially unknown symbol table", on JAX's program alone, without partir.
+const UPSTREAM_STABLEHLO: &[&str] = &[
+    "func.func(cse)",
+    "func.func(canonicalize)",
+    "sccp",
+    "func.func(loop-invariant-code-motion)",
+];
+
+/// Which generator makes a case's program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Dialect {
+    Linalg,
+    Stablehlo,
+    /// Each case either, by its seed.
+    Mixed,
+}
+
 /// Axis names a user might write, and a few hostile ones (empty, quotes, escapes, blanks).
 const AXES: &[&str] = &["a", "b", "c", "batch", "model"];
 const HOSTILE_AXES: &[&str] = &[
@@ -38,6 +58,8 @@ const HOSTILE_AXES: &[&str] = &[
 
 pub struct Case {
     pub seed: u64,
+    /// Linalg or StableHLO (never Mixed).
+    pub dialect: Dialect,
     pub program: Program,
     pub schedule: String,
     pub devices: i64,
@@ -46,39 +68,58 @@ pub struct Case {
     pub after: Vec<&'static str>,
 }
 
-fn passes(random: &mut SplitMix64) -> Vec<&'static str> {
+fn passes(random: &mut SplitMix64, upstream: &[&'static str]) -> Vec<&'static str> {
     if random.chance(0.5) {
         return Vec::new();
     }
     (0..1 + random.below(2))
-        .map(|_| *random.pick(UPSTREAM))
+        .map(|_| *random.pick(upstream))
         .collect()
 }
 
 impl Case {
-    pub fn generate(seed: u64) -> Self {
+    pub fn generate(seed: u64, dialect: Dialect) -> Self {
+        let dialect = match dialect {
+            Dialect::Mixed if seed % 2 == 0 => Dialect::Linalg,
+            Dialect::Mixed => Dialect::Stablehlo,
+            other => other,
+        };
         let mut random = SplitMix64(seed);
-        let program = program::generate(&mut random, 8);
-        let (schedule, devices) = schedule(&mut random, &program);
+        let (program, upstream) = match dialect {
+            Dialect::Stablehlo => (
+                program::stablehlo::generate(&mut random, 8),
+                UPSTREAM_STABLEHLO,
+            ),
+            _ => (program::generate(&mut random, 8), UPSTREAM),
+        };
+        let (schedule, devices) = schedule(&mut random, &program, dialect == Dialect::Stablehlo);
         Case {
             seed,
+            dialect,
             program,
             schedule,
             devices,
-            before: passes(&mut random),
-            between: passes(&mut random),
-            after: passes(&mut random),
+            before: passes(&mut random, upstream),
+            between: passes(&mut random, upstream),
+            after: passes(&mut random, upstream),
         }
+    }
+
+    fn stablehlo(&self) -> bool {
+        self.dialect == Dialect::Stablehlo
     }
 }
 
 /// A schedule over 1 to 3 axes, 1 to 3 tactics tiling selected values (mostly names that exist,
-/// on dims that exist) and sometimes pinning some.
-fn schedule(random: &mut SplitMix64, program: &Program) -> (String, i64) {
+/// on dims that exist) and sometimes pinning some. `careful` schedules mostly tile a named
+/// value on a dim the axis divides, so that most cases reach propagation and lowering.
+fn schedule(random: &mut SplitMix64, program: &Program, careful: bool) -> (String, i64) {
+    // Careful schedules are hostile less often.
+    let hostile = if careful { 0.01 } else { 0.03 };
     let axis_count = 1 + random.below(3);
     let mut axes: Vec<(String, i64)> = Vec::new();
     for _ in 0..axis_count {
-        let name = if random.chance(0.03) {
+        let name = if random.chance(hostile) {
             random.pick(HOSTILE_AXES).to_string()
         } else {
             random.pick(AXES).to_string()
@@ -100,20 +141,38 @@ fn schedule(random: &mut SplitMix64, program: &Program) -> (String, i64) {
         mesh.insert(name.clone(), toml::Value::Integer(*size));
     }
     let mut tactics = Vec::new();
+    // Names a careful schedule tiled already (tiling one twice is mostly a conflict).
+    let mut used: Vec<String> = Vec::new();
     for index in 0..1 + random.below(3) {
         let mut tactic = toml::Table::new();
         tactic.insert("name".into(), format!("T{index}").into());
         // Mostly one tactic per axis, in mesh order, as expert schedules are written.
-        let axis = if random.chance(0.03) {
+        let axis = if random.chance(hostile) {
             "nope".to_string()
-        } else if index < axes.len() && random.chance(0.8) {
+        } else if index < axes.len() && random.chance(if careful { 0.95 } else { 0.8 }) {
             axes[index].0.clone()
         } else {
             random.pick(&axes).0.clone()
         };
+        let size = axes
+            .iter()
+            .find(|(name, _)| *name == axis)
+            .map_or(1, |(_, size)| *size);
         tactic.insert("axis".into(), axis.into());
         let mut tile = toml::Table::new();
-        for _ in 0..1 + random.below(3) {
+        let entries = if careful {
+            1 + random.below(2)
+        } else {
+            1 + random.below(3)
+        };
+        for _ in 0..entries {
+            if careful && random.chance(0.9) {
+                if let Some((selector, dim)) = divisible_tile(random, program, size, &used) {
+                    used.push(selector.clone());
+                    tile.insert(selector, toml::Value::Integer(dim as i64));
+                    continue;
+                }
+            }
             let at = random.below(program.names.len());
             let (selector, rank) = select(random, program, at);
             let dim = if random.chance(0.02) {
@@ -138,10 +197,49 @@ fn schedule(random: &mut SplitMix64, program: &Program) -> (String, i64) {
     let mut file = toml::Table::new();
     file.insert("mesh".into(), mesh.into());
     file.insert("tactic".into(), tactics.into());
+    // Rules for custom calls partir cannot read, as `[rules]` gives them; now and then one
+    // malformed (a located error, not a crash).
+    let mut rules = toml::Table::new();
+    for (target, rule) in &program.rules {
+        if random.chance(0.5) {
+            let rule = if random.chance(0.05) {
+                rule.replace("->", "=")
+            } else {
+                rule.clone()
+            };
+            rules.insert(target.clone(), rule.into());
+        }
+    }
+    if !rules.is_empty() {
+        file.insert("rules".into(), rules.into());
+    }
     (
         toml::to_string(&file).expect("a schedule serialises"),
         devices,
     )
+}
+
+/// A named value and one of its dims that `size` divides (a few tries), by its exact name.
+fn divisible_tile(
+    random: &mut SplitMix64,
+    program: &Program,
+    size: i64,
+    used: &[String],
+) -> Option<(String, usize)> {
+    for _ in 0..8 {
+        let at = random.below(program.names.len());
+        if used.contains(&program.names[at]) {
+            continue;
+        }
+        let shape = &program.shapes[at];
+        let dims: Vec<usize> = (0..shape.len())
+            .filter(|&d| shape[d] >= size && shape[d] % size == 0)
+            .collect();
+        if !dims.is_empty() {
+            return Some((program.names[at].clone(), *random.pick(&dims)));
+        }
+    }
+    None
 }
 
 /// A selector for name `at`: the name itself, a glob, or one that matches nothing; with the
@@ -364,6 +462,8 @@ fn hash(path: &Path) -> u64 {
 
 pub struct Options {
     pub execute: bool,
+    /// Execute (`partir verify`) only cases whose seed is a multiple of this.
+    pub execute_every: u64,
     pub ranks_every: u64,
     pub memcheck: bool,
 }
@@ -408,6 +508,10 @@ impl Case {
             command
                 .arg(format!("--load-dialect-plugin={}", tools.plugin.display()))
                 .arg(format!("--load-pass-plugin={}", tools.plugin.display()));
+            // StableHLO is read unregistered in a stock mlir-opt (generic form).
+            if self.stablehlo() {
+                command.arg("--allow-unregistered-dialect");
+            }
         };
         let memcheck = |program: &Path| -> Command {
             if options.memcheck {
@@ -473,7 +577,30 @@ impl Case {
             }
         }
 
-        // 3. The command line on the original (schedule only, priced per tactic).
+        // 2b. StableHLO: the lowered program exports for XLA (partir-export-stablehlo).
+        if report.accepted && report.failures.is_empty() && self.stablehlo() {
+            let mut command = memcheck(&tools.mlir_opt);
+            plugin(&mut command);
+            command
+                .arg("-p")
+                .arg("builtin.module(partir-export-stablehlo)")
+                .arg(&hlo)
+                .arg("-o")
+                .arg(dir.join("xla.mlir"));
+            let exported = run(&mut command, dir, "export", timeout);
+            match judge(&exported, step_name("export"), true) {
+                Outcome::Passed => {}
+                Outcome::Rejected(error) => report.failures.push(Failure {
+                    kind: "not-exported",
+                    step: "export",
+                    detail: error,
+                }),
+                Outcome::Failed(failure) => report.failures.push(failure),
+            }
+        }
+
+        // 3. The command line on the original (schedule only, priced per tactic; StableHLO
+        //    all the way to XLA's form).
         if !options.memcheck {
             let mut command = Command::new(&tools.partir);
             command
@@ -483,6 +610,9 @@ impl Case {
                 .arg(&schedule)
                 .arg("-o")
                 .arg(dir.join("cli.mlir"));
+            if self.stablehlo() {
+                command.arg("--stage").arg("xla");
+            }
             if let Outcome::Failed(failure) =
                 judge(&run(&mut command, dir, "cli", timeout), "cli", false)
             {
@@ -491,9 +621,31 @@ impl Case {
         }
 
         // 4. Its sequential reading computes what the original does (and, sometimes, the
-        //    device-local program on MPI ranks).
+        //    device-local program on MPI ranks); StableHLO runs on XLA instead (the only
+        //    executor that reads it), every `execute_every`th case, as it takes seconds.
         let lowered_ok = report.accepted && report.failures.is_empty();
-        if lowered_ok && options.execute && !options.memcheck {
+        let execute = lowered_ok
+            && options.execute
+            && !options.memcheck
+            && self.seed.is_multiple_of(options.execute_every.max(1));
+        if execute && self.stablehlo() {
+            if self.program.executable && (1..=8).contains(&self.devices) {
+                report.executed = true;
+                let mut command = Command::new(&tools.partir);
+                command
+                    .arg("verify")
+                    .arg(&input)
+                    .arg("--partitioned")
+                    .arg(&hlo)
+                    .arg("--xla")
+                    .arg("--seed")
+                    .arg(self.seed.to_string());
+                let verified = run(&mut command, dir, "xla", timeout * 6);
+                if let Some(failure) = execution_failure(&verified, "xla") {
+                    report.failures.push(failure);
+                }
+            }
+        } else if execute {
             report.executed = true;
             let mut command = Command::new(&tools.partir);
             command

@@ -18,7 +18,7 @@
 mod case;
 mod program;
 
-use case::{Case, Failure, Options, Tools};
+use case::{Case, Dialect, Failure, Options, Tools};
 use clap::Parser;
 use std::{
     collections::BTreeMap,
@@ -48,9 +48,16 @@ struct Args {
     /// Where cases are written (failing ones are kept).
     #[arg(long, default_value = "target/fuzz")]
     out: PathBuf,
+    /// Which programs: linalg, StableHLO (JAX's generic form), or each case either.
+    #[arg(long, value_enum, default_value = "linalg")]
+    dialect: Dialect,
     /// Do not execute accepted programs (no `partir verify`).
     #[arg(long)]
     no_execute: bool,
+    /// Execute only cases whose seed is a multiple of N (StableHLO runs on XLA: seconds a
+    /// case).
+    #[arg(long, default_value_t = 1)]
+    execute_every: u64,
     /// Also run the device-local program of every case whose seed is a multiple of N on MPI
     /// ranks, when accepted and the mesh has at most 8 devices (0: never).
     #[arg(long, default_value_t = 10)]
@@ -104,6 +111,7 @@ fn main() {
     }
     let options = Options {
         execute: !args.no_execute && !args.memcheck,
+        execute_every: args.execute_every,
         ranks_every: args.ranks_every,
         memcheck: args.memcheck,
     };
@@ -122,7 +130,7 @@ fn main() {
                     break;
                 }
                 let seed = first + index;
-                let case = Case::generate(seed);
+                let case = Case::generate(seed, args.dialect);
                 let dir = args.out.join(format!("case-{seed}"));
                 let report = case.run(&dir, &tools, &options);
                 let keep = args.keep || args.replay.is_some() || !report.failures.is_empty();
