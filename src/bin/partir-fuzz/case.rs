@@ -166,7 +166,7 @@ fn schedule(random: &mut SplitMix64, program: &Program, careful: bool) -> (Strin
             1 + random.below(3)
         };
         for _ in 0..entries {
-            if careful && random.chance(0.9) {
+            if careful && random.chance(0.97) {
                 if let Some((selector, dim)) = divisible_tile(random, program, size, &used) {
                     used.push(selector.clone());
                     tile.insert(selector, toml::Value::Integer(dim as i64));
@@ -187,7 +187,7 @@ fn schedule(random: &mut SplitMix64, program: &Program, careful: bool) -> (Strin
             // A ZeRO-style tactic: the split reaches elementwise ops only.
             tactic.insert("propagate".into(), "elementwise".into());
         }
-        if random.chance(0.1) {
+        if random.chance(if careful { 0.05 } else { 0.1 }) {
             let at = random.below(program.names.len());
             let (selector, _) = select(random, program, at);
             tactic.insert("replicate".into(), vec![toml::Value::from(selector)].into());

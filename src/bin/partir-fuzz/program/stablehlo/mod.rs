@@ -118,8 +118,19 @@ const PATHS: &[(&str, &str)] = &[
     ("params['w']", "params/w"),
     ("params['layers'][0]['w']", "params/layers/0/w"),
     ("params['embed']", "params/embed"),
-    ("batch['tokens']", "batch/tokens"),
     ("opt_state[0].mu['w']", "opt_state/0/mu/w"),
+];
+
+/// Paths of integer arguments: ids, and scalars (a flag, a step count).
+const ID_PATHS: &[(&str, &str)] = &[
+    ("batch['tokens']", "batch/tokens"),
+    ("ids", "ids"),
+    ("labels", "labels"),
+];
+const SCALAR_PATHS: &[(&str, &str)] = &[
+    ("flag", "flag"),
+    ("index", "index"),
+    ("opt_state[0].count", "opt_state/0/count"),
 ];
 
 struct Builder<'r> {
@@ -227,7 +238,11 @@ impl Builder<'_> {
         }
         let name = self.fresh_arg();
         let index = self.args.len();
-        let (path, tree) = *self.random.pick(PATHS);
+        let (path, tree) = *self.random.pick(match (elem, shape.is_empty()) {
+            (Elem::F32, _) => PATHS,
+            (_, false) => ID_PATHS,
+            (_, true) => SCALAR_PATHS,
+        });
         // Unique paths: the leaf's index goes into its last key, as a list index would.
         let (location, partir_name) = match self.random.below(10) {
             // An argument JAX left no path for (a positional argument): `argN` in schedules.
@@ -236,7 +251,14 @@ impl Builder<'_> {
                 format!("{}{index}']", &path[..path.len() - 2]),
                 format!("{tree}{index}"),
             ),
-            _ => (format!("{path}{index}"), format!("{tree}{index}")),
+            _ if path.ends_with(']') || !path.contains('.') => {
+                (format!("{path}{index}"), format!("{tree}{index}"))
+            }
+            // `opt_state[0].count` keeps its key; the index goes into the first one.
+            _ => (
+                path.replacen("[0]", &format!("[{index}]"), 1),
+                tree.replacen("/0/", &format!("/{index}/"), 1),
+            ),
         };
         // JAX's own text has only the location; partir_jax.stablehlo_text adds partir.name.
         let attribute =
