@@ -16,10 +16,13 @@
 //! grouped by class in the summary.
 
 mod case;
+mod judge;
 mod program;
+mod schedule;
 
-use case::{Case, Dialect, Failure, Options, Tools};
+use case::{Case, Dialect, Options, Tools};
 use clap::Parser;
+use judge::Failure;
 use std::{
     collections::BTreeMap,
     path::PathBuf,
