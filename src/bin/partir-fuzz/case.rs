@@ -211,7 +211,19 @@ impl Case {
         );
         match outcome {
             Outcome::Failed(failure) => report.failures.push(failure),
-            Outcome::Rejected(_) => {}
+            // A custom call nobody gave a rule for is warned about, never a reason to reject.
+            Outcome::Rejected(error) => {
+                let unruled = self.program.rules.iter().any(|(target, _)| {
+                    error.contains(target.as_str()) && !self.schedule.contains(target.as_str())
+                });
+                if unruled {
+                    report.failures.push(Failure {
+                        kind: "custom-call-rejected",
+                        step: "plugin",
+                        detail: error,
+                    });
+                }
+            }
             Outcome::Passed => report.accepted = true,
         }
 

@@ -7,6 +7,7 @@
 //! Every program parses and verifies by construction; what partir does with it is the test.
 
 mod ops;
+/// The StableHLO generator (`--dialect stablehlo`): JAX-style programs in generic form.
 pub mod stablehlo;
 
 use partir::random::SplitMix64;
