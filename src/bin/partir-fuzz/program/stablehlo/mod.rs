@@ -147,6 +147,8 @@ struct Builder<'r> {
     custom_calls: Vec<(String, String)>,
     /// How deep calls and regions nest here (bounded so programs stay small).
     depth: usize,
+    /// Whether ops carry JAX's debug-info locations (`as_text(debug_info=True)`).
+    debug_info: bool,
 }
 
 impl Builder<'_> {
@@ -208,15 +210,45 @@ impl Builder<'_> {
             line = name_op(&line, &label);
             self.named.push((label, shape.clone()));
         }
+        let line = self.locate(line);
         self.push(format!("{name} = {line}"));
         let value = Value { name, shape, elem };
         self.scope().values.push(value.clone());
         value
     }
 
+    /// With `debug_info`, the location JAX gives an op: its name stack over the Python line
+    /// (`loc("jit(step)/dot_general"("/src/model.py":41:12))`), sometimes under a call site.
+    /// Diagnostics then point at the Python line, which must still count as located.
+    fn locate(&mut self, line: String) -> String {
+        if !self.debug_info {
+            return line;
+        }
+        let op = line
+            .split('"')
+            .nth(1)
+            .and_then(|name| name.rsplit('.').next())
+            .unwrap_or("op")
+            .to_string();
+        let scope = *self.random.pick(&["", "layers/0/", "mlp/", "attn/"]);
+        let source = format!(
+            "\"/src/model.py\":{}:{}",
+            1 + self.random.below(300),
+            1 + self.random.below(40)
+        );
+        let named = format!("\"jit(step)/{scope}{op}\"({source})");
+        if self.random.chance(0.3) {
+            let caller = format!("\"/src/train.py\":{}:5", 1 + self.random.below(90));
+            format!("{line} loc(callsite({named} at {caller}))")
+        } else {
+            format!("{line} loc({named})")
+        }
+    }
+
     /// Defines an op of several results (`%n:3 = ...`), each becoming a value.
     fn define_many(&mut self, results: &[(Vec<i64>, Elem)], line: String) -> Vec<Value> {
         let name = self.fresh();
+        let line = self.locate(line);
         self.push(format!("{name}:{} = {line}", results.len()));
         let values: Vec<Value> = results
             .iter()
@@ -450,7 +482,9 @@ pub fn generate(random: &mut SplitMix64, max_ops: usize) -> Program {
         next_function: 0,
         custom_calls: Vec::new(),
         depth: 0,
+        debug_info: false,
     };
+    builder.debug_info = builder.random.chance(0.5);
     let rank = 1 + builder.random.below(3);
     let shape = builder.shape(rank);
     builder.argument(shape, Elem::F32);
