@@ -138,7 +138,8 @@ impl Builder<'_> {
 
     /// `lax.fori_loop`/`lax.scan`: a counter from 0 to L, a carried value updated by a layer
     /// (a slice `[i]` of stacked weights, carried or captured), other carried or captured
-    /// values, and sometimes a call in the body.
+    /// values, sometimes stacked outputs `ys` written row by row, and sometimes a call in the
+    /// body.
     pub(super) fn while_loop(&mut self) {
         let x = self.value(1..=3);
         let width = *x.shape.last().expect("rank at least 1");
@@ -159,9 +160,18 @@ impl Builder<'_> {
         operands.push(zero);
         let x_at = operands.len();
         operands.push(x.clone());
-        if let Some(extra) = &extra {
-            operands.push(extra.clone());
-        }
+        let extra_at = extra.map(|extra| {
+            operands.push(extra);
+            operands.len() - 1
+        });
+        // lax.scan's stacked outputs `ys`: zeros [L, ...x], row i written at iteration i.
+        let ys_at = self.random.chance(0.3).then(|| {
+            let mut shape = vec![trips];
+            shape.extend(&x.shape);
+            let zeros = self.splat(&shape, Elem::F32, "0");
+            operands.push(zeros);
+            operands.len() - 1
+        });
 
         // The condition: counter < L.
         let cond_args = self.block_args(&operands);
@@ -213,10 +223,12 @@ impl Builder<'_> {
         let mut yielded = body_args.clone();
         yielded[counter_at] = next;
         yielded[x_at] = current;
-        if extra.is_some() && self.random.chance(0.7) {
-            let last = yielded.len() - 1;
-            let other = self.value_of(&yielded[last].shape, Elem::F32);
-            yielded[last] = self.binary_of(&yielded[last].clone(), &other);
+        if let Some(at) = extra_at.filter(|_| self.random.chance(0.7)) {
+            let other = self.value_of(&yielded[at].shape, Elem::F32);
+            yielded[at] = self.binary_of(&yielded[at].clone(), &other);
+        }
+        if let Some(at) = ys_at {
+            yielded[at] = self.write_row(&body_args[at], &yielded[x_at], &body_args[counter_at]);
         }
         self.ret(&yielded);
         let body = self.close();
@@ -230,8 +242,11 @@ impl Builder<'_> {
             names(&operands)
         );
         let results = self.define_many(&outs, line);
-        // The loop's result is what later ops most likely read.
+        // The loop's result (and its stacked outputs) is what later ops most likely read.
         self.scope().values.push(results[x_at].clone());
+        if let Some(at) = ys_at {
+            self.scope().values.push(results[at].clone());
+        }
     }
 
     /// `w[i]` of stacked weights `[L, d, d]`: a dynamic_slice at the counter, reshaped.
@@ -251,6 +266,25 @@ impl Builder<'_> {
         let (s, lt) = (slice.name.clone(), ty(&[width, width], Elem::F32));
         self.define(vec![width, width], Elem::F32, |_| {
             format!("\"stablehlo.reshape\"({s}) : ({slice_t}) -> {lt}")
+        })
+    }
+
+    /// `ys.at[i].set(y)` as scan writes it: a dynamic_update_slice of `y[None]` at row `i`.
+    fn write_row(&mut self, ys: &Value, y: &Value, counter: &Value) -> Value {
+        let mut row = vec![1];
+        row.extend(&y.shape);
+        let (source, from, to) = (y.name.clone(), y.ty(), ty(&row, Elem::F32));
+        let update = self.define(row, Elem::F32, |_| {
+            format!("\"stablehlo.reshape\"({source}) : ({from}) -> {to}")
+        });
+        let zero = self.constant(Elem::I32, "0");
+        let mut starts = vec![counter.name.clone()];
+        starts.extend(std::iter::repeat_n(zero.name.clone(), y.shape.len()));
+        let index_types = vec![counter.ty(); starts.len()].join(", ");
+        let (b, u, bt, ut) = (ys.name.clone(), update.name.clone(), ys.ty(), update.ty());
+        let starts = starts.join(", ");
+        self.define(ys.shape.clone(), Elem::F32, |_| {
+            format!("\"stablehlo.dynamic_update_slice\"({b}, {u}, {starts}) : ({bt}, {ut}, {index_types}) -> {bt}")
         })
     }
 

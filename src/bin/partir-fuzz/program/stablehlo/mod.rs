@@ -201,11 +201,14 @@ impl Builder<'_> {
     }
 
     /// Defines one value by an op: `op` gets the result name and gives the rest of the line.
-    /// Ops of @main's body are sometimes named (`{partir.name = "tN"}`), for schedules.
+    /// Ops are sometimes named (`{partir.name = "tN"}`), for schedules.
     fn define(&mut self, shape: Vec<i64>, elem: Elem, op: impl FnOnce(&str) -> String) -> Value {
         let name = self.fresh();
         let mut line = op(&name);
-        if self.scopes.len() == 1 && elem == Elem::F32 && self.random.chance(0.12) {
+        // Mostly in @main's body; now and then inside a loop, a branch or a helper (inlined
+        // once per call: one name, several values).
+        let chance = if self.scopes.len() == 1 { 0.12 } else { 0.04 };
+        if elem == Elem::F32 && self.random.chance(chance) {
             let label = format!("t{}", self.next);
             line = name_op(&line, &label);
             self.named.push((label, shape.clone()));
