@@ -3,9 +3,10 @@
 //! `partir_jax.stablehlo_text` writes it): quoted op names, `func.func public @main` whose
 //! arguments carry JAX's pytree-path locations (`loc("params['w']")`, sometimes also a
 //! `partir.name`) and whose results carry `jax.result_info`, private helpers reached by
-//! `func.call`. The ops are the ones JAX emits for training steps: elementwise ops,
-//! `dot_general`, `reduce`, broadcasts, transposes, reshapes, converts, compare/select, calls
-//! (a helper called twice, nested calls), `while` (fori_loop/scan over stacked weights),
+//! `func.call`; half of them with JAX's debug-info op locations. The ops are the ones JAX
+//! emits for training steps: elementwise ops, `dot_general`, `reduce`, broadcasts,
+//! transposes, reshapes, converts, compare/select, calls (a helper called twice, nested
+//! calls), `while` (fori_loop/scan over stacked weights, stacked outputs),
 //! `case`, the gathers and scatters of embeddings, `take_along_axis`, `.at[].add/set` and
 //! `segment_sum`, unknown `custom_call`s and `optimization_barrier`.
 //!
