@@ -1,14 +1,19 @@
-//! `partir-fuzz`: random small linalg programs with random schedules and upstream passes, run
+//! `partir-fuzz`: random small linalg programs (or, with `--dialect stablehlo`, JAX-style
+//! StableHLO programs in generic form) with random schedules and upstream passes, run
 //! through the plugin in stock mlir-opt and the `partir` command line, checked for what partir
 //! promises on any input:
 //! - no crash, abort or panic, no hang, no IR that the MLIR verifier rejects after any pass;
-//! - every rejection is an error at a location, from a partir pass, saying why;
-//! - everything accepted lowers to PartIR:HLO, and its sequential reading computes what the
-//!   original does (`partir verify --sequential`; every `--ranks-every`th case also on MPI
-//!   ranks); the input file is never changed.
+//! - every rejection is an error at a location, from a partir pass, saying why (and never
+//!   about a custom call the schedule gave no rule for: partir warns about those);
+//! - everything accepted lowers to PartIR:HLO (StableHLO: and exports for XLA), and computes
+//!   what the original does: linalg's sequential reading (`partir verify --sequential`; every
+//!   `--ranks-every`th case also on MPI ranks), StableHLO on XLA (`partir verify --xla`, the
+//!   only executor that reads it, seconds a case: every `--execute-every`th seed); the input
+//!   file is never changed.
 //!
 //! ```sh
 //! target/debug/partir-fuzz --cases 10000 --seed 1 --jobs 2        # a campaign
+//! target/debug/partir-fuzz --dialect stablehlo --cases 10000 --jobs 1 --execute-every 50
 //! target/debug/partir-fuzz --cases 50 --memcheck                   # under valgrind
 //! target/debug/partir-fuzz --replay 1234                           # one case, kept
 //! ```
