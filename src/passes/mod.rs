@@ -205,6 +205,36 @@ fn sliced_along(value: melior::ir::Value, axis: &str) -> bool {
     })
 }
 
+/// The op, other than a function or a partir loop, in whose region `value` is computed (a
+/// `stablehlo.while` body, a `case` branch, an `scf.for`), if any. A tile identity there
+/// would be a partir loop, a pin a `partir.replicate`, that the lowering has no device-local
+/// form for (`check_nesting` in `lower_to_hlo`).
+pub(crate) fn foreign_region_owner(value: melior::ir::Value) -> Option<String> {
+    use melior::ir::block::BlockLike;
+    let mut block = match ffi::argument_owner(value) {
+        Some(block) => Some(block),
+        None => ffi::result_owner(value).and_then(|op| op.block()),
+    };
+    while let Some(current) = block {
+        let owner = current.parent_operation()?;
+        if ffi::op_is(owner, "func.func") {
+            return None;
+        }
+        if !ffi::op_is(owner, crate::ir::core::LOOP_OP) {
+            return Some(
+                owner
+                    .name()
+                    .as_string_ref()
+                    .as_str()
+                    .unwrap_or("?")
+                    .to_string(),
+            );
+        }
+        block = owner.block();
+    }
+    None
+}
+
 /// The op in which `value` is defined: its producer, or the op owning its block.
 fn defining_scope<'c, 'a>(value: melior::ir::Value<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
     use melior::ir::block::BlockLike;

@@ -4,8 +4,8 @@
 //! on axis A never tiles through. Pinning a value twice on the same axis changes nothing.
 
 use super::{
-    mesh_axis_size, names::REPLICATE as PASS, options::ReplicateOptions, pinned_along,
-    select_values, sliced_along, PassError, PassResult,
+    foreign_region_owner, mesh_axis_size, names::REPLICATE as PASS, options::ReplicateOptions,
+    pinned_along, select_values, sliced_along, PassError, PassResult,
 };
 use crate::{ffi, ir::core};
 use melior::{ir::OperationRef, Context};
@@ -30,6 +30,12 @@ pub fn replicate<'c>(
     mesh_axis_size(module, who, axis)?;
     let targets = select_values(module, who, selector)?;
     for (name, target) in &targets {
+        if let Some(owner) = foreign_region_owner(target.value) {
+            return Err(PassError::new(
+                target.location(),
+                format!("{who}: '{name}' is computed inside a region of '{owner}': partir pins values of function bodies, not of other ops' regions; pin a value the '{owner}' reads or returns instead"),
+            ));
+        }
         if sliced_along(target.value, axis) {
             return Err(PassError::new(
                 target.location(),

@@ -6,8 +6,8 @@
 //! failing tile leaves the module as it was.
 
 use super::{
-    defining_scope, mesh_axis_size, pinned_along, program_location, select_values, sliced_along,
-    PassError, PassResult,
+    defining_scope, foreign_region_owner, mesh_axis_size, pinned_along, program_location,
+    select_values, sliced_along, PassError, PassResult,
 };
 use super::{names::TILE as PASS, options::TileOptions};
 use crate::{
@@ -52,6 +52,11 @@ pub fn tile<'c>(
         let ty = target.value.r#type();
         let error =
             |message: String| PassError::new(target.location(), format!("{who}: {message}"));
+        if let Some(owner) = foreign_region_owner(target.value) {
+            return Err(error(format!(
+                "'{name}' is computed inside a region of '{owner}': partir tiles values of function bodies, not of other ops' regions; tile a value the '{owner}' reads or returns instead"
+            )));
+        }
         let shape = static_shape(ty).ok_or_else(|| {
             error(format!(
                 "'{name}' has type {ty}; only statically shaped tensors can be tiled"

@@ -2,13 +2,14 @@
 //! between and after partir's; run through the plugin in stock mlir-opt and through the
 //! `partir` command line, and judged by the properties partir promises.
 
+use crate::judge::{execution_failure, judge, run, Failure, Outcome, MEMCHECK_EXIT};
 use crate::program::{self, Program};
+use crate::schedule::schedule;
 use partir::random::SplitMix64;
 use std::{
-    fmt,
     path::{Path, PathBuf},
-    process::{Command, ExitStatus, Stdio},
-    time::{Duration, Instant},
+    process::Command,
+    time::Duration,
 };
 
 /// The upstream passes mixed into pipelines (each as it nests: `func.func(cse)`).
@@ -24,20 +25,30 @@ const UPSTREAM: &[&str] = &[
     "func.func(linalg-fold-unit-extent-dims)",
 ];
 
-/// Axis names a user might write, and a few hostile ones (empty, quotes, escapes, blanks).
-const AXES: &[&str] = &["a", "b", "c", "batch", "model"];
-const HOSTILE_AXES: &[&str] = &[
-    "",
-    "x y",
-    "q\"t",
-    "back\\slash",
-    "new\nline",
-    "tab\tbed",
-    "é",
+/// The upstream passes mixed into StableHLO pipelines (the linalg ones would find nothing).
+/// Not `inline` nor `symbol-dce`: on unregistered ops with regions (the generic form's
+/// `stablehlo.while`) stock mlir-opt 22 crashes in the inliner and symbol-dce stops with
+/// "potentially unknown symbol table", on JAX's program alone, without partir.
+const UPSTREAM_STABLEHLO: &[&str] = &[
+    "func.func(cse)",
+    "func.func(canonicalize)",
+    "sccp",
+    "func.func(loop-invariant-code-motion)",
 ];
+
+/// Which generator makes a case's program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Dialect {
+    Linalg,
+    Stablehlo,
+    /// Each case either, by its seed.
+    Mixed,
+}
 
 pub struct Case {
     pub seed: u64,
+    /// Linalg or StableHLO (never Mixed).
+    pub dialect: Dialect,
     pub program: Program,
     pub schedule: String,
     pub devices: i64,
@@ -46,167 +57,45 @@ pub struct Case {
     pub after: Vec<&'static str>,
 }
 
-fn passes(random: &mut SplitMix64) -> Vec<&'static str> {
+fn passes(random: &mut SplitMix64, upstream: &[&'static str]) -> Vec<&'static str> {
     if random.chance(0.5) {
         return Vec::new();
     }
     (0..1 + random.below(2))
-        .map(|_| *random.pick(UPSTREAM))
+        .map(|_| *random.pick(upstream))
         .collect()
 }
 
 impl Case {
-    pub fn generate(seed: u64) -> Self {
+    pub fn generate(seed: u64, dialect: Dialect) -> Self {
+        let dialect = match dialect {
+            Dialect::Mixed if seed.is_multiple_of(2) => Dialect::Linalg,
+            Dialect::Mixed => Dialect::Stablehlo,
+            other => other,
+        };
         let mut random = SplitMix64(seed);
-        let program = program::generate(&mut random, 8);
-        let (schedule, devices) = schedule(&mut random, &program);
+        let (program, upstream) = match dialect {
+            Dialect::Stablehlo => (
+                program::stablehlo::generate(&mut random, 8),
+                UPSTREAM_STABLEHLO,
+            ),
+            _ => (program::generate(&mut random, 8), UPSTREAM),
+        };
+        let (schedule, devices) = schedule(&mut random, &program, dialect == Dialect::Stablehlo);
         Case {
             seed,
+            dialect,
             program,
             schedule,
             devices,
-            before: passes(&mut random),
-            between: passes(&mut random),
-            after: passes(&mut random),
+            before: passes(&mut random, upstream),
+            between: passes(&mut random, upstream),
+            after: passes(&mut random, upstream),
         }
     }
-}
 
-/// A schedule over 1 to 3 axes, 1 to 3 tactics tiling selected values (mostly names that exist,
-/// on dims that exist) and sometimes pinning some.
-fn schedule(random: &mut SplitMix64, program: &Program) -> (String, i64) {
-    let axis_count = 1 + random.below(3);
-    let mut axes: Vec<(String, i64)> = Vec::new();
-    for _ in 0..axis_count {
-        let name = if random.chance(0.03) {
-            random.pick(HOSTILE_AXES).to_string()
-        } else {
-            random.pick(AXES).to_string()
-        };
-        if axes.iter().any(|(existing, _)| *existing == name) {
-            continue;
-        }
-        let size = match random.below(30) {
-            0 => 1,
-            1 => 3,
-            2..=17 => 2,
-            _ => 4,
-        };
-        axes.push((name, size));
-    }
-    let devices = axes.iter().map(|(_, size)| size).product();
-    let mut mesh = toml::Table::new();
-    for (name, size) in &axes {
-        mesh.insert(name.clone(), toml::Value::Integer(*size));
-    }
-    let mut tactics = Vec::new();
-    for index in 0..1 + random.below(3) {
-        let mut tactic = toml::Table::new();
-        tactic.insert("name".into(), format!("T{index}").into());
-        // Mostly one tactic per axis, in mesh order, as expert schedules are written.
-        let axis = if random.chance(0.03) {
-            "nope".to_string()
-        } else if index < axes.len() && random.chance(0.8) {
-            axes[index].0.clone()
-        } else {
-            random.pick(&axes).0.clone()
-        };
-        tactic.insert("axis".into(), axis.into());
-        let mut tile = toml::Table::new();
-        for _ in 0..1 + random.below(3) {
-            let at = random.below(program.names.len());
-            let (selector, rank) = select(random, program, at);
-            let dim = if random.chance(0.02) {
-                rank + 1
-            } else {
-                random.below(rank.max(1))
-            };
-            tile.insert(selector, toml::Value::Integer(dim as i64));
-        }
-        tactic.insert("tile".into(), tile.into());
-        if random.chance(0.2) {
-            // A ZeRO-style tactic: the split reaches elementwise ops only.
-            tactic.insert("propagate".into(), "elementwise".into());
-        }
-        if random.chance(0.1) {
-            let at = random.below(program.names.len());
-            let (selector, _) = select(random, program, at);
-            tactic.insert("replicate".into(), vec![toml::Value::from(selector)].into());
-        }
-        tactics.push(toml::Value::Table(tactic));
-    }
-    let mut file = toml::Table::new();
-    file.insert("mesh".into(), mesh.into());
-    file.insert("tactic".into(), tactics.into());
-    (
-        toml::to_string(&file).expect("a schedule serialises"),
-        devices,
-    )
-}
-
-/// A selector for name `at`: the name itself, a glob, or one that matches nothing; with the
-/// rank of what it names.
-fn select(random: &mut SplitMix64, program: &Program, at: usize) -> (String, usize) {
-    let name = &program.names[at];
-    let rank = program.shapes[at].len();
-    let selector = match random.below(100) {
-        0..=84 => name.clone(),
-        85..=89 => format!("{}*", &name[..name.len().min(1)]),
-        90..=93 => "arg*".into(),
-        94..=95 => "*".into(),
-        96..=97 => "arg0".into(),
-        _ => "no/such/value".into(),
-    };
-    (selector, rank)
-}
-
-/// How one step ended.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Outcome {
-    Passed,
-    /// A clear rejection: `file:line:col: error: partir-...: why` (or `partir: error: ...`).
-    Rejected(String),
-    /// What the properties forbid.
-    Failed(Failure),
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Failure {
-    /// crash, hang, invalid-ir, unlocated-diagnostic, not-lowered, wrong-result, ...
-    pub kind: &'static str,
-    /// Which step: plugin, lower, cli, sequential, ranks, memcheck.
-    pub step: &'static str,
-    /// The first line that tells what happened.
-    pub detail: String,
-}
-
-impl fmt::Display for Failure {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} in {}: {}", self.kind, self.step, self.detail)
-    }
-}
-
-impl Failure {
-    /// The failure with numbers and paths blanked, to group reproducers of one class.
-    pub fn class(&self) -> String {
-        let mut class = String::new();
-        let detail = self
-            .detail
-            .rsplit_once(": error: ")
-            .map_or(self.detail.as_str(), |(_, message)| message);
-        let mut previous_digit = false;
-        for c in detail.chars().take(120) {
-            if c.is_ascii_digit() {
-                if !previous_digit {
-                    class.push('N');
-                }
-                previous_digit = true;
-            } else {
-                class.push(c);
-                previous_digit = false;
-            }
-        }
-        format!("{} in {}: {class}", self.kind, self.step)
+    fn stablehlo(&self) -> bool {
+        self.dialect == Dialect::Stablehlo
     }
 }
 
@@ -216,136 +105,6 @@ pub struct Tools {
     pub plugin: PathBuf,
     pub partir: PathBuf,
     pub timeout: Duration,
-}
-
-/// What running a tool gave: its status (None after a timeout) and stderr.
-struct Run {
-    status: Option<ExitStatus>,
-    stderr: String,
-}
-
-fn run(command: &mut Command, dir: &Path, name: &str, timeout: Duration) -> Run {
-    let stderr_path = dir.join(format!("{name}.stderr"));
-    let stderr_file = std::fs::File::create(&stderr_path).expect("a scratch file");
-    let child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(stderr_file)
-        .spawn();
-    let mut child = match child {
-        Ok(child) => child,
-        Err(error) => {
-            return Run {
-                status: None,
-                stderr: format!("cannot start: {error}"),
-            }
-        }
-    };
-    let start = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) if start.elapsed() > timeout => {
-                let _ = child.kill();
-                let _ = child.wait();
-                break None;
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
-            Err(_) => break None,
-        }
-    };
-    Run {
-        status,
-        stderr: std::fs::read_to_string(&stderr_path).unwrap_or_default(),
-    }
-}
-
-/// valgrind's exit code when it found an error (`--error-exitcode`).
-const MEMCHECK_EXIT: i32 = 97;
-
-const CRASH_MARKS: &[&str] = &[
-    "internal error",
-    "panicked",
-    "LLVM ERROR",
-    "Assertion",
-    "Rust cannot catch",
-    "Stack dump",
-    "PLEASE submit a bug report",
-    "double free",
-    "corrupted",
-];
-
-/// Judges a finished step. `located` asks rejections to carry a location (the plugin's
-/// diagnostics); the command line may also say `partir: error: ...` for whole-file problems.
-fn judge(run: &Run, step: &'static str, located: bool) -> Outcome {
-    use std::os::unix::process::ExitStatusExt;
-    let first_error = run
-        .stderr
-        .lines()
-        .find(|line| line.contains("error"))
-        .unwrap_or_else(|| run.stderr.lines().next().unwrap_or(""))
-        .to_string();
-    let Some(status) = run.status else {
-        return Outcome::Failed(Failure {
-            kind: "hang",
-            step,
-            detail: first_error,
-        });
-    };
-    if status.code() == Some(MEMCHECK_EXIT) {
-        return Outcome::Failed(Failure {
-            kind: "memory-error",
-            step,
-            detail: first_valgrind_error(&run.stderr),
-        });
-    }
-    if let Some(signal) = status.signal() {
-        return Outcome::Failed(Failure {
-            kind: "crash",
-            step,
-            detail: format!("signal {signal}: {first_error}"),
-        });
-    }
-    if let Some(mark) = CRASH_MARKS.iter().find(|mark| run.stderr.contains(*mark)) {
-        let line = run
-            .stderr
-            .lines()
-            .find(|line| line.contains(mark))
-            .unwrap_or(mark)
-            .to_string();
-        return Outcome::Failed(Failure {
-            kind: "crash",
-            step,
-            detail: line,
-        });
-    }
-    if status.success() {
-        return Outcome::Passed;
-    }
-    // A rejection names partir's pass (or the command) and is located.
-    let error = first_error.clone();
-    let from_partir = error.contains("partir-") || error.starts_with("partir: error:");
-    if !from_partir {
-        return Outcome::Failed(Failure {
-            kind: "invalid-ir",
-            step,
-            detail: error,
-        });
-    }
-    let has_location = error.split(": error:").next().is_some_and(|place| {
-        place
-            .rsplit(':')
-            .nth(1)
-            .is_some_and(|line| line.parse::<u64>().is_ok_and(|l| l > 0))
-    });
-    if located && !has_location {
-        return Outcome::Failed(Failure {
-            kind: "unlocated-diagnostic",
-            step,
-            detail: error,
-        });
-    }
-    Outcome::Rejected(error)
 }
 
 /// What one case gave.
@@ -364,6 +123,8 @@ fn hash(path: &Path) -> u64 {
 
 pub struct Options {
     pub execute: bool,
+    /// Execute (`partir verify`) only cases whose seed is a multiple of this.
+    pub execute_every: u64,
     pub ranks_every: u64,
     pub memcheck: bool,
 }
@@ -408,6 +169,10 @@ impl Case {
             command
                 .arg(format!("--load-dialect-plugin={}", tools.plugin.display()))
                 .arg(format!("--load-pass-plugin={}", tools.plugin.display()));
+            // StableHLO is read unregistered in a stock mlir-opt (generic form).
+            if self.stablehlo() {
+                command.arg("--allow-unregistered-dialect");
+            }
         };
         let memcheck = |program: &Path| -> Command {
             if options.memcheck {
@@ -446,7 +211,19 @@ impl Case {
         );
         match outcome {
             Outcome::Failed(failure) => report.failures.push(failure),
-            Outcome::Rejected(_) => {}
+            // A custom call nobody gave a rule for is warned about, never a reason to reject.
+            Outcome::Rejected(error) => {
+                let unruled = self.program.rules.iter().any(|(target, _)| {
+                    error.contains(target.as_str()) && !self.schedule.contains(target.as_str())
+                });
+                if unruled {
+                    report.failures.push(Failure {
+                        kind: "custom-call-rejected",
+                        step: "plugin",
+                        detail: error,
+                    });
+                }
+            }
             Outcome::Passed => report.accepted = true,
         }
 
@@ -473,7 +250,30 @@ impl Case {
             }
         }
 
-        // 3. The command line on the original (schedule only, priced per tactic).
+        // 2b. StableHLO: the lowered program exports for XLA (partir-export-stablehlo).
+        if report.accepted && report.failures.is_empty() && self.stablehlo() {
+            let mut command = memcheck(&tools.mlir_opt);
+            plugin(&mut command);
+            command
+                .arg("-p")
+                .arg("builtin.module(partir-export-stablehlo)")
+                .arg(&hlo)
+                .arg("-o")
+                .arg(dir.join("xla.mlir"));
+            let exported = run(&mut command, dir, "export", timeout);
+            match judge(&exported, step_name("export"), true) {
+                Outcome::Passed => {}
+                Outcome::Rejected(error) => report.failures.push(Failure {
+                    kind: "not-exported",
+                    step: "export",
+                    detail: error,
+                }),
+                Outcome::Failed(failure) => report.failures.push(failure),
+            }
+        }
+
+        // 3. The command line on the original (schedule only, priced per tactic; StableHLO
+        //    all the way to XLA's form).
         if !options.memcheck {
             let mut command = Command::new(&tools.partir);
             command
@@ -483,6 +283,9 @@ impl Case {
                 .arg(&schedule)
                 .arg("-o")
                 .arg(dir.join("cli.mlir"));
+            if self.stablehlo() {
+                command.arg("--stage").arg("xla");
+            }
             if let Outcome::Failed(failure) =
                 judge(&run(&mut command, dir, "cli", timeout), "cli", false)
             {
@@ -491,9 +294,31 @@ impl Case {
         }
 
         // 4. Its sequential reading computes what the original does (and, sometimes, the
-        //    device-local program on MPI ranks).
+        //    device-local program on MPI ranks); StableHLO runs on XLA instead (the only
+        //    executor that reads it), every `execute_every`th case, as it takes seconds.
         let lowered_ok = report.accepted && report.failures.is_empty();
-        if lowered_ok && options.execute && !options.memcheck {
+        let execute = lowered_ok
+            && options.execute
+            && !options.memcheck
+            && self.seed.is_multiple_of(options.execute_every.max(1));
+        if execute && self.stablehlo() {
+            if self.program.executable && (1..=8).contains(&self.devices) {
+                report.executed = true;
+                let mut command = Command::new(&tools.partir);
+                command
+                    .arg("verify")
+                    .arg(&input)
+                    .arg("--partitioned")
+                    .arg(&hlo)
+                    .arg("--xla")
+                    .arg("--seed")
+                    .arg(self.seed.to_string());
+                let verified = run(&mut command, dir, "xla", timeout * 6);
+                if let Some(failure) = execution_failure(&verified, "xla") {
+                    report.failures.push(failure);
+                }
+            }
+        } else if execute {
             report.executed = true;
             let mut command = Command::new(&tools.partir);
             command
@@ -536,34 +361,5 @@ impl Case {
             });
         }
         report
-    }
-}
-
-fn first_valgrind_error(stderr: &str) -> String {
-    stderr
-        .lines()
-        .find(|line| {
-            line.contains("Invalid")
-                || line.contains("uninitialised")
-                || line.contains("definitely lost")
-        })
-        .unwrap_or("valgrind reported an error")
-        .to_string()
-}
-
-/// A `partir verify` run that did not pass: a wrong result, or a program that does not run.
-fn execution_failure(run: &Run, step: &'static str) -> Option<Failure> {
-    match judge(run, step, false) {
-        Outcome::Passed => None,
-        Outcome::Failed(failure) => Some(failure),
-        Outcome::Rejected(error) => Some(Failure {
-            kind: if error.contains("verification failed") {
-                "wrong-result"
-            } else {
-                "does-not-run"
-            },
-            step,
-            detail: error,
-        }),
     }
 }

@@ -1,14 +1,19 @@
-//! `partir-fuzz`: random small linalg programs with random schedules and upstream passes, run
+//! `partir-fuzz`: random small linalg programs (or, with `--dialect stablehlo`, JAX-style
+//! StableHLO programs in generic form) with random schedules and upstream passes, run
 //! through the plugin in stock mlir-opt and the `partir` command line, checked for what partir
 //! promises on any input:
 //! - no crash, abort or panic, no hang, no IR that the MLIR verifier rejects after any pass;
-//! - every rejection is an error at a location, from a partir pass, saying why;
-//! - everything accepted lowers to PartIR:HLO, and its sequential reading computes what the
-//!   original does (`partir verify --sequential`; every `--ranks-every`th case also on MPI
-//!   ranks); the input file is never changed.
+//! - every rejection is an error at a location, from a partir pass, saying why (and never
+//!   about a custom call the schedule gave no rule for: partir warns about those);
+//! - everything accepted lowers to PartIR:HLO (StableHLO: and exports for XLA), and computes
+//!   what the original does: linalg's sequential reading (`partir verify --sequential`; every
+//!   `--ranks-every`th case also on MPI ranks), StableHLO on XLA (`partir verify --xla`, the
+//!   only executor that reads it, seconds a case: every `--execute-every`th seed); the input
+//!   file is never changed.
 //!
 //! ```sh
 //! target/debug/partir-fuzz --cases 10000 --seed 1 --jobs 2        # a campaign
+//! target/debug/partir-fuzz --dialect stablehlo --cases 10000 --jobs 1 --execute-every 50
 //! target/debug/partir-fuzz --cases 50 --memcheck                   # under valgrind
 //! target/debug/partir-fuzz --replay 1234                           # one case, kept
 //! ```
@@ -16,10 +21,13 @@
 //! grouped by class in the summary.
 
 mod case;
+mod judge;
 mod program;
+mod schedule;
 
-use case::{Case, Failure, Options, Tools};
+use case::{Case, Dialect, Options, Tools};
 use clap::Parser;
+use judge::Failure;
 use std::{
     collections::BTreeMap,
     path::PathBuf,
@@ -48,9 +56,16 @@ struct Args {
     /// Where cases are written (failing ones are kept).
     #[arg(long, default_value = "target/fuzz")]
     out: PathBuf,
+    /// Which programs: linalg, StableHLO (JAX's generic form), or each case either.
+    #[arg(long, value_enum, default_value = "linalg")]
+    dialect: Dialect,
     /// Do not execute accepted programs (no `partir verify`).
     #[arg(long)]
     no_execute: bool,
+    /// Execute only cases whose seed is a multiple of N (StableHLO runs on XLA: seconds a
+    /// case).
+    #[arg(long, default_value_t = 1)]
+    execute_every: u64,
     /// Also run the device-local program of every case whose seed is a multiple of N on MPI
     /// ranks, when accepted and the mesh has at most 8 devices (0: never).
     #[arg(long, default_value_t = 10)]
@@ -104,6 +119,7 @@ fn main() {
     }
     let options = Options {
         execute: !args.no_execute && !args.memcheck,
+        execute_every: args.execute_every,
         ranks_every: args.ranks_every,
         memcheck: args.memcheck,
     };
@@ -122,7 +138,7 @@ fn main() {
                     break;
                 }
                 let seed = first + index;
-                let case = Case::generate(seed);
+                let case = Case::generate(seed, args.dialect);
                 let dir = args.out.join(format!("case-{seed}"));
                 let report = case.run(&dir, &tools, &options);
                 let keep = args.keep || args.replay.is_some() || !report.failures.is_empty();

@@ -7,6 +7,8 @@
 //! Every program parses and verifies by construction; what partir does with it is the test.
 
 mod ops;
+/// The StableHLO generator (`--dialect stablehlo`): JAX-style programs in generic form.
+pub mod stablehlo;
 
 use partir::random::SplitMix64;
 
@@ -63,6 +65,10 @@ pub struct Program {
     pub names: Vec<String>,
     /// The shapes of the named values, by name.
     pub shapes: Vec<Vec<i64>>,
+    /// Whether `partir verify` can run it (not with custom calls nobody implements).
+    pub executable: bool,
+    /// Custom call targets partir has no rule for, with a rule a schedule's `[rules]` may give.
+    pub rules: Vec<(String, String)>,
 }
 
 struct Builder<'r> {
@@ -301,5 +307,7 @@ pub fn generate(random: &mut SplitMix64, max_ops: usize) -> Program {
         text,
         names,
         shapes,
+        executable: true,
+        rules: Vec::new(),
     }
 }
