@@ -217,7 +217,7 @@ pub(crate) fn foreign_region_owner(value: melior::ir::Value) -> Option<String> {
     };
     while let Some(current) = block {
         let owner = current.parent_operation()?;
-        if ffi::op_is(owner, "func.func") {
+        if crate::ir::func::is_function(owner) {
             return None;
         }
         if !ffi::op_is(owner, crate::ir::core::LOOP_OP) {
