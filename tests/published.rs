@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{partir, root, text};
+use common::{partir, published_schedule, root, text, verify_on_xla};
 use std::process::Command;
 
 /// Every published program, with the folder of its schedules.
@@ -30,13 +30,6 @@ fn program(model: &str) -> String {
         .to_string()
 }
 
-fn schedule(folder: &str, name: &str) -> String {
-    root()
-        .join(format!("examples/published/schedules/{folder}/{name}.toml"))
-        .display()
-        .to_string()
-}
-
 /// Batch parallelism on every variant: the step partitions through (no stop, no all_gather)
 /// and its gradients are one combined all_reduce.
 #[test]
@@ -49,7 +42,7 @@ fn batch_parallelism_partitions_every_published_model_through() {
             "partition",
             &program(model),
             "-s",
-            &schedule(folder, "BP"),
+            &published_schedule(folder, "BP"),
             "--stage",
             "xla",
             "-o",
@@ -91,18 +84,8 @@ fn published_models_run_partitioned_on_xla() {
         ("gpt_neox-remat", "gpt_neox", "BP"),
     ];
     for (model, folder, name) in cases {
-        let done = partir(&[
-            "verify",
-            &program(model),
-            "-s",
-            &schedule(folder, name),
-            "--xla",
-        ]);
-        let said = text(&done.stdout) + &text(&done.stderr);
-        assert!(
-            done.status.success() && said.contains("partir: PASS"),
-            "{model} {name}: {said}"
-        );
+        let (passed, said) = verify_on_xla(&program(model), &published_schedule(folder, name));
+        assert!(passed, "{model} {name}: {said}");
     }
 }
 

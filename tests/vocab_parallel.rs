@@ -6,16 +6,9 @@
 
 mod common;
 
-use common::{partir, root, text};
+use common::{partir, published_schedule, root, text, verify_on_xla};
 use serde_json::Value;
 use std::{path::PathBuf, process::Command};
-
-fn schedule(folder: &str, name: &str) -> String {
-    root()
-        .join(format!("examples/published/schedules/{folder}/{name}.toml"))
-        .display()
-        .to_string()
-}
 
 /// The last tactic's report of `partir partition program -s schedule --device h100-sxm`.
 fn report(program: &str, schedule: &str, tag: &str) -> Value {
@@ -97,7 +90,11 @@ fn all_gathers(report: &Value) -> u64 {
 fn vocab_parallel_llama_runs_on_xla_with_textbook_collectives() {
     let program = root().join("examples/published/llama.mlir");
     let program = program.to_str().expect("utf-8");
-    let report = report(program, &schedule("llama", "MP_VP"), "llama-MP_VP");
+    let report = report(
+        program,
+        &published_schedule("llama", "MP_VP"),
+        "llama-MP_VP",
+    );
     assert_eq!(all_gathers(&report), 0, "{report}");
     // By hand, per step: 2 layers x (attention + MLP) x (forward + backward) = 8; the lookup
     // 1; the cross-entropy's sum of exponentials and its label logit 2 (may be combined into
@@ -108,34 +105,14 @@ fn vocab_parallel_llama_runs_on_xla_with_textbook_collectives() {
         sums <= 12 && maxes <= 1,
         "{sums} sums, {maxes} maxes: {report}"
     );
-    let done = partir(&[
-        "verify",
-        program,
-        "-s",
-        &schedule("llama", "MP_VP"),
-        "--xla",
-    ]);
-    let said = text(&done.stdout) + &text(&done.stderr);
-    assert!(
-        done.status.success() && said.contains("partir: PASS"),
-        "{said}"
-    );
+    let (passed, said) = verify_on_xla(program, &published_schedule("llama", "MP_VP"));
+    assert!(passed, "{said}");
     // Judged against the program run in f64: its RoPE tables, constants JAX prints as raw
     // f32 bytes, are widened too.
     assert!(said.contains("judged against it run in f64"), "{said}");
     // Composed with batch parallelism and ZeRO-3 (the split table stored split on `batch` too).
-    let done = partir(&[
-        "verify",
-        program,
-        "-s",
-        &schedule("llama", "BP_MP_VP_Z3"),
-        "--xla",
-    ]);
-    let said = text(&done.stdout) + &text(&done.stderr);
-    assert!(
-        done.status.success() && said.contains("partir: PASS"),
-        "{said}"
-    );
+    let (passed, said) = verify_on_xla(program, &published_schedule("llama", "BP_MP_VP_Z3"));
+    assert!(passed, "{said}");
 }
 
 /// A step with LLaMA-3 8B's shapes (2 of its 32 layers, vocab 128256, a batch of 64 x 2048)
@@ -147,10 +124,14 @@ fn vocab_parallel_llama_runs_on_xla_with_textbook_collectives() {
 fn vocab_parallel_llama_8b_shapes_move_no_table_or_logits() {
     let program = abstract_program("llama-8b");
     let program = program.to_str().expect("utf-8");
-    let whole = report(program, &schedule("llama-8b", "BP_MP"), "llama-8b-BP_MP");
+    let whole = report(
+        program,
+        &published_schedule("llama-8b", "BP_MP"),
+        "llama-8b-BP_MP",
+    );
     let split = report(
         program,
-        &schedule("llama-8b", "BP_MP_VP"),
+        &published_schedule("llama-8b", "BP_MP_VP"),
         "llama-8b-BP_MP_VP",
     );
     assert_eq!(all_gathers(&split), 0, "{split}");
@@ -189,7 +170,7 @@ fn llama_8b_scanned_partitions_with_fsdp_on_64_devices() {
     let started = std::time::Instant::now();
     let fsdp = report(
         program.to_str().expect("utf-8"),
-        &schedule("llama-8b-scan", "FSDP"),
+        &published_schedule("llama-8b-scan", "FSDP"),
         "llama-8b-scan-FSDP",
     );
     let seconds = started.elapsed().as_secs_f64();

@@ -84,6 +84,9 @@ fn integer_attribute(op: OperationRef, name: &str) -> i64 {
     hlo::integer_attribute(op, name).expect("verified collective")
 }
 
+/// The harness's `MPI_Init`: communicators are set up after it.
+const MPI_INIT: &str = "mpi.init";
+
 fn lower_function<'c, 'a>(
     context: &'c Context,
     mesh: &Mesh,
@@ -95,7 +98,7 @@ fn lower_function<'c, 'a>(
         let name = op.name().as_string_ref().as_str().unwrap_or("").to_string();
         if name.starts_with("partir_hlo.") {
             collectives.push(op);
-        } else if name == "mpi.init" && init.is_none() {
+        } else if ffi::op_is(op, MPI_INIT) && init.is_none() {
             init = Some(op);
         }
     });

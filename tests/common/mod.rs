@@ -23,3 +23,19 @@ pub fn partir(args: &[&str]) -> Output {
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
+
+/// `partir verify PROGRAM -s SCHEDULE --xla`: whether it passed (exit 0 and `partir: PASS`),
+/// and everything it said.
+pub fn verify_on_xla(program: &str, schedule: &str) -> (bool, String) {
+    let done = partir(&["verify", program, "-s", schedule, "--xla"]);
+    let said = text(&done.stdout) + &text(&done.stderr);
+    (done.status.success() && said.contains("partir: PASS"), said)
+}
+
+/// A published model's schedule: `examples/published/schedules/FOLDER/NAME.toml`.
+pub fn published_schedule(folder: &str, name: &str) -> String {
+    root()
+        .join(format!("examples/published/schedules/{folder}/{name}.toml"))
+        .display()
+        .to_string()
+}

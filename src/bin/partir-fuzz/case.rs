@@ -301,56 +301,42 @@ impl Case {
             && options.execute
             && !options.memcheck
             && self.seed.is_multiple_of(options.execute_every.max(1));
-        if execute && self.stablehlo() {
-            if self.program.executable && (1..=8).contains(&self.devices) {
-                report.executed = true;
-                let mut command = Command::new(&tools.partir);
-                command
-                    .arg("verify")
-                    .arg(&input)
-                    .arg("--partitioned")
-                    .arg(&hlo)
-                    .arg("--xla")
-                    .arg("--seed")
-                    .arg(self.seed.to_string());
-                let verified = run(&mut command, dir, "xla", timeout * 6);
-                if let Some(failure) = execution_failure(&verified, "xla") {
-                    report.failures.push(failure);
-                }
-            }
-        } else if execute {
-            report.executed = true;
+        // `partir verify INPUT --partitioned PROGRAM ENGINE... --seed S`, judged as `step`.
+        let verify = |program: &Path, engine: &[String], step: &'static str, limit| {
             let mut command = Command::new(&tools.partir);
             command
                 .arg("verify")
                 .arg(&input)
                 .arg("--partitioned")
-                .arg(&core)
-                .arg("--sequential")
+                .arg(program)
+                .args(engine)
                 .arg("--seed")
                 .arg(self.seed.to_string());
-            let verified = run(&mut command, dir, "sequential", timeout * 4);
-            if let Some(failure) = execution_failure(&verified, "sequential") {
-                report.failures.push(failure);
+            execution_failure(&run(&mut command, dir, step, limit), step)
+        };
+        if execute && self.stablehlo() {
+            if self.program.executable && (1..=8).contains(&self.devices) {
+                report.executed = true;
+                report
+                    .failures
+                    .extend(verify(&hlo, &["--xla".into()], "xla", timeout * 6));
             }
+        } else if execute {
+            report.executed = true;
+            report.failures.extend(verify(
+                &core,
+                &["--sequential".into()],
+                "sequential",
+                timeout * 4,
+            ));
             if options.ranks_every > 0
                 && self.seed.is_multiple_of(options.ranks_every)
                 && (1..=8).contains(&self.devices)
             {
-                let mut command = Command::new(&tools.partir);
-                command
-                    .arg("verify")
-                    .arg(&input)
-                    .arg("--partitioned")
-                    .arg(&hlo)
-                    .arg("--ranks")
-                    .arg(self.devices.to_string())
-                    .arg("--seed")
-                    .arg(self.seed.to_string());
-                let verified = run(&mut command, dir, "ranks", timeout * 6);
-                if let Some(failure) = execution_failure(&verified, "ranks") {
-                    report.failures.push(failure);
-                }
+                let ranks = ["--ranks".into(), self.devices.to_string()];
+                report
+                    .failures
+                    .extend(verify(&hlo, &ranks, "ranks", timeout * 6));
             }
         }
         if hash(&input) != before {

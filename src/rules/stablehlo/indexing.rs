@@ -142,9 +142,8 @@ fn gather_lookup(op: &OpView) -> Option<(Lookup, Vec<usize>)> {
 /// Whether the op's first result holds booleans.
 fn is_bits(op: &OpView) -> bool {
     op.op.result(0).is_ok_and(|r| {
-        melior::ir::ValueLike::r#type(&r)
-            .to_string()
-            .ends_with("xi1>")
+        let element = crate::ffi::shaped_element(melior::ir::ValueLike::r#type(&r));
+        melior::ir::r#type::IntegerType::try_from(element).is_ok_and(|i| i.width() == 1)
     })
 }
 

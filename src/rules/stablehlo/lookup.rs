@@ -289,6 +289,26 @@ fn zero_where_not<'c, 'a>(
     ))
 }
 
+/// The lookup's ids (operand 1) made relative to this device's rows and clamped, and `value`
+/// (the result or the updates, whose dims at `positions` are the ids' other dims) zeroed where
+/// an id is another device's, built with `at`. None when the table is not split.
+fn zeroed_elsewhere<'c, 'a>(
+    context: &'c Context,
+    op: OperationRef<'c, 'a>,
+    lookup: Lookup,
+    positions: &[usize],
+    before: &[i64],
+    value: Value<'c, 'a>,
+    at: &Builder<'c, 'a>,
+) -> Option<Value<'c, 'a>> {
+    let split = split(op, 0, lookup, before)?;
+    let masked = mask(context, op, op.operand(1).ok()?, &split)?;
+    ffi::set_operand(op, 1, masked.clamped);
+    let shape = core::static_shape(value.r#type())?;
+    let mine = spread(context, at, masked.mine, lookup, positions, &shape)?;
+    zero_where_not(context, at, mine, value)
+}
+
 /// A gather whose table (operand 0) was split along `lookup.dim`: its ids are made relative
 /// and clamped, and rows of other devices read as zeros (the loop sums the devices' results).
 /// `batch`: the result dims the ids' other dims become.
@@ -299,29 +319,13 @@ pub(super) fn mask_gather<'c>(
     batch: &[usize],
     before: &[i64],
 ) {
-    let Some(split) = split(op, 0, lookup, before) else {
+    let (Ok(result), Some(next)) = (op.result(0), op.next_in_block()) else {
         return;
     };
-    let (Ok(ids), Ok(result)) = (op.operand(1), op.result(0)) else {
-        return;
-    };
-    let Some(masked) = mask(context, op, ids, &split) else {
-        return;
-    };
-    ffi::set_operand(op, 1, masked.clamped);
     let result = Value::from(result);
     let uses = ffi::uses(result);
-    let Some(next) = op.next_in_block() else {
-        return;
-    };
     let after = Builder::before(context, next);
-    let Some(shape) = core::static_shape(result.r#type()) else {
-        return;
-    };
-    let Some(mine) = spread(context, &after, masked.mine, lookup, batch, &shape) else {
-        return;
-    };
-    if let Some(selected) = zero_where_not(context, &after, mine, result) {
+    if let Some(selected) = zeroed_elsewhere(context, op, lookup, batch, before, result, &after) {
         for (user, index) in uses {
             ffi::set_operand(user, index, selected);
         }
@@ -338,24 +342,9 @@ pub(super) fn mask_scatter<'c>(
     scatter: &[usize],
     before: &[i64],
 ) {
-    let Some(split) = split(op, 0, lookup, before) else {
-        return;
-    };
-    let (Ok(ids), Ok(updates)) = (op.operand(1), op.operand(2)) else {
-        return;
-    };
-    let Some(masked) = mask(context, op, ids, &split) else {
-        return;
-    };
-    ffi::set_operand(op, 1, masked.clamped);
+    let Ok(updates) = op.operand(2) else { return };
     let here = Builder::before(context, op);
-    let Some(shape) = core::static_shape(updates.r#type()) else {
-        return;
-    };
-    let Some(mine) = spread(context, &here, masked.mine, lookup, scatter, &shape) else {
-        return;
-    };
-    if let Some(selected) = zero_where_not(context, &here, mine, updates) {
+    if let Some(selected) = zeroed_elsewhere(context, op, lookup, scatter, before, updates, &here) {
         ffi::set_operand(op, 2, selected);
     }
 }
