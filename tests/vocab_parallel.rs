@@ -161,11 +161,17 @@ fn vocab_parallel_llama_8b_shapes_move_no_table_or_logits() {
 }
 
 /// At the size people train: LLaMA-3 8B's shapes scanned over all 32 layers (8.03 B
-/// parameters, abstract) partition with FSDP on 64 devices, with no stop, one all_gather and
-/// one reduce_scatter per parameter group (each stacked parameter gathered once, for all
-/// layers: a gather per iteration needs a collective inside the loop body, not built yet).
+/// parameters, abstract) partition on 64 devices with no stop:
+/// - FSDP (`{data = 64}`): one all_gather and one reduce_scatter per parameter group (each
+///   stacked parameter gathered once, for all layers: BP tiles the scans whole first);
+/// - BP+Megatron (`{data = 8, model = 8}`): the scans cannot be tiled whole on `model`, so
+///   propagation partitions inside their bodies, and each layer's all_reduces run in them,
+///   once per iteration: 32 layers x (attention + MLP) x (forward + backward) = 128 sums over
+///   `model`, by hand, and nothing gathered.
+///
+/// One test, as both read the one generated program.
 #[test]
-fn llama_8b_scanned_partitions_with_fsdp_on_64_devices() {
+fn llama_8b_scanned_partitions_with_fsdp_and_megatron_on_64_devices() {
     let program = abstract_program("llama-8b-scan");
     let started = std::time::Instant::now();
     let fsdp = report(
@@ -178,4 +184,19 @@ fn llama_8b_scanned_partitions_with_fsdp_on_64_devices() {
     let (scatters, _) = collectives(&fsdp, "reduce_scatter", "sum", "data");
     assert_eq!(scatters, 12, "{fsdp}");
     assert!(seconds < 120.0, "partitioning took {seconds:.1} s");
+
+    let megatron = report(
+        program.to_str().expect("utf-8"),
+        &published_schedule("llama-8b-scan", "BP_MP"),
+        "llama-8b-scan-BP_MP",
+    );
+    assert_eq!(all_gathers(&megatron), 0, "{megatron}");
+    let (sums, bytes) = collectives(&megatron, "all_reduce", "sum", "model");
+    assert_eq!(sums, 128, "{megatron}");
+    // Each is one layer's activation, [8, 2048, 4096] f32 per device: 128 MiB.
+    let activation = 8.0 * 2048.0 * 4096.0 * 4.0;
+    assert!(
+        (bytes - 128.0 * activation).abs() < 1.0,
+        "{bytes} B over model: {megatron}"
+    );
 }

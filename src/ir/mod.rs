@@ -17,6 +17,20 @@ pub use names::{NamedValue, Selector};
 pub use sharding::Sharding;
 
 /// The ops of `block`, in order: a snapshot, so the caller may move or erase them.
+/// The last op of `block`: its terminator, also when its dialect is not registered (melior's
+/// `terminator()` asks for the `IsTerminator` trait, which an unregistered `stablehlo.return`
+/// does not declare).
+pub fn last_op<'c, 'a>(
+    block: melior::ir::BlockRef<'c, 'a>,
+) -> Option<melior::ir::OperationRef<'c, 'a>> {
+    use melior::ir::{block::BlockLike, operation::OperationLike};
+    let mut last = block.first_operation()?;
+    while let Some(next) = last.next_in_block() {
+        last = next;
+    }
+    Some(last)
+}
+
 pub fn block_ops<'c, 'a>(
     block: melior::ir::BlockRef<'c, 'a>,
 ) -> Vec<melior::ir::OperationRef<'c, 'a>> {

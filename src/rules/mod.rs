@@ -33,10 +33,10 @@ mod tests;
 mod tosa;
 
 pub use model::{
-    broadcasts_scalars, canonicalize, cost, fill, fresh_accumulator, inputs, is_empty, is_layout,
-    is_multiply, layout_source_dim, linear, per_value, retype, takes_captures, tileable,
-    trip_count, zero_padding, Canonicalize, Cost, Fill, FillOf, Linear, LinearIn, Padding, Retype,
-    ScalarBroadcast, Shapes, SourceDim, Tileable, TripCount, ZeroPadding,
+    broadcasts_scalars, canonicalize, carried_body, cost, fill, fresh_accumulator, inputs,
+    is_empty, is_layout, is_multiply, layout_source_dim, linear, per_value, retype, takes_captures,
+    tileable, trip_count, zero_padding, Canonicalize, Cost, Fill, FillOf, Linear, LinearIn,
+    Padding, Retype, ScalarBroadcast, Shapes, SourceDim, Tileable, TripCount, ZeroPadding,
 };
 
 use crate::{

@@ -129,6 +129,9 @@ pub(super) struct Entries {
     /// Ops whose regions' captures are inputs of their rule, after their operands (see
     /// [`inputs`]).
     capturing: HashSet<&'static str>,
+    /// Loop ops whose regions' arguments are their operands and whose body (this region)
+    /// yields their results (see [`carried_body`]).
+    carrying: HashMap<&'static str, usize>,
 }
 
 impl Entries {
@@ -171,6 +174,12 @@ impl Entries {
     /// operands (see [`inputs`]).
     pub(super) fn add_capturing(&mut self, name: &'static str) {
         self.capturing.insert(name);
+    }
+
+    /// Says that `name`'s regions take its operands as arguments and that its region `body`
+    /// yields its results (see [`carried_body`]).
+    pub(super) fn add_carried_body(&mut self, name: &'static str, body: usize) {
+        self.carrying.insert(name, body);
     }
 
     /// Says that `name` passes each operand to its result alone (see [`per_value`]).
@@ -257,6 +266,15 @@ pub fn takes_captures(op: OperationRef) -> bool {
         .as_string_ref()
         .as_str()
         .is_ok_and(|name| BUILTIN.capturing.contains(name))
+}
+
+/// The region of a loop op whose block takes the op's operands as arguments (one per operand,
+/// as every region of the op does) and whose terminator yields the op's results: a
+/// `stablehlo.while`'s body. When the loop cannot be tiled whole (Megatron's partial sums feed
+/// a layer norm in the same iteration), propagation partitions inside this body as inside a
+/// function body, and lowering gives each carry one sharding (docs/design.md, "Loops").
+pub fn carried_body(op: OperationRef) -> Option<usize> {
+    registered(&BUILTIN.carrying, op)
 }
 
 /// Rewrites every op under `root` whose family has a canonical form that partitions better

@@ -141,6 +141,7 @@ pub(super) fn register(rules: &mut Entries) {
     rules.add("stablehlo.while", while_rule);
     rules.add_retype("stablehlo.while", while_retype);
     rules.add_cost("stablehlo.while", Cost::Loop);
+    rules.add_carried_body("stablehlo.while", 1);
     for name in ["stablehlo.case", "stablehlo.if"] {
         rules.add(name, case_rule);
         rules.add_retype(name, case_retype);

@@ -17,6 +17,7 @@
 //! moves the all_reduce sums of an add's (or sub's) operands after it (one reduce of the summed
 //! partials), rewrites all_reduce+all_slice into reduce_scatter and drops all_slice∘all_gather.
 
+mod block;
 pub mod combine;
 mod optimize;
 mod reshard;
@@ -38,6 +39,7 @@ use crate::{
         Mesh,
     },
 };
+use block::Handoff;
 use melior::{
     ir::{
         attribute::TypeAttribute, block::BlockLike, operation::OperationLike, r#type::FunctionType,
@@ -46,7 +48,7 @@ use melior::{
     Context,
 };
 use reshard::Emitter;
-use scope::{Lowering, Scope};
+use scope::Lowering;
 
 pub fn run<'c>(context: &'c Context, module: OperationRef<'c, '_>) -> PassResult<'c> {
     require_stage(
@@ -90,11 +92,18 @@ fn chain_sharding(rank: usize, slices: &[(String, usize)]) -> Sharding {
 
 /// The sharding an argument's consumers agree on (replicated when they disagree).
 fn argument_sharding(mesh: &Mesh, argument: Value) -> Sharding {
+    agreed_sharding(mesh, argument, is_return)
+}
+
+/// The sharding `value`'s consumers agree on, but for those `hands_on` says only pass it on
+/// (a function's return, a loop body's yield); replicated when they disagree.
+fn agreed_sharding(mesh: &Mesh, value: Value, hands_on: impl Fn(OperationRef) -> bool) -> Sharding {
+    let argument = value;
     let rank = rank_of(argument);
     let mut agreed: Option<Sharding> = None;
     for consumer in view::consumers(argument) {
         let wanted = match consumer {
-            Consumer::Payload(user, _) if is_return(user) => continue,
+            Consumer::Payload(user, _) if hands_on(user) => continue,
             Consumer::Payload(user, index) => {
                 chain_sharding(rank, &view::operand_source(user, index).slices)
             }
@@ -235,85 +244,7 @@ fn lower_function<'c, 'a>(emitter: &Emitter<'c, '_>, func: OperationRef<'c, 'a>)
         lowering.set(argument, argument, sharding.clone());
     }
 
-    let top_level = crate::ir::block_ops(body);
-    let mut core_ops = Vec::new();
-    let mut result_shardings = Vec::new();
-    for op in top_level {
-        let location = op.location();
-        let scope = Scope::top(op);
-        let name = name_of(op);
-        if name == LOOP_OP {
-            core_ops.push(op);
-            if let Some((source, dim, axis)) = view::identity_view(op) {
-                // A tile action's view: the value itself, split on `dim` along `axis` inside
-                // whatever it is split on already (see `view_sharding`).
-                let (local, sharding) = lowering.top_level(source, &scope);
-                let nested = sharding.clone().without_axis(&axis).with_axis(dim, &axis);
-                let wanted = if sharding.0[dim].contains(&axis) {
-                    sharding.clone()
-                } else if divides(emitter.mesh, source, &nested) {
-                    nested
-                } else {
-                    Sharding::replicated(sharding.rank()).with_axis(dim, &axis)
-                };
-                let local = emitter.reshard(op, location, local, &sharding, &wanted);
-                lowering.set(
-                    Value::from(op.result(0).expect("one result")),
-                    local,
-                    wanted,
-                );
-                continue;
-            }
-            lowering.lower_loop(op, &scope)?;
-        } else if is_return(op) {
-            for index in 0..op.operand_count() {
-                let (local, sharding) =
-                    lowering.top_level(op.operand(index).expect("in range"), &scope);
-                ffi::set_operand(op, index, local);
-                result_shardings.push(sharding);
-            }
-        } else if name == REPLICATE_OP {
-            core_ops.push(op);
-            let operand = op.operand(0).expect("one operand");
-            let (local, sharding) = lowering.top_level(operand, &scope);
-            let whole = Sharding::replicated(sharding.rank());
-            let local = emitter.reshard(op, location, local, &sharding, &whole);
-            lowering.set(Value::from(op.result(0).expect("one result")), local, whole);
-        } else if name != crate::ir::mesh::MESH_OP {
-            // An op outside any loop computes on whole values.
-            for index in 0..op.operand_count() {
-                let (local, sharding) =
-                    lowering.top_level(op.operand(index).expect("in range"), &scope);
-                let whole = Sharding::replicated(sharding.rank());
-                ffi::set_operand(
-                    op,
-                    index,
-                    emitter.reshard(op, location, local, &sharding, &whole),
-                );
-            }
-            lowering.localise_captures(op, &scope)?;
-        }
-    }
-    // Later nests read earlier ones (through slices in their bodies): erase them first. A Core
-    // op still used by something left in place would dangle: refuse instead.
-    for op in core_ops.into_iter().rev() {
-        let used = (0..op.result_count()).find_map(|index| {
-            ffi::uses(Value::from(op.result(index).expect("in range")))
-                .first()
-                .map(|(user, _)| name_of(*user))
-        });
-        if let Some(user) = used {
-            return Err(PassError::new(
-                op.location(),
-                format!(
-                    "{PASS}: internal error: '{}' is still used by '{user}' after lowering",
-                    name_of(op)
-                ),
-            ));
-        }
-        // SAFETY: `op` is unused and no handle to it is used after this.
-        unsafe { ffi::erase(op) };
-    }
+    let result_shardings = lowering.lower_top(body, Handoff::Keep)?;
 
     // The signature: local types and shardings.
     let results: Vec<Type> = body
@@ -330,8 +261,10 @@ fn lower_function<'c, 'a>(emitter: &Emitter<'c, '_>, func: OperationRef<'c, 'a>)
     Ok(())
 }
 
-/// Core ops must sit in the function body or in loop bodies: a loop inside another op's region
-/// (an `scf.for`, after inlining a partitioned helper into one) has no device-local form here.
+/// Core ops must sit in the function body, in loop bodies or in a loop op's regions that
+/// propagation partitioned inside (a `while`'s: `block::lower_carrying`): a loop inside another
+/// op's region (an `scf.for`, after inlining a partitioned helper into one) has no device-local
+/// form here.
 fn check_nesting<'c>(func: OperationRef<'c, '_>) -> PassResult<'c> {
     let mut misplaced = None;
     ffi::walk(func, |op| {
@@ -340,9 +273,11 @@ fn check_nesting<'c>(func: OperationRef<'c, '_>) -> PassResult<'c> {
             return;
         }
         let parent = op.parent_operation();
-        if let Some(parent) =
-            parent.filter(|parent| !is_function(*parent) && !ffi::op_is(*parent, LOOP_OP))
-        {
+        if let Some(parent) = parent.filter(|parent| {
+            !is_function(*parent)
+                && !ffi::op_is(*parent, LOOP_OP)
+                && crate::rules::carried_body(*parent).is_none()
+        }) {
             misplaced = Some((op.location(), name, name_of(parent)));
         }
     });

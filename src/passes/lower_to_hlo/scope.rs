@@ -45,7 +45,7 @@ use std::collections::HashMap;
 
 /// Partial results still to be combined across devices.
 #[derive(Clone, Debug, PartialEq, Eq)]
-struct Pending {
+pub(super) struct Pending {
     /// The axes to reduce over, outer loop first.
     axes: Vec<String>,
     kind: ReductionKind,
@@ -53,13 +53,13 @@ struct Pending {
 
 /// The device-local form of a Core value.
 #[derive(Clone)]
-struct Local<'c, 'a> {
-    value: Value<'c, 'a>,
+pub(super) struct Local<'c, 'a> {
+    pub(super) value: Value<'c, 'a>,
     /// How `value` is split over the axes free in its scope.
-    sharding: Sharding,
-    pending: Option<Pending>,
+    pub(super) sharding: Sharding,
+    pub(super) pending: Option<Pending>,
     /// How many loops enclose its definition.
-    depth: usize,
+    pub(super) depth: usize,
 }
 
 #[derive(Clone)]
@@ -87,6 +87,16 @@ impl<'c, 'a> Scope<'c, 'a> {
             axes: Vec::new(),
             anchor,
         }
+    }
+
+    /// Where lowered code goes.
+    pub fn anchor(&self) -> OperationRef<'c, 'a> {
+        self.anchor
+    }
+
+    /// How many loops enclose the scope.
+    pub fn depth(&self) -> usize {
+        self.axes.len()
     }
 
     fn inside(&self, axis: String) -> Self {
@@ -133,6 +143,10 @@ impl<'c, 'a, 'e, 'm> Lowering<'c, 'a, 'e, 'm> {
         }
     }
 
+    pub(super) fn emitter(&self) -> &'e Emitter<'c, 'm> {
+        self.emitter
+    }
+
     /// Records a top-level value's local form (arguments, views).
     pub fn set(&mut self, logical: Value<'c, 'a>, local: Value<'c, 'a>, sharding: Sharding) {
         self.set_local(
@@ -146,7 +160,7 @@ impl<'c, 'a, 'e, 'm> Lowering<'c, 'a, 'e, 'm> {
         );
     }
 
-    fn set_local(&mut self, logical: Value<'c, 'a>, local: Local<'c, 'a>) {
+    pub(super) fn set_local(&mut self, logical: Value<'c, 'a>, local: Local<'c, 'a>) {
         self.forms
             .insert(ffi::value_id(logical), Form::Local(local));
     }
@@ -213,7 +227,7 @@ impl<'c, 'a, 'e, 'm> Lowering<'c, 'a, 'e, 'm> {
 
     /// `value` as the local value of sharding `target` (relative to `scope`: over axes the
     /// scope does not bind), with collectives in front of the scope's anchor.
-    fn materialise(
+    pub(super) fn materialise(
         &mut self,
         value: Value<'c, 'a>,
         scope: &Scope<'c, 'a>,
@@ -466,6 +480,9 @@ impl<'c, 'a, 'e, 'm> Lowering<'c, 'a, 'e, 'm> {
         op: OperationRef<'c, 'a>,
         scope: &Scope<'c, 'a>,
     ) -> Result<(), PassError<'c>> {
+        if crate::rules::carried_body(op).is_some() && super::block::holds_core(op) {
+            return self.lower_carrying(op, scope);
+        }
         let location = op.location();
         let mut operands = Vec::new();
         for index in 0..op.operand_count() {

@@ -14,6 +14,8 @@
 //! Example (BP on the MLP): `x` tiled on dim 0 along batch makes `matmul(x, w1)` a batch
 //! loop tiling dim 0 (w1 whole), and `matmul(transpose(h), dy)` a `#partir.sum` loop.
 
+mod body;
+mod elementwise;
 mod explain;
 mod rewrite;
 pub(super) mod view;
@@ -28,6 +30,7 @@ use crate::{
     schedule::Reach,
     tmr::{Conflict, ResultTiling, Rule, TileEffect},
 };
+use elementwise::is_elementwise;
 use explain::{explain_operand, explain_result};
 use melior::{
     ir::{operation::OperationLike, OperationRef, Value, ValueLike},
@@ -89,6 +92,8 @@ pub struct Propagation<'c> {
     /// regions, and an op it wraps is erased, so its entry is dropped then (`apply`). Scanned
     /// LLaMA's BP went from 3.3 s to 0.4 s.
     region_rules: HashMap<usize, Option<Result<Rule, String>>>,
+    /// Whether the last op wrapped had a body propagation looks into (see `run`).
+    erased_body: bool,
 }
 
 pub use crate::sim::report::STOP_DETAIL;
@@ -142,6 +147,7 @@ impl<'c> Propagation<'c> {
             reach: Reach::All,
             stops: Vec::new(),
             region_rules: HashMap::new(),
+            erased_body: false,
         }
     }
 
@@ -150,11 +156,19 @@ impl<'c> Propagation<'c> {
         self.reach = reach;
         loop {
             let mut changed = false;
+            // Wrapping a loop op erases it and the ops of its body, which the list holds
+            // (`view::payloads` looks into bodies): the sweep then starts again.
             for op in view::payloads(func) {
                 changed |= self.forward(op, axis, axis_size);
+                if std::mem::take(&mut self.erased_body) {
+                    break;
+                }
             }
             for op in view::payloads(func).into_iter().rev() {
                 changed |= self.backward(op, axis, axis_size);
+                if std::mem::take(&mut self.erased_body) {
+                    break;
+                }
             }
             if !changed {
                 break;
@@ -211,8 +225,11 @@ impl<'c> Propagation<'c> {
                 .effect(op, axis, axis_size, Some(index), |rule| {
                     rule.tile_operand_by(index, dim, axis_size)
                 })
-                .map_err(|stop| stop.explained(|| explain_operand(op, index, dim, axis, axis_size)))
-            {
+                .map_err(|stop| {
+                    explain(op, stop, || {
+                        explain_operand(op, index, dim, axis, axis_size)
+                    })
+                }) {
                 Ok(effect) => {
                     let agreeing = effect
                         .0
@@ -247,6 +264,11 @@ impl<'c> Propagation<'c> {
             self.apply(op, axis, axis_size, &effect);
             return true;
         }
+        // A loop that cannot be tiled whole is partitioned inside its body (`body.rs`).
+        if body::carried_body(op).is_some() {
+            let entered = self.enter_body(op, &tilings, axis, axis_size);
+            return self.exit_body(op, axis, axis_size) || entered;
+        }
         if let Some(Stop::Conflict(reason)) = first_stop {
             self.remark(op, axis, &reason);
         }
@@ -266,11 +288,19 @@ impl<'c> Propagation<'c> {
                 .effect(op, axis, axis_size, None, |rule| {
                     rule.tile_result_by(index, dim, axis_size)
                 })
-                .map_err(|stop| stop.explained(|| explain_result(op, index, dim, axis, axis_size)))
-            {
+                .map_err(|stop| {
+                    explain(op, stop, || explain_result(op, index, dim, axis, axis_size))
+                }) {
                 Ok(effect) => {
                     self.apply(op, axis, axis_size, &effect);
                     return true;
+                }
+                // A loop that cannot be tiled whole is partitioned inside its body (or is
+                // already, or its body only hands the carry on).
+                Err(Stop::Conflict(_)) if body::carried_body(op).is_some() => {
+                    if self.enter_carry(op, index, dim, axis, axis_size) {
+                        return true;
+                    }
                 }
                 Err(Stop::Conflict(reason)) => self.remark(op, axis, &reason),
                 Err(Stop::Skip) => {}
@@ -296,6 +326,11 @@ impl<'c> Propagation<'c> {
         } else {
             self.rules.rule_for(op)
         };
+        if body::entered(op, axis) {
+            return Err(Stop::Conflict(format!(
+                "its body is partitioned along '{axis}' already"
+            )));
+        }
         let rule = match registered {
             None => {
                 let name = crate::rules::describe(op);
@@ -418,6 +453,7 @@ impl<'c> Propagation<'c> {
         (effect, fresh_inits): &(TileEffect, Vec<rewrite::FreshInit>),
     ) {
         self.region_rules.remove(&ffi::operation_id(op));
+        self.erased_body |= body::carried_body(op).is_some();
         rewrite::wrap(self.context, op, axis, axis_size, effect, fresh_inits);
         *self.wrapped.entry(axis.to_string()).or_default() += 1;
     }
@@ -445,82 +481,15 @@ impl<'c> Propagation<'c> {
     }
 }
 
-/// True when `effect` splits `op` elementwise: no reduction (but over unit dims), every result tiled on
-/// one dim d with one shape, every sliced operand as large as the results (the same elements,
-/// possibly permuted: `m = b1 * m + g^T`, a fused momentum update reading the gradient
-/// transposed), other operands used whole (a broadcast scalar or bias). Reached forward from
-/// operand `driver`, that operand itself must be read as is (`read_as_is`: the same layout up
-/// to unit dims), so `transpose(w)` does not partition on a tiled `w`: compute reads the
-/// gathered `w`.
-fn is_elementwise(
-    op: OperationRef,
-    rule: &Rule,
-    effect: &TileEffect,
-    driver: Option<usize>,
-) -> bool {
-    let shape = |value: Value| crate::ir::core::static_shape(value.r#type());
-    let Some(result_shape) = op.result(0).ok().and_then(|r| shape(r.into())) else {
-        return false;
-    };
-    let size: i64 = result_shape.iter().product();
-    let Some(ResultTiling::Tile(dim)) = effect.results.first().copied() else {
-        return false;
-    };
-    let same_elements = |index: usize| {
-        op.operand(index)
-            .ok()
-            .and_then(shape)
-            .is_some_and(|s| s.iter().product::<i64>() == size)
-    };
-    // A reduction over unit dims (IREE sums a bias gradient once more over [1, 1, 1, C]) reads
-    // one element per result element: still elementwise.
-    rule.reduction_factors()
-        .into_iter()
-        .all(|factor| rule.factor(factor).size == 1)
-        && effect
-            .results
-            .iter()
-            .all(|tiling| *tiling == ResultTiling::Tile(dim))
-        && op
-            .results()
-            .all(|r| shape(r.into()).as_ref() == Some(&result_shape))
-        && effect
-            .operands
-            .iter()
-            .enumerate()
-            .all(|(index, sliced)| sliced.is_none() || same_elements(index))
-        && driver.is_none_or(|index| {
-            let (Some(Some(sliced)), Some(operand_shape)) = (
-                effect.operands.get(index),
-                op.operand(index).ok().and_then(shape),
-            ) else {
-                return false;
-            };
-            read_as_is(&operand_shape, *sliced, &result_shape, dim)
-        })
-}
-
-/// True when a value of `from` shape split on `from_dim` is laid out as one of `to` shape split
-/// on `to_dim`: the same dims but for unit ones, in the same order, the split one at the same
-/// place among them. `[1, 1, 16, 4]` on dim 3 is `[16, 4]` on dim 1 (a unit-dim reshape of an
-/// optimizer state); a `64x64` transpose, dim 0 to dim 1, is not.
-fn read_as_is(from: &[i64], from_dim: usize, to: &[i64], to_dim: usize) -> bool {
-    let significant = |shape: &[i64], dim: usize| {
-        let kept: Vec<(usize, i64)> = shape
-            .iter()
-            .copied()
-            .enumerate()
-            .filter(|(_, size)| *size != 1)
-            .collect();
-        let position = kept.iter().position(|(d, _)| *d == dim);
-        (
-            kept.into_iter().map(|(_, size)| size).collect::<Vec<_>>(),
-            position,
-        )
-    };
-    let (from_sizes, from_position) = significant(from, from_dim);
-    let (to_sizes, to_position) = significant(to, to_dim);
-    from_sizes == to_sizes && from_position.is_some() && from_position == to_position
+/// `stop` with what it means at `op` appended, but at a loop propagation partitions inside
+/// instead of stopping (`body.rs`): the explanation walks the values the op derives from,
+/// which for a scan is most of the program, at every query.
+fn explain(op: OperationRef, stop: Stop, detail: impl FnOnce() -> String) -> Stop {
+    if body::carried_body(op).is_some() {
+        stop
+    } else {
+        stop.explained(detail)
+    }
 }
 
 /// An op propagation may partition along `axis`: it computes tensors, is not a terminator and

@@ -37,7 +37,8 @@ fn is(op: OperationRef, name: &str) -> bool {
 }
 
 /// The ops that compute something (not loops, slices or yields), in program order, looking
-/// into partir.loop bodies but not into other ops' regions.
+/// into partir.loop bodies and loop ops' carried bodies (a `while`'s), not into other ops'
+/// regions.
 pub fn payloads<'c, 'a>(func: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
     let mut found = Vec::new();
     let body = func.region(0).ok().and_then(|region| region.first_block());
@@ -61,6 +62,11 @@ fn collect_payloads<'c, 'a>(
             }
         } else if !is(op, SLICE_OP) && !is(op, YIELD_OP) {
             found.push(op);
+            // A loop's body is partitioned inside when the loop cannot be as a whole
+            // (`propagate::body`): its ops are payloads too.
+            if let Some(body) = super::body::carried_body(op) {
+                collect_payloads(body, found);
+            }
         }
         next = op.next_in_block();
     }

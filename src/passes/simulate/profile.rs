@@ -256,6 +256,17 @@ impl Reader {
                     self.looped(inner, times);
                     continue;
                 }
+                // A collective in a loop's body (Megatron's all_reduce in a scanned layer) runs
+                // once per iteration: one entry per run, as the step has them.
+                if let Some(kind) = CollectiveKind::from_op_name(&name) {
+                    for _ in 0..times.round() as usize {
+                        // Validated when its axes are read; an unknown axis is an error then.
+                        if self.collective(inner, kind).is_err() {
+                            break;
+                        }
+                    }
+                    continue;
+                }
                 if inner.result_count() == 0 {
                     continue;
                 }

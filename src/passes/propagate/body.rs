@@ -1,0 +1,169 @@
+//! Partitioning inside a loop's body, when the loop cannot be tiled whole
+//! (docs/design.md, "Loops: rules read off their bodies").
+//!
+//! A `lax.scan` over stacked layers with Megatron's weights split on `model`: the layer's second
+//! matmul leaves a partial sum that a layer norm reads in the same iteration, so the class of
+//! the weights' split dim is blocked and the `while` cannot sit in one `partir.loop`. The body
+//! is then partitioned as a function body is. The carry gets an identity view at the top of
+//! the body, and propagation runs over the body's ops, which it sees through
+//! [`super::view::payloads`]:
+//!
+//! ```text
+//! %r:3 = stablehlo.while(%i = %c0, %x = %x0, %w = %W)        // %W tiled on dim 2 along model
+//!   ... do {
+//!     %wv = partir.loop "model" [#tile<2>] { partir.slice 2 %w[%r] }   // entered
+//!     %wi = partir.loop "model" [#tile<2>] { dynamic_slice(partir.slice 2 %w[%r], %i) }
+//!     %h  = partir.loop "model" [#tile<1>] { dot(%x, partir.slice 1 %wi[%r]) }
+//!     ...  %p = partir.loop "model" [#sum] { ... }; %y = add %x, %p   // all_reduce here
+//!     stablehlo.return %i1, %y, %wv
+//! }
+//! %w_out = partir.loop "model" [#tile<2>] { partir.slice 2 %r#2[%r] }   // exited
+//! ```
+//!
+//! Core stays functional: every carry keeps its global type, and lowering gives each carry one
+//! sharding (`lower_to_hlo::scope`). A result whose yielded value is tiled on the carry's dim is
+//! seen tiled after the loop too (an identity view of it), so the next scan (the backward one)
+//! is entered the same way and the optimizer update after it partitions.
+
+use super::{view, Propagation};
+use crate::{ffi, ir::core};
+use melior::ir::{
+    block::BlockLike, operation::OperationLike, BlockRef, OperationRef, RegionLike, Value,
+};
+
+/// The body block of a loop op propagation may partition inside.
+pub(super) fn carried_body<'c, 'a>(op: OperationRef<'c, 'a>) -> Option<BlockRef<'c, 'a>> {
+    let region = crate::rules::carried_body(op)?;
+    op.region(region).ok()?.first_block()
+}
+
+/// Whether propagation partitioned inside `op`'s body along `axis` already: then the loop is
+/// never wrapped whole along it (the body's loops would nest in one over the same axis).
+pub(super) fn entered(op: OperationRef, axis: &str) -> bool {
+    let Some(body) = carried_body(op) else {
+        return false;
+    };
+    let mut found = false;
+    let mut next = body.first_operation();
+    while let Some(inner) = next {
+        if !found {
+            ffi::walk(inner, |deep| {
+                found |= core::is_loop_over(deep, axis)
+                    || (ffi::op_is(deep, core::SLICE_OP)
+                        && core::slice_axis(deep).as_deref() == Some(axis));
+            });
+        }
+        next = inner.next_in_block();
+    }
+    found
+}
+
+/// Whether some use of `value` slices it along `axis` (its view, or a consumer reading through
+/// a cancelled one).
+fn sliced_along(value: Value, axis: &str) -> bool {
+    ffi::uses(value).into_iter().any(|(user, index)| {
+        index == 0
+            && ffi::op_is(user, core::SLICE_OP)
+            && core::slice_axis(user).as_deref() == Some(axis)
+    })
+}
+
+/// `value` seen tiled on `dim` along `axis` by its uses: an identity view right after its
+/// definition that every use but the view's own slice reads.
+fn view_all_uses<'c>(
+    context: &'c melior::Context,
+    value: Value<'c, '_>,
+    dim: usize,
+    axis: &str,
+    axis_size: i64,
+    location: melior::ir::Location<'c>,
+) {
+    let identity = core::tile_identity(context, value, dim, axis, axis_size, location);
+    let identity = core::insert_after_definition(value, identity);
+    let slice = identity
+        .region(0)
+        .ok()
+        .and_then(|region| region.first_block())
+        .and_then(|body| body.first_operation())
+        .expect("a tile identity starts with its slice");
+    ffi::replace_all_uses_except(value, identity.result(0).expect("one result").into(), slice);
+}
+
+impl<'c> Propagation<'c> {
+    /// Enters `op`'s body for each carry whose operand is tiled along `axis` (`tilings`, per
+    /// operand): the body's argument gets a view tiled on the same dim. Whether it entered any.
+    pub(super) fn enter_body(
+        &mut self,
+        op: OperationRef<'c, '_>,
+        tilings: &[Option<usize>],
+        axis: &str,
+        axis_size: i64,
+    ) -> bool {
+        let mut entered = false;
+        for (carry, tiling) in tilings.iter().enumerate() {
+            if let Some(dim) = *tiling {
+                entered |= self.enter_carry(op, carry, dim, axis, axis_size);
+            }
+        }
+        entered
+    }
+
+    /// Enters `op`'s body for carry `carry`, tiled on `dim` along `axis` (its operand is, or
+    /// what reads its result slices it so): the body's argument gets a view tiled on `dim`.
+    /// Whether it did (not when the body does not read it, or sees it tiled already).
+    pub(super) fn enter_carry(
+        &mut self,
+        op: OperationRef<'c, '_>,
+        carry: usize,
+        dim: usize,
+        axis: &str,
+        axis_size: i64,
+    ) -> bool {
+        let Some(body) = carried_body(op) else {
+            return false;
+        };
+        let Ok(argument) = body.argument(carry) else {
+            return false;
+        };
+        let argument = Value::from(argument);
+        let terminator = crate::ir::last_op(body);
+        // Only yielded back (a weight the body does not read): nothing to partition.
+        let read = ffi::uses(argument)
+            .into_iter()
+            .any(|(user, _)| terminator.is_none_or(|t| !ffi::same_operation(user, t)));
+        if !read || sliced_along(argument, axis) {
+            return false;
+        }
+        view_all_uses(self.context, argument, dim, axis, axis_size, op.location());
+        true
+    }
+
+    /// Views the results of an entered `op` tiled as its body yields them along `axis`, so
+    /// that what reads them after the loop partitions. Whether it added any.
+    pub(super) fn exit_body(
+        &mut self,
+        op: OperationRef<'c, '_>,
+        axis: &str,
+        axis_size: i64,
+    ) -> bool {
+        let Some(terminator) = carried_body(op).and_then(|body| crate::ir::last_op(body)) else {
+            return false;
+        };
+        let mut exited = false;
+        for index in 0..op.result_count().min(terminator.operand_count()) {
+            let (Ok(yielded), Ok(result)) = (terminator.operand(index), op.result(index)) else {
+                continue;
+            };
+            let result = Value::from(result);
+            let Some(dim) = view::tiling(yielded, axis) else {
+                continue;
+            };
+            if ffi::uses(result).is_empty() || sliced_along(result, axis) {
+                continue;
+            }
+            view_all_uses(self.context, result, dim, axis, axis_size, op.location());
+            exited = true;
+        }
+        exited
+    }
+}
