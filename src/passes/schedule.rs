@@ -128,8 +128,9 @@ pub fn apply<'c>(
     declare_mesh(context, module, schedule)?;
     after(None, module)?;
     let mut propagation = Propagation::new(context);
-    for tactic in &schedule.tactics {
+    for (index, tactic) in schedule.tactics.iter().enumerate() {
         let location = tactic_location(context, schedule, Some(tactic), location);
+        propagation.split_later(later_splits(module, &schedule.tactics[index + 1..]));
         let (found, mut search) = match &tactic.auto {
             None => (vec![tactic.clone()], None),
             Some(settings) => {
@@ -167,6 +168,29 @@ pub fn apply<'c>(
         }
     }
     Ok(())
+}
+
+/// The values the written tactics in `later` tile, per axis (a selector that matches nothing
+/// yet is that tactic's error to report, not this lookahead's). Propagation enters a scan
+/// rather than tiling it whole along an axis on which a later tactic splits what the scan
+/// carries (ZeRO-3 on stacked layer weights after BP: `propagate::body`).
+fn later_splits(
+    module: OperationRef,
+    later: &[Tactic],
+) -> std::collections::HashMap<String, std::collections::HashSet<usize>> {
+    let mut splits: std::collections::HashMap<String, std::collections::HashSet<usize>> =
+        std::collections::HashMap::new();
+    for tactic in later {
+        for (selector, _) in &tactic.tile {
+            if let Ok(values) = super::select_values(module, PASS, selector) {
+                splits
+                    .entry(tactic.axis.clone())
+                    .or_default()
+                    .extend(values.iter().map(|(_, named)| ffi::value_id(named.value)));
+            }
+        }
+    }
+    splits
 }
 
 /// Where remarks and errors about `tactic` point: its `[[tactic]]` line in the schedule file,

@@ -151,7 +151,7 @@ fn generic_fill(op: OperationRef) -> Option<Fill> {
 /// A fill, or a generic whose inputs are scalars (or rank 0) and whose body does not read
 /// `linalg.index` (an iota depends on where its chunk is), all loops parallel, one init: its
 /// init, the operand after its inputs.
-fn scalar_broadcast(op: OperationRef) -> Option<usize> {
+fn scalar_broadcast(op: OperationRef) -> Option<super::Remake> {
     let info = ffi::linalg_info(op)?;
     let rank = |value: melior::ir::Value| ffi::tensor_shape(value.r#type()).map_or(0, |s| s.len());
     let broadcast = info.indexed_dims.is_empty()
@@ -162,5 +162,5 @@ fn scalar_broadcast(op: OperationRef) -> Option<usize> {
             .iterator_types
             .iter()
             .all(|iterator| matches!(iterator, IteratorType::Parallel));
-    broadcast.then_some(info.num_inputs)
+    broadcast.then_some(super::Remake::Into(info.num_inputs))
 }

@@ -99,8 +99,18 @@ pub struct Padding {
 pub type ZeroPadding = fn(OperationRef) -> Option<Padding>;
 
 /// Reads whether an op makes every element of its result from scalar inputs alone, the same
-/// wherever the element is: the operand it writes into (its init), or None.
-pub type ScalarBroadcast = fn(OperationRef) -> Option<usize>;
+/// wherever the element is, and how a chunk of it is made (None: it does not).
+pub type ScalarBroadcast = fn(OperationRef) -> Option<Remake>;
+
+/// How a chunk of an op's result that is made of scalars alone is made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Remake {
+    /// The op writing into a local destination in place of operand `i` (a fill's init).
+    Into(usize),
+    /// The op itself with the chunk's type (a `stablehlo.broadcast_in_dim` of a rank-0
+    /// tensor: nothing in it spells out the result's size).
+    Retyped,
+}
 
 /// What each family's `register` fills: rules, and the rest of each op's model.
 #[derive(Default)]
@@ -132,6 +142,9 @@ pub(super) struct Entries {
     /// Loop ops whose regions' arguments are their operands and whose body (this region)
     /// yields their results (see [`carried_body`]).
     carrying: HashMap<&'static str, usize>,
+    /// Ops that read or write one block of their operand 0 at run-time offsets (see
+    /// [`block_access`]).
+    block_access: HashSet<&'static str>,
 }
 
 impl Entries {
@@ -180,6 +193,11 @@ impl Entries {
     /// yields its results (see [`carried_body`]).
     pub(super) fn add_carried_body(&mut self, name: &'static str, body: usize) {
         self.carrying.insert(name, body);
+    }
+
+    /// Says that `name` reads or writes one block of its operand 0 (see [`block_access`]).
+    pub(super) fn add_block_access(&mut self, name: &'static str) {
+        self.block_access.insert(name);
     }
 
     /// Says that `name` passes each operand to its result alone (see [`per_value`]).
@@ -275,6 +293,17 @@ pub fn takes_captures(op: OperationRef) -> bool {
 /// function body, and lowering gives each carry one sharding (docs/design.md, "Loops").
 pub fn carried_body(op: OperationRef) -> Option<usize> {
     registered(&BUILTIN.carrying, op)
+}
+
+/// Whether `op` reads or writes one block of its operand 0 at offsets known at run time (a
+/// `dynamic_slice` reading one layer of a stacked weight, a `dynamic_update_slice` writing one
+/// layer's gradient into the stack): split on a dim it takes whole, each device reads or
+/// writes its share of the block, and no data moves. ZeRO reaches such ops (`Reach::Elementwise`).
+pub fn block_access(op: OperationRef) -> bool {
+    op.name()
+        .as_string_ref()
+        .as_str()
+        .is_ok_and(|name| BUILTIN.block_access.contains(name))
 }
 
 /// Rewrites every op under `root` whose family has a canonical form that partitions better
@@ -381,8 +410,8 @@ pub fn zero_padding(op: OperationRef) -> Option<Padding> {
 }
 
 /// When `op` makes every element of its result from scalar inputs alone, the same wherever
-/// the element is (a fill; a generic broadcasting scalars): the operand it writes into. A
-/// device's chunk of its result is then `op` writing into a local destination.
-pub fn broadcasts_scalars(op: OperationRef) -> Option<usize> {
+/// the element is (a fill; a generic broadcasting scalars; a broadcast of a rank-0 tensor):
+/// how a device makes its chunk of the result, with no communication.
+pub fn broadcasts_scalars(op: OperationRef) -> Option<Remake> {
     registered(&BUILTIN.scalar_broadcasts, op).and_then(|read| read(op))
 }

@@ -142,6 +142,13 @@ pub(super) fn register(rules: &mut Entries) {
     rules.add_retype("stablehlo.while", while_retype);
     rules.add_cost("stablehlo.while", Cost::Loop);
     rules.add_carried_body("stablehlo.while", 1);
+    // Zeros for a scan's stacked outputs: each device makes its own chunk.
+    rules.add_scalar_broadcast("stablehlo.broadcast_in_dim", |op| {
+        let rank = crate::ffi::tensor_shape(op.operand(0).ok()?.r#type())?.len();
+        (rank == 0).then_some(super::Remake::Retyped)
+    });
+    rules.add_block_access("stablehlo.dynamic_slice");
+    rules.add_block_access("stablehlo.dynamic_update_slice");
     for name in ["stablehlo.case", "stablehlo.if"] {
         rules.add(name, case_rule);
         rules.add_retype(name, case_retype);

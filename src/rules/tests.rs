@@ -294,7 +294,7 @@ fn op_models() {
     assert!(is_layout(collapse) && !is_layout(filled));
     assert_eq!(layout_source_dim(collapse, 0), Some(1));
     assert!(is_empty(empty) && !is_empty(filled));
-    assert_eq!(broadcasts_scalars(filled), Some(1));
+    assert_eq!(broadcasts_scalars(filled), Some(super::Remake::Into(1)));
     assert!(fresh_accumulator(filled) && !fresh_accumulator(collapse));
     let padding = Padding {
         low: vec![0, 1],

@@ -58,15 +58,16 @@ pub(super) fn holds_core(op: OperationRef) -> bool {
 }
 
 impl<'c, 'a> Lowering<'c, 'a, '_, '_> {
-    /// Lowers the ops at the top of `block`, in place, and erases its Core ops; the shardings
-    /// of what its terminator hands on.
+    /// Lowers the ops at the top of `block`, in place; the shardings of what its terminator
+    /// hands on. Its Core ops are erased once the whole function is lowered
+    /// ([`Self::erase_core`], in the order met, nested blocks' in place): the lowering's caches
+    /// key values by address, which an erased value's successor may take.
     pub fn lower_top(
         &mut self,
         block: BlockRef<'c, 'a>,
         handoff: Handoff,
     ) -> Result<Vec<Sharding>, PassError<'c>> {
         let emitter = self.emitter();
-        let mut core_ops = Vec::new();
         let mut handed = Vec::new();
         for op in crate::ir::block_ops(block) {
             let location = op.location();
@@ -95,7 +96,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_, '_> {
                     handed.push(sharding);
                 }
             } else if name == LOOP_OP {
-                core_ops.push(op);
+                self.retire(op);
                 if let Some((source, dim, axis)) = view::identity_view(op) {
                     // A tile action's view: the value itself, split on `dim` along `axis`
                     // inside whatever it is split on already (see `view_sharding`).
@@ -118,7 +119,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_, '_> {
                 }
                 self.lower_loop(op, &scope)?;
             } else if name == REPLICATE_OP {
-                core_ops.push(op);
+                self.retire(op);
                 let operand = op.operand(0).expect("one operand");
                 let (local, sharding) = self.top_level(operand, &scope);
                 let whole = Sharding::replicated(sharding.rank());
@@ -141,9 +142,14 @@ impl<'c, 'a> Lowering<'c, 'a, '_, '_> {
                 self.localise_captures(op, &scope)?;
             }
         }
-        // Later nests read earlier ones (through slices in their bodies): erase them first. A
-        // Core op still used by something left in place would dangle: refuse instead.
-        for op in core_ops.into_iter().rev() {
+        Ok(handed)
+    }
+
+    /// Erases the Core ops of every block lowered, last first: later nests read earlier ones
+    /// (through slices in their bodies). A Core op still used by something left in place would
+    /// dangle: refuse instead.
+    pub fn erase_core(&mut self) -> Result<(), PassError<'c>> {
+        for op in self.take_retired().into_iter().rev() {
             let used = (0..op.result_count()).find_map(|index| {
                 ffi::uses(Value::from(op.result(index).expect("in range")))
                     .first()
@@ -161,7 +167,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_, '_> {
             // SAFETY: `op` is unused and no handle to it is used after this.
             unsafe { ffi::erase(op) };
         }
-        Ok(handed)
+        Ok(())
     }
 
     /// Lowers a loop op whose body propagation partitioned (in `scope`): each carry gets the
@@ -196,7 +202,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_, '_> {
                     continue;
                 };
                 let argument = Value::from(argument);
-                argument.set_type(local_type(emitter, argument.r#type(), sharding));
+                self.retype_in_place(argument, local_type(emitter, argument.r#type(), sharding));
                 self.set(argument, argument, sharding.clone());
             }
             let handoff = if Some(region) == body {
@@ -205,14 +211,18 @@ impl<'c, 'a> Lowering<'c, 'a, '_, '_> {
                 // A condition's predicate, whole.
                 Handoff::Reshard(Vec::new())
             };
+            // What the region materialises (a captured value resharded, a partial sum reduced)
+            // is defined in it: code after the loop makes its own.
+            let outside = self.snapshot();
             self.lower_top(*block, handoff)?;
+            self.restore(outside);
         }
         for (index, sharding) in shardings.iter().enumerate() {
             let Ok(result) = op.result(index) else {
                 continue;
             };
             let result = Value::from(result);
-            result.set_type(local_type(emitter, result.r#type(), sharding));
+            self.retype_in_place(result, local_type(emitter, result.r#type(), sharding));
             self.set_local(
                 result,
                 Local {

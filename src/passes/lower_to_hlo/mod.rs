@@ -245,6 +245,8 @@ fn lower_function<'c, 'a>(emitter: &Emitter<'c, '_>, func: OperationRef<'c, 'a>)
     }
 
     let result_shardings = lowering.lower_top(body, Handoff::Keep)?;
+    lowering.erase_core()?;
+    lowering.erase_superseded();
 
     // The signature: local types and shardings.
     let results: Vec<Type> = body

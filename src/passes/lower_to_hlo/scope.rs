@@ -72,6 +72,12 @@ enum Form<'c, 'a> {
     },
 }
 
+/// The local forms known at some point of the lowering ([`Lowering::snapshot`]).
+pub(super) struct Known<'c, 'a> {
+    forms: HashMap<usize, Form<'c, 'a>>,
+    materialised: HashMap<(usize, Sharding), Value<'c, 'a>>,
+}
+
 /// The loops around the op being lowered.
 #[derive(Clone)]
 pub struct Scope<'c, 'a> {
@@ -116,6 +122,15 @@ pub struct Lowering<'c, 'a, 'e, 'm> {
     /// (value, target sharding) → its materialised local value, so that every use of a value
     /// in one layout shares one collective.
     materialised: HashMap<(usize, Sharding), Value<'c, 'a>>,
+    /// Ops whose chunks `recompute` made again: erased at the end when nothing reads them
+    /// whole (a scan's stacked zeros, 1 TiB whole on LLaMA-3 8B, would otherwise stay as dead
+    /// code: `cse` keeps unregistered ops).
+    superseded: Vec<OperationRef<'c, 'a>>,
+    /// Core ops lowered, to erase at the end ([`Self::erase_core`]).
+    retired: Vec<OperationRef<'c, 'a>>,
+    /// The global types of Core values lowering retyped in place (a partitioned loop's results
+    /// and its regions' arguments), which the ops reading them still expect.
+    core_types: HashMap<usize, melior::ir::Type<'c>>,
 }
 
 fn rank_of(value: Value) -> usize {
@@ -140,6 +155,9 @@ impl<'c, 'a, 'e, 'm> Lowering<'c, 'a, 'e, 'm> {
             emitter,
             forms: HashMap::new(),
             materialised: HashMap::new(),
+            superseded: Vec::new(),
+            retired: Vec::new(),
+            core_types: HashMap::new(),
         }
     }
 
@@ -179,6 +197,63 @@ impl<'c, 'a, 'e, 'm> Lowering<'c, 'a, 'e, 'm> {
                     depth: 0,
                 })
             })
+    }
+
+    /// Retypes `value` in place to its local type, remembering the type Core gave it.
+    pub(super) fn retype_in_place(&mut self, value: Value<'c, 'a>, local: melior::ir::Type<'c>) {
+        self.core_types
+            .entry(ffi::value_id(value))
+            .or_insert(value.r#type());
+        value.set_type(local);
+    }
+
+    /// The type Core gave `value` (see [`Self::retype_in_place`]).
+    fn core_type(&self, value: Value<'c, 'a>) -> melior::ir::Type<'c> {
+        self.core_types
+            .get(&ffi::value_id(value))
+            .copied()
+            .unwrap_or(value.r#type())
+    }
+
+    /// The local forms known so far (see [`Self::restore`]).
+    pub(super) fn snapshot(&self) -> Known<'c, 'a> {
+        Known {
+            forms: self.forms.clone(),
+            materialised: self.materialised.clone(),
+        }
+    }
+
+    /// Forgets the local forms made since `known` was taken: they are defined in a region
+    /// (a loop's body) that code after it cannot read.
+    pub(super) fn restore(&mut self, known: Known<'c, 'a>) {
+        self.forms = known.forms;
+        self.materialised = known.materialised;
+    }
+
+    /// A Core op lowered, to erase once the function is.
+    pub(super) fn retire(&mut self, op: OperationRef<'c, 'a>) {
+        self.retired.push(op);
+    }
+
+    pub(super) fn take_retired(&mut self) -> Vec<OperationRef<'c, 'a>> {
+        std::mem::take(&mut self.retired)
+    }
+
+    /// Erases the ops `recompute` superseded that nothing reads any more.
+    pub fn erase_superseded(&mut self) {
+        let mut seen = std::collections::HashSet::new();
+        for op in std::mem::take(&mut self.superseded) {
+            if !seen.insert(ffi::operation_id(op)) {
+                continue;
+            }
+            let unused = op
+                .results()
+                .all(|result| ffi::uses(Value::from(result)).is_empty());
+            if unused {
+                // SAFETY: `op` is unused and no handle to it is used after this.
+                unsafe { ffi::erase(op) };
+            }
+        }
     }
 
     /// A top-level value's local value and sharding (for returns and views).
@@ -291,13 +366,19 @@ impl<'c, 'a, 'e, 'm> Lowering<'c, 'a, 'e, 'm> {
             return None;
         }
         // Inputs: scalars and rank-0 tensors only, the same wherever the chunk is (the op
-        // family says): the op writing into a local empty.
-        let init = crate::rules::broadcasts_scalars(op)?;
+        // family says): the op writing into a local empty, or retyped.
+        let remake = crate::rules::broadcasts_scalars(op)?;
+        self.superseded.push(op);
         let ty = super::local_type(self.emitter, logical.r#type(), wanted);
         let builder = crate::ir::builder::Builder::before(self.emitter.context, scope.anchor);
-        let empty = builder.empty(ty);
+        let destination = match remake {
+            crate::rules::Remake::Into(init) => Some((init, builder.empty(ty))),
+            crate::rules::Remake::Retyped => None,
+        };
         let clone = builder.insert(ffi::clone_operation(op));
-        ffi::set_operand(clone, init, empty);
+        if let Some((init, empty)) = destination {
+            ffi::set_operand(clone, init, empty);
+        }
         let result = Value::from(clone.result(0).expect("one result"));
         result.set_type(ty);
         Some(result)
@@ -488,14 +569,14 @@ impl<'c, 'a, 'e, 'm> Lowering<'c, 'a, 'e, 'm> {
         for index in 0..op.operand_count() {
             let operand = op.operand(index).expect("in range");
             let local = self.materialise(operand, scope, &Sharding::replicated(rank_of(operand)));
-            if local.r#type() != operand.r#type() {
+            if local.r#type() != self.core_type(operand) {
                 return Err(PassError::new(
                     location,
                     format!(
                         "{PASS}: internal error: operand {index} of '{}' is {} locally but the op expects {}",
                         name_of(op),
                         local.r#type(),
-                        operand.r#type()
+                        self.core_type(operand)
                     ),
                 ));
             }
@@ -546,14 +627,14 @@ impl<'c, 'a, 'e, 'm> Lowering<'c, 'a, 'e, 'm> {
         });
         for (user, index, value) in captured {
             let local = self.materialise(value, scope, &Sharding::replicated(rank_of(value)));
-            if local.r#type() != value.r#type() {
+            if local.r#type() != self.core_type(value) {
                 return Err(PassError::new(
                     user.location(),
                     format!(
                         "{PASS}: internal error: a value used inside '{}' is {} locally but {} there",
                         name_of(op),
                         local.r#type(),
-                        value.r#type()
+                        self.core_type(value)
                     ),
                 ));
             }

@@ -37,9 +37,10 @@ pub(super) fn carried_body<'c, 'a>(op: OperationRef<'c, 'a>) -> Option<BlockRef<
     op.region(region).ok()?.first_block()
 }
 
-/// Whether propagation partitioned inside `op`'s body along `axis` already: then the loop is
-/// never wrapped whole along it (the body's loops would nest in one over the same axis).
-pub(super) fn entered(op: OperationRef, axis: &str) -> bool {
+/// Whether propagation partitioned inside `op`'s body already (along any axis): then the loop
+/// is never wrapped whole, as its body's loops and slices would keep the global types that
+/// the wrap's local retype changes around them; it is entered along every later axis too.
+pub(super) fn entered(op: OperationRef) -> bool {
     let Some(body) = carried_body(op) else {
         return false;
     };
@@ -48,9 +49,7 @@ pub(super) fn entered(op: OperationRef, axis: &str) -> bool {
     while let Some(inner) = next {
         if !found {
             ffi::walk(inner, |deep| {
-                found |= core::is_loop_over(deep, axis)
-                    || (ffi::op_is(deep, core::SLICE_OP)
-                        && core::slice_axis(deep).as_deref() == Some(axis));
+                found |= ffi::op_is(deep, core::LOOP_OP) || ffi::op_is(deep, core::SLICE_OP);
             });
         }
         next = inner.next_in_block();
@@ -58,13 +57,15 @@ pub(super) fn entered(op: OperationRef, axis: &str) -> bool {
     found
 }
 
-/// Whether some use of `value` slices it along `axis` (its view, or a consumer reading through
-/// a cancelled one).
-fn sliced_along(value: Value, axis: &str) -> bool {
+/// Whether some use of `value` (but `except`, a body's yield that only hands it on) reads it
+/// whole along `axis`: not through a slice along it. A value all of whose readers slice it
+/// (a view of it, or consumers that read through a cancelled one) is seen tiled already.
+fn read_whole(value: Value, axis: &str, except: Option<OperationRef>) -> bool {
     ffi::uses(value).into_iter().any(|(user, index)| {
-        index == 0
+        let sliced = index == 0
             && ffi::op_is(user, core::SLICE_OP)
-            && core::slice_axis(user).as_deref() == Some(axis)
+            && core::slice_axis(user).as_deref() == Some(axis);
+        !sliced && except.is_none_or(|except| !ffi::same_operation(user, except))
     })
 }
 
@@ -126,16 +127,31 @@ impl<'c> Propagation<'c> {
             return false;
         };
         let argument = Value::from(argument);
-        let terminator = crate::ir::last_op(body);
-        // Only yielded back (a weight the body does not read): nothing to partition.
-        let read = ffi::uses(argument)
-            .into_iter()
-            .any(|(user, _)| terminator.is_none_or(|t| !ffi::same_operation(user, t)));
-        if !read || sliced_along(argument, axis) {
+        // Only yielded back (a weight the body does not read), or read through slices along
+        // `axis` already: nothing to enter.
+        if !read_whole(argument, axis, crate::ir::last_op(body)) {
             return false;
         }
         view_all_uses(self.context, argument, dim, axis, axis_size, op.location());
         true
+    }
+
+    /// Whether `op` is a loop that carries a value a later tactic of the schedule tiles along
+    /// `axis`: it is then entered rather than tiled whole along `axis`, so that the later
+    /// split is one too (FSDP on a scan: BP, then ZeRO-3 on the stacked weights; wrapped
+    /// whole on `data`, the weights would be gathered once, for all layers, before it).
+    pub(super) fn carries_later_split(&self, op: OperationRef, axis: &str) -> bool {
+        let Some(later) = self.later.get(axis) else {
+            return false;
+        };
+        carried_body(op).is_some()
+            && (0..op.operand_count()).any(|index| {
+                let source = view::operand_source(op, index).source;
+                let source = ffi::result_owner(source)
+                    .and_then(view::identity_view)
+                    .map_or(source, |(viewed, _, _)| viewed);
+                later.contains(&ffi::value_id(source))
+            })
     }
 
     /// Views the results of an entered `op` tiled as its body yields them along `axis`, so
@@ -158,7 +174,7 @@ impl<'c> Propagation<'c> {
             let Some(dim) = view::tiling(yielded, axis) else {
                 continue;
             };
-            if ffi::uses(result).is_empty() || sliced_along(result, axis) {
+            if !read_whole(result, axis, None) {
                 continue;
             }
             view_all_uses(self.context, result, dim, axis, axis_size, op.location());

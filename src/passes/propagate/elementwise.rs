@@ -25,6 +25,23 @@ pub(super) fn is_elementwise(
     let Some(ResultTiling::Tile(dim)) = effect.results.first().copied() else {
         return false;
     };
+    // A block of a stacked weight read or written at the counter's layer: the split dim is
+    // taken whole, so each device reads (writes) its share of the block.
+    if crate::rules::block_access(op) {
+        return rule.reduction_factors().is_empty()
+            && effect
+                .results
+                .iter()
+                .all(|tiling| *tiling == ResultTiling::Tile(dim))
+            && effect.operands.iter().enumerate().all(|(index, sliced)| {
+                sliced.is_none_or(|d| {
+                    op.operand(index)
+                        .ok()
+                        .and_then(shape)
+                        .is_some_and(|s| s.get(d) == result_shape.get(dim))
+                })
+            });
+    }
     let same_elements = |index: usize| {
         op.operand(index)
             .ok()

@@ -94,6 +94,8 @@ pub struct Propagation<'c> {
     region_rules: HashMap<usize, Option<Result<Rule, String>>>,
     /// Whether the last op wrapped had a body propagation looks into (see `run`).
     erased_body: bool,
+    /// Per axis, the values later tactics of the schedule tile along it (see `body.rs`).
+    later: HashMap<String, HashSet<usize>>,
 }
 
 pub use crate::sim::report::STOP_DETAIL;
@@ -117,6 +119,11 @@ impl Stop {
 }
 
 impl<'c> Propagation<'c> {
+    /// Says which values later tactics tile along which axes (`schedule.rs`).
+    pub fn split_later(&mut self, later: HashMap<String, HashSet<usize>>) {
+        self.later = later;
+    }
+
     /// How many ops this run has partitioned along `axis` so far.
     pub fn wrapped_along(&self, axis: &str) -> usize {
         self.wrapped.get(axis).copied().unwrap_or(0)
@@ -148,6 +155,7 @@ impl<'c> Propagation<'c> {
             stops: Vec::new(),
             region_rules: HashMap::new(),
             erased_body: false,
+            later: HashMap::new(),
         }
     }
 
@@ -326,9 +334,14 @@ impl<'c> Propagation<'c> {
         } else {
             self.rules.rule_for(op)
         };
-        if body::entered(op, axis) {
+        if body::entered(op) {
+            return Err(Stop::Conflict(
+                "its body is partitioned inside already".to_string(),
+            ));
+        }
+        if self.carries_later_split(op, axis) {
             return Err(Stop::Conflict(format!(
-                "its body is partitioned along '{axis}' already"
+                "a later tactic splits what it carries along '{axis}'"
             )));
         }
         let rule = match registered {

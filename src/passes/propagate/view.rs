@@ -72,10 +72,13 @@ fn collect_payloads<'c, 'a>(
     }
 }
 
-/// True when `op` is partitioned along `axis` (it sits in a loop over it).
+/// True when `op` is partitioned along `axis` (it sits in a loop over it, possibly in the body
+/// of a loop op propagation looks into: a `while` tiled whole along `axis`).
 pub fn nested_over(op: OperationRef, axis: &str) -> bool {
     let mut parent = op.parent_operation();
-    while let Some(candidate) = parent.filter(|candidate| is(*candidate, LOOP_OP)) {
+    while let Some(candidate) = parent.filter(|candidate| {
+        is(*candidate, LOOP_OP) || super::body::carried_body(*candidate).is_some()
+    }) {
         if core::is_loop_over(candidate, axis) {
             return true;
         }
