@@ -207,3 +207,21 @@ fn llama_8b_scanned_partitions_with_fsdp_and_megatron_on_64_devices() {
         "{bytes} B over model: {megatron}"
     );
 }
+
+/// As MaxText trains it by default: LLaMA-3 8B's shapes scanned over its 32 layers, each layer
+/// rematerialised (`nn.remat` under `nn.scan`), with FSDP on 64 devices: the same per-layer
+/// gathers and reduce-scatters, and it fits an 80 GB H100 (each layer keeps its input only; the
+/// backward scan recomputes the rest).
+#[test]
+fn llama_8b_scanned_and_rematerialised_fits_with_fsdp_on_64_devices() {
+    let program = abstract_program("llama-8b-scan-remat");
+    let fsdp = report(
+        program.to_str().expect("utf-8"),
+        &published_schedule("llama-8b-scan", "FSDP"),
+        "llama-8b-scan-remat-FSDP",
+    );
+    assert_eq!(all_gathers(&fsdp), 9 * 32 * 2 + 3, "{fsdp}");
+    let (scatters, _) = collectives(&fsdp, "reduce_scatter", "sum", "data");
+    assert_eq!(scatters, 9 * 32 + 3, "{fsdp}");
+    assert_eq!(fsdp["totals"]["fits"], true, "{fsdp}");
+}

@@ -112,8 +112,10 @@ def _collection(base, block_cls, variant: str, llama: bool):
 
     class Collection(base):
         def setup(self):
-            if variant == "scan":
-                self.blocks = nn.scan(ScanStep, variable_axes={"params": 0}, split_rngs={"params": True},
+            if variant in ("scan", "scan-remat"):
+                # scan-remat: MaxText's default, each scanned layer rematerialised in the backward scan
+                step = nn.remat(ScanStep, prevent_cse=False) if variant == "scan-remat" else ScanStep
+                self.blocks = nn.scan(step, variable_axes={"params": 0}, split_rngs={"params": True},
                                       in_axes=nn.broadcast, length=self.config.num_hidden_layers)(
                     self.config, dtype=self.dtype)
             else:
@@ -121,7 +123,7 @@ def _collection(base, block_cls, variant: str, llama: bool):
                                for i in range(self.config.num_hidden_layers)]
 
         def __call__(self, hidden_states, attention_mask=None, *rest, position_ids=None, **_):
-            if variant == "scan":
+            if variant in ("scan", "scan-remat"):
                 hidden_states, _ = self.blocks(hidden_states, attention_mask, position_ids)
             else:
                 for block in self.blocks:
@@ -233,7 +235,8 @@ def llama_8b(variant: str = "") -> Published:
     32 query and 8 KV heads), a batch of 64 x 2048 tokens, on abstract arguments
     (`jax.ShapeDtypeStruct`s: nothing is materialised, nothing can run). For pricing and
     partitioning at the size people train: as written with `LAYERS_8B` layers (the
-    vocab-parallel test's step), or scanned over all 32 (`variant="scan"`, 8.03 B parameters)."""
+    vocab-parallel test's step), or scanned over all 32 (`variant="scan"`, 8.03 B parameters; and
+    `"scan-remat"`, each scanned layer under `nn.remat`, as MaxText trains by default)."""
     import jax
     import jax.numpy as jnp
     from transformers import LlamaConfig
@@ -293,7 +296,8 @@ MODELS = {"gpt2": gpt2, "llama": llama, "gpt_neox": gpt_neox}
 VARIANTS = ["", "scan", "remat"]
 ALL = [m + (f"-{v}" if v else "") for m in MODELS for v in VARIANTS]
 # Abstract cases, built on request only (not in ALL: too big to commit, nothing to run).
-ABSTRACT = {"llama-8b": llama_8b, "llama-8b-scan": lambda: llama_8b("scan")}
+ABSTRACT = {"llama-8b": llama_8b, "llama-8b-scan": lambda: llama_8b("scan"),
+            "llama-8b-scan-remat": lambda: llama_8b("scan-remat")}
 LAYERS_8B = 2
 
 

@@ -18,7 +18,7 @@
 
 use super::{
     agreed_sharding, divides, local_type,
-    scope::{Local, Lowering, Scope},
+    scope::{Form, Local, Lowering, Scope},
     view, PASS,
 };
 use crate::{
@@ -33,6 +33,13 @@ use crate::{
 use melior::ir::{
     block::BlockLike, operation::OperationLike, BlockRef, OperationRef, Value, ValueLike,
 };
+use std::collections::HashMap;
+
+/// The local forms known at some point of the lowering ([`Lowering::snapshot`]).
+pub(super) struct Known<'c, 'a> {
+    forms: HashMap<usize, Form<'c, 'a>>,
+    materialised: HashMap<(usize, Sharding), Value<'c, 'a>>,
+}
 
 /// What a block's terminator hands on.
 pub enum Handoff {
@@ -58,6 +65,21 @@ pub(super) fn holds_core(op: OperationRef) -> bool {
 }
 
 impl<'c, 'a> Lowering<'c, 'a, '_, '_> {
+    /// The local forms known so far (see [`Self::restore`]).
+    pub(super) fn snapshot(&self) -> Known<'c, 'a> {
+        Known {
+            forms: self.forms.clone(),
+            materialised: self.materialised.clone(),
+        }
+    }
+
+    /// Forgets the local forms made since `known` was taken: they are defined in a region
+    /// (a loop's body) that code after it cannot read.
+    pub(super) fn restore(&mut self, known: Known<'c, 'a>) {
+        self.forms = known.forms;
+        self.materialised = known.materialised;
+    }
+
     /// Lowers the ops at the top of `block`, in place; the shardings of what its terminator
     /// hands on. Its Core ops are erased once the whole function is lowered
     /// ([`Self::erase_core`], in the order met, nested blocks' in place): the lowering's caches

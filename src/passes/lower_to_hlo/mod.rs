@@ -20,6 +20,7 @@
 mod block;
 pub mod combine;
 mod optimize;
+mod remake;
 mod reshard;
 mod scope;
 

@@ -63,19 +63,13 @@ pub(super) struct Local<'c, 'a> {
 }
 
 #[derive(Clone)]
-enum Form<'c, 'a> {
+pub(super) enum Form<'c, 'a> {
     Local(Local<'c, 'a>),
     /// `slice(... slice(source))`: the (axis, dim) of each slice, outermost first.
     Slice {
         source: Value<'c, 'a>,
         chain: Vec<(String, usize)>,
     },
-}
-
-/// The local forms known at some point of the lowering ([`Lowering::snapshot`]).
-pub(super) struct Known<'c, 'a> {
-    forms: HashMap<usize, Form<'c, 'a>>,
-    materialised: HashMap<(usize, Sharding), Value<'c, 'a>>,
 }
 
 /// The loops around the op being lowered.
@@ -118,14 +112,14 @@ impl<'c, 'a> Scope<'c, 'a> {
 /// The local forms of a function's Core values.
 pub struct Lowering<'c, 'a, 'e, 'm> {
     emitter: &'e Emitter<'c, 'm>,
-    forms: HashMap<usize, Form<'c, 'a>>,
+    pub(super) forms: HashMap<usize, Form<'c, 'a>>,
     /// (value, target sharding) → its materialised local value, so that every use of a value
     /// in one layout shares one collective.
-    materialised: HashMap<(usize, Sharding), Value<'c, 'a>>,
+    pub(super) materialised: HashMap<(usize, Sharding), Value<'c, 'a>>,
     /// Ops whose chunks `recompute` made again: erased at the end when nothing reads them
     /// whole (a scan's stacked zeros, 1 TiB whole on LLaMA-3 8B, would otherwise stay as dead
     /// code: `cse` keeps unregistered ops).
-    superseded: Vec<OperationRef<'c, 'a>>,
+    pub(super) superseded: Vec<OperationRef<'c, 'a>>,
     /// Core ops lowered, to erase at the end ([`Self::erase_core`]).
     retired: Vec<OperationRef<'c, 'a>>,
     /// The global types of Core values lowering retyped in place (a partitioned loop's results
@@ -215,21 +209,6 @@ impl<'c, 'a, 'e, 'm> Lowering<'c, 'a, 'e, 'm> {
             .unwrap_or(value.r#type())
     }
 
-    /// The local forms known so far (see [`Self::restore`]).
-    pub(super) fn snapshot(&self) -> Known<'c, 'a> {
-        Known {
-            forms: self.forms.clone(),
-            materialised: self.materialised.clone(),
-        }
-    }
-
-    /// Forgets the local forms made since `known` was taken: they are defined in a region
-    /// (a loop's body) that code after it cannot read.
-    pub(super) fn restore(&mut self, known: Known<'c, 'a>) {
-        self.forms = known.forms;
-        self.materialised = known.materialised;
-    }
-
     /// A Core op lowered, to erase once the function is.
     pub(super) fn retire(&mut self, op: OperationRef<'c, 'a>) {
         self.retired.push(op);
@@ -237,23 +216,6 @@ impl<'c, 'a, 'e, 'm> Lowering<'c, 'a, 'e, 'm> {
 
     pub(super) fn take_retired(&mut self) -> Vec<OperationRef<'c, 'a>> {
         std::mem::take(&mut self.retired)
-    }
-
-    /// Erases the ops `recompute` superseded that nothing reads any more.
-    pub fn erase_superseded(&mut self) {
-        let mut seen = std::collections::HashSet::new();
-        for op in std::mem::take(&mut self.superseded) {
-            if !seen.insert(ffi::operation_id(op)) {
-                continue;
-            }
-            let unused = op
-                .results()
-                .all(|result| ffi::uses(Value::from(result)).is_empty());
-            if unused {
-                // SAFETY: `op` is unused and no handle to it is used after this.
-                unsafe { ffi::erase(op) };
-            }
-        }
     }
 
     /// A top-level value's local value and sharding (for returns and views).
@@ -342,46 +304,6 @@ impl<'c, 'a, 'e, 'm> Lowering<'c, 'a, 'e, 'm> {
         };
         self.materialised.insert(key, moved);
         moved
-    }
-
-    /// A value computed only from replicated scalars (an empty tensor, a fill, a broadcast of a
-    /// rank-0 tensor: Adam's bias corrections) is computed again in the layout a consumer needs
-    /// instead of being gathered or sliced: the same chunk of a broadcast costs no communication.
-    /// `local` is its local value, `logical` the Core value, `wanted` its new sharding.
-    fn recompute(
-        &mut self,
-        local: Value<'c, 'a>,
-        logical: Value<'c, 'a>,
-        wanted: &Sharding,
-        scope: &Scope<'c, 'a>,
-    ) -> Option<Value<'c, 'a>> {
-        let op = ffi::result_owner(local)?;
-        if crate::rules::is_empty(op) && op.operand_count() == 0 {
-            let ty = super::local_type(self.emitter, logical.r#type(), wanted);
-            return Some(
-                crate::ir::builder::Builder::before(self.emitter.context, scope.anchor).empty(ty),
-            );
-        }
-        if op.result_count() != 1 {
-            return None;
-        }
-        // Inputs: scalars and rank-0 tensors only, the same wherever the chunk is (the op
-        // family says): the op writing into a local empty, or retyped.
-        let remake = crate::rules::broadcasts_scalars(op)?;
-        self.superseded.push(op);
-        let ty = super::local_type(self.emitter, logical.r#type(), wanted);
-        let builder = crate::ir::builder::Builder::before(self.emitter.context, scope.anchor);
-        let destination = match remake {
-            crate::rules::Remake::Into(init) => Some((init, builder.empty(ty))),
-            crate::rules::Remake::Retyped => None,
-        };
-        let clone = builder.insert(ffi::clone_operation(op));
-        if let Some((init, empty)) = destination {
-            ffi::set_operand(clone, init, empty);
-        }
-        let result = Value::from(clone.result(0).expect("one result"));
-        result.set_type(ty);
-        Some(result)
     }
 
     /// What a yield hands to its loop: the value's form, unchanged when it was computed in the
