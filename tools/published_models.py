@@ -165,7 +165,7 @@ def _gpt2_model(config, variant: str):
     class Model(FlaxGPT2LMHeadModel):
         module_class = LMHead
 
-    return Model(config, input_shape=shape, seed=0, _do_init=init)
+    return Model(config, input_shape=(BATCH, SEQ), seed=0)
 
 
 def _llama_model(config, variant: str, shape=(BATCH, SEQ), init: bool = True):
