@@ -114,3 +114,50 @@ fn published_programs_regenerate_byte_for_byte() {
         text(&done.stderr)
     );
 }
+
+/// As MaxText trains by default: FlaxLlama's layers under `nn.remat` inside `nn.scan`
+/// (`llama-scan-remat`, generated here: not a committed fixture). Megatron partitions inside
+/// the forward and the backward scan, whose body recomputes the layer: by hand, per layer 2
+/// all_reduces forward, 1 in the recomputation (the attention block's output, which the MLP's
+/// recomputation reads; the MLP's own output is not needed again) and 2 backward, so 2 layers
+/// x 5 = 10, and nothing gathered. MP and BP+MP+ZeRO-3 (per-layer gathers) run on 8 XLA
+/// devices as the original does.
+#[test]
+fn scanned_and_rematerialised_llama_partitions_inside_its_loops() {
+    let dir = root().join("target/tmp/published");
+    std::fs::create_dir_all(&dir).expect("writable");
+    let made = Command::new(root().join("tools/.venv/bin/python"))
+        .args(["tools/published_models.py", "llama-scan-remat", "--out"])
+        .arg(&dir)
+        .current_dir(root())
+        .output()
+        .expect("the JAX venv runs (tools/setup-venv)");
+    assert!(made.status.success(), "{}", text(&made.stderr));
+    let model = dir.join("llama-scan-remat.mlir").display().to_string();
+    let out = dir.join("llama-scan-remat-MP.mlir");
+    let done = partir(&[
+        "partition",
+        &model,
+        "-s",
+        &published_schedule("llama-scan", "MP"),
+        "--stage",
+        "xla",
+        "-o",
+        out.to_str().expect("utf-8"),
+    ]);
+    let stderr = text(&done.stderr);
+    assert!(done.status.success(), "{stderr}");
+    assert!(!stderr.contains("stopped at"), "stops: {stderr}");
+    let hlo = std::fs::read_to_string(&out).expect("the partitioned program");
+    assert!(!hlo.contains("stablehlo.all_gather"), "{hlo}");
+    // Each all_reduce sits in a loop body: 2 in the forward scan's, 3 in the backward's.
+    assert_eq!(hlo.matches("stablehlo.all_reduce").count(), 5, "{hlo}");
+    assert!(
+        stderr.contains("+10 all_reduce sum"),
+        "per step, 2 layers x 5: {stderr}"
+    );
+    for schedule in ["MP", "BP_MP_Z3"] {
+        let (passed, said) = verify_on_xla(&model, &published_schedule("llama-scan", schedule));
+        assert!(passed, "{schedule}: {said}");
+    }
+}

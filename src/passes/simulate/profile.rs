@@ -317,7 +317,8 @@ impl Reader {
         // value: XLA slices and updates in place. Counting the whole stack per iteration
         // priced LLaMA-3 8B's 32-layer scan at 2.2 TB of DUS traffic per step.
         if crate::rules::block_access(op) {
-            let rank = |value: Value| ffi::tensor_shape(value.r#type()).map_or(0, |shape| shape.len());
+            let rank =
+                |value: Value| ffi::tensor_shape(value.r#type()).map_or(0, |shape| shape.len());
             let stacked = op.operand(0).map(rank).unwrap_or(0);
             let block = op
                 .operands()
