@@ -44,7 +44,7 @@ B = 8  # the batch: dim 0 of every per-example argument
 # with JAX). `op_forms_check.py` fails when one of these stops passing; grow it as partir
 # learns more forms.
 EXPECTED_TO_PASS: set[str] = {
-    "argmax", "argmin", "cond", "constant_table", "switch", "embed_vocab", "xent_vocab", "embed_head_vocab_sgd", "index_per_example", "label_logits", "argsort", "attention", "attention_scores", "avg_pool", "avg_pool_grad",
+    "argmax", "argmin", "cond", "cond_sum", "constant_table", "switch", "embed_vocab", "xent_vocab", "embed_head_vocab_sgd", "index_per_example", "label_logits", "argsort", "attention", "attention_scores", "avg_pool", "avg_pool_grad",
     "broadcast_bias", "broadcast_outer", "checkpoint", "cholesky", "clamp", "clamp_per_example",
     "compare_select", "concatenate", "conv", "conv_depthwise", "conv_depthwise_grad",
     "conv_dilated", "conv_grad", "conv_grouped", "conv_nchw", "conv_strided", "conv_transposed",
@@ -928,6 +928,14 @@ def checkpoint(d):
 def cond(d):
     def f(flag, x):
         return lax.cond(flag > 0, lambda: x * 2.0, lambda: jnp.sin(x))
+
+    return f, (np.int32(1), d.f(B, 4))
+
+
+@form(X, "lax.cond whose branches sum over the batch (a loss under a flag): the result is a partial sum")
+def cond_sum(d):
+    def f(flag, x):
+        return lax.cond(flag > 0, lambda: jnp.sum(x * x, axis=0), lambda: jnp.sum(2.0 * x, axis=0))
 
     return f, (np.int32(1), d.f(B, 4))
 

@@ -2,11 +2,13 @@
 //! values the regions capture from above (`case` has no operands for them): the captures are
 //! the rule's inputs after the op's operands, each region's yield i is result i, and the dims
 //! the branches carry from captures to results are the rule's pass-through factors, read off
-//! the branches with the same union-find as a loop's ([`super::regions`]).
+//! the branches with the same union-find as a loop's ([`super::regions`]). A class the
+//! branches sum over is one too when every branch yields the same results as partial sums of
+//! it ([`super::sums::branch_partials`]): those results are `#partir.sum`.
 
 use super::{
     regions::{
-        blocks, defined_under, divide_regions, factor_dims, join_by_rule, ops_of, rank,
+        blocks, defined_under, divide_regions, factor_dims, join_by_rule, ops_of, rank, shape_of,
         values_under, Classes,
     },
     Rules, Shapes,
@@ -58,18 +60,33 @@ fn selected_classes(op: OperationRef, rules: &Rules, captures: &[Value]) -> Clas
             }
         }
     }
-    // Partial sums do not leave a branch (no carry to hold them): what a reduction touches
-    // is whole.
+    classes
+}
+
+/// Which results each class a reduction touches leaves partial sums when tiled (see
+/// [`super::sums::branch_partials`]); a class whose partial sums cannot leave the branches is
+/// blocked.
+fn branch_sums(op: OperationRef, classes: &mut Classes) -> HashMap<usize, Vec<usize>> {
     let reduced: Vec<usize> = classes
         .reductions
         .values()
         .flatten()
         .map(|&(_, n)| n)
         .collect();
+    let mut partial_of = HashMap::new();
     for node in reduced {
-        classes.block(node);
+        let root = classes.find(node);
+        if classes.blocked[root] || partial_of.contains_key(&root) {
+            continue;
+        }
+        match super::sums::branch_partials(op, classes, root) {
+            Some(results) => {
+                partial_of.insert(root, results);
+            }
+            None => classes.block(node),
+        }
     }
-    classes
+    partial_of
 }
 
 /// The rule of an op that runs one of its regions on values it captures: its operands (the
@@ -78,6 +95,7 @@ fn selected_classes(op: OperationRef, rules: &Rules, captures: &[Value]) -> Clas
 pub fn selected_rule(op: OperationRef, rules: &Rules) -> Result<Rule, String> {
     let captures = captures(op);
     let mut classes = selected_classes(op, rules, &captures);
+    let partial_of = branch_sums(op, &mut classes);
     let results: Vec<Value> = op.results().map(Value::from).collect();
     let mut rule = Rule::new();
     let mut factor_of: HashMap<usize, crate::tmr::FactorId> = HashMap::new();
@@ -91,6 +109,11 @@ pub fn selected_rule(op: OperationRef, rules: &Rules) -> Result<Rule, String> {
     for &result in &results {
         let dims = factor_dims(&mut classes, result, &mut rule, &mut factor_of);
         rule.push_result(dims);
+    }
+    for (root, factor) in factor_of {
+        for &result in partial_of.get(&root).into_iter().flatten() {
+            rule = rule.with_partial_result(factor, result, crate::tmr::ReductionKind::Sum);
+        }
     }
     Ok(rule)
 }
@@ -107,7 +130,22 @@ pub fn localize_selected<'c>(
     let rules = Rules::default();
     let captures = captures(op);
     let mut classes = selected_classes(op, &rules, &captures);
-    let inputs: Vec<(Value, &Vec<i64>)> =
-        op.results().map(Value::from).zip(&before.results).collect();
+    branch_sums(op, &mut classes);
+    // The results' local shapes, and the captures' (a class only a capture and a partial
+    // result reach is divided too).
+    let mut inputs: Vec<(Value, Vec<i64>, &Vec<i64>)> = op
+        .results()
+        .map(Value::from)
+        .zip(&before.results)
+        .map(|(result, old)| (result, shape_of(result), old))
+        .collect();
+    for (index, &capture) in captures.iter().enumerate() {
+        let input = op.operand_count() + index;
+        let (Some(old), Some(local)) = (before.operands.get(input), before.local_inputs.get(input))
+        else {
+            continue;
+        };
+        inputs.push((capture, local.clone(), old));
+    }
     divide_regions(context, op, &mut classes, &inputs);
 }

@@ -16,6 +16,10 @@ pub type Retype = for<'c, 'a> fn(&'c melior::Context, OperationRef<'c, 'a>, &Sha
 pub struct Shapes {
     pub operands: Vec<Vec<i64>>,
     pub results: Vec<Vec<i64>>,
+    /// The local shapes of the op's inputs (operands, then the values its regions capture:
+    /// [`inputs`]) as propagation gives them: a capture keeps its global type until the op is
+    /// retyped, and a `case` whose result is a partial sum learns the split from it alone.
+    pub local_inputs: Vec<Vec<i64>>,
 }
 
 /// How the simulator counts an op that has no body to read (a linalg op's body says it).

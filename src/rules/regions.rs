@@ -428,25 +428,34 @@ pub fn localize<'c>(
 ) {
     let rules = Rules::default();
     let mut classes = classes(op, &rules, carries, yielding);
-    let inputs: Vec<(Value, &Vec<i64>)> = (0..carries)
-        .filter_map(|i| Some((op.operand(i).ok()?, before.operands.get(i)?)))
+    let inputs: Vec<(Value, Vec<i64>, &Vec<i64>)> = (0..carries)
+        .filter_map(|i| {
+            let operand = op.operand(i).ok()?;
+            Some((operand, shape_of(operand), before.operands.get(i)?))
+        })
         .collect();
     divide_regions(context, op, &mut classes, &inputs);
 }
 
-/// Divides the dims of every class an input's new type split (each input with the shape it had)
-/// everywhere in `op`'s regions, then lets each op whose types changed fix its attributes.
+/// `value`'s static shape (empty when it has none).
+pub(super) fn shape_of(value: Value) -> Vec<i64> {
+    static_shape(value.r#type()).unwrap_or_default()
+}
+
+/// Divides the dims of every class an input's new shape split (each input with its new shape and
+/// the shape it had) everywhere in `op`'s regions, then lets each op whose types changed fix its
+/// attributes.
 pub(super) fn divide_regions<'c>(
     context: &'c melior::Context,
     op: OperationRef<'c, '_>,
     classes: &mut Classes,
-    inputs: &[(Value, &Vec<i64>)],
+    inputs: &[(Value, Vec<i64>, &Vec<i64>)],
 ) {
     // The tiled classes, and how many parts each dim of them is in.
     let mut parts: HashMap<usize, i64> = HashMap::new();
-    for &(input, old) in inputs {
-        let new = static_shape(input.r#type()).unwrap_or_default();
-        for (dim, (&was, &is)) in old.iter().zip(&new).enumerate() {
+    for (input, new, old) in inputs {
+        let input = *input;
+        for (dim, (&was, &is)) in old.iter().zip(new).enumerate() {
             if was != is && is > 0 {
                 let node = classes.node(input, dim);
                 let root = classes.find(node);
@@ -470,6 +479,7 @@ pub(super) fn divide_regions<'c>(
             let shapes = Shapes {
                 operands: inner.operands().map(shape_of).collect(),
                 results: inner.results().map(|r| shape_of(r.into())).collect(),
+                local_inputs: Vec::new(),
             };
             let mut changed = false;
             for result in inner.results() {

@@ -60,35 +60,9 @@ pub(super) fn partials(
                     .collect();
                 break;
             }
-            let mut captured_partial = false;
-            for region in inner.regions() {
-                if let Some(block) = region.first_block() {
-                    for nested in ops_of(block) {
-                        ffi::walk(nested, |deep| {
-                            captured_partial |=
-                                deep.operands().any(|v| partial.contains(&ffi::value_id(v)));
-                        });
-                    }
-                }
-            }
-            if captured_partial {
+            if read_in_regions(inner, &partial) {
                 return None;
             }
-            let reduces: Vec<ReductionKind> = classes
-                .reductions
-                .get(&ffi::operation_id(inner))
-                .cloned()
-                .unwrap_or_default()
-                .into_iter()
-                .filter(|&(_, node)| classes.find(node) == root)
-                .map(|(kind, _)| kind)
-                .collect();
-            let tiled = |classes: &mut Classes, v: Value| {
-                (0..rank(v)).any(|dim| {
-                    let node = classes.node(v, dim);
-                    classes.find(node) == root
-                })
-            };
             let partial_at: Vec<usize> = (0..operands.len())
                 .filter(|&i| is_partial(&operands[i]))
                 .collect();
@@ -115,36 +89,7 @@ pub(super) fn partials(
                     break;
                 }
             }
-            let makes_partial = if !reduces.is_empty() {
-                // A sum over the tiled class: its results are partial (other kinds are not
-                // carried: a partial max is not a sum).
-                if reduces.iter().any(|&kind| kind != ReductionKind::Sum) || !partial_at.is_empty()
-                {
-                    return None;
-                }
-                true
-            } else if !partial_at.is_empty() {
-                let whole_others = operands
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, _)| !partial_at.contains(i))
-                    .all(|(_, &v)| !tiled(classes, v));
-                let fits = match crate::rules::linear(inner) {
-                    Some(Linear::All) => partial_at.len() == operands.len(),
-                    Some(Linear::Operands(group)) => {
-                        partial_at.iter().all(|i| group.contains(i))
-                            && group.iter().all(|i| partial_at.contains(i))
-                    }
-                    Some(Linear::EachAlone) => partial_at.len() == 1,
-                    None => false,
-                };
-                if !(fits && whole_others) {
-                    return None;
-                }
-                true
-            } else {
-                false
-            };
+            let makes_partial = makes_partial(classes, root, inner, &partial_at)?;
             if makes_partial {
                 for result in inner.results() {
                     partial.insert(ffi::value_id(result.into()));
@@ -165,4 +110,112 @@ pub(super) fn partials(
         carried = next;
     }
     None
+}
+
+/// With the class `root` tiled and operands `partial_at` of `inner` partial sums: whether its
+/// results are partial (a sum over the class; a linear op of partial operands, its others
+/// whole), or None when a partial value would be used otherwise (the class cannot be tiled).
+fn makes_partial(
+    classes: &mut Classes,
+    root: usize,
+    inner: OperationRef,
+    partial_at: &[usize],
+) -> Option<bool> {
+    use crate::rules::Linear;
+    let operands: Vec<Value> = inner.operands().collect();
+    let reduces: Vec<ReductionKind> = classes
+        .reductions
+        .get(&ffi::operation_id(inner))
+        .cloned()
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|&(_, node)| classes.find(node) == root)
+        .map(|(kind, _)| kind)
+        .collect();
+    let tiled = |classes: &mut Classes, v: Value| {
+        (0..rank(v)).any(|dim| {
+            let node = classes.node(v, dim);
+            classes.find(node) == root
+        })
+    };
+    if !reduces.is_empty() {
+        // A sum over the tiled class: its results are partial (other kinds are not carried:
+        // a partial max is not a sum).
+        if reduces.iter().any(|&kind| kind != ReductionKind::Sum) || !partial_at.is_empty() {
+            return None;
+        }
+        return Some(true);
+    }
+    if partial_at.is_empty() {
+        return Some(false);
+    }
+    let whole_others = operands
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !partial_at.contains(i))
+        .all(|(_, &v)| !tiled(classes, v));
+    let fits = match crate::rules::linear(inner) {
+        Some(Linear::All) => partial_at.len() == operands.len(),
+        Some(Linear::Operands(group)) => {
+            partial_at.iter().all(|i| group.contains(i))
+                && group.iter().all(|i| partial_at.contains(i))
+        }
+        Some(Linear::EachAlone) => partial_at.len() == 1,
+        None => false,
+    };
+    (fits && whole_others).then_some(true)
+}
+
+/// With the class `root` tiled, which results of an op that runs one of its regions (`case`,
+/// `if`) come out partial sums: in every branch, a sum over the class reaches them through
+/// linear ops only, and every branch yields the same results partial (a branch yielding a
+/// whole value where another yields a partial one would be summed n times). None when that
+/// does not hold: the class cannot be tiled. `lax.cond(p, lambda: x.sum(0), lambda: (2 * x).sum(0))`
+/// with `x` split on dim 0: the result is partial, one all_reduce after the case.
+pub(super) fn branch_partials(
+    op: OperationRef,
+    classes: &mut Classes,
+    root: usize,
+) -> Option<Vec<usize>> {
+    let mut agreed: Option<Vec<usize>> = None;
+    for block in blocks(op) {
+        let mut partial: HashSet<usize> = HashSet::new();
+        let mut yielded = Vec::new();
+        for inner in ops_of(block) {
+            let operands: Vec<Value> = inner.operands().collect();
+            let partial_at: Vec<usize> = (0..operands.len())
+                .filter(|&i| partial.contains(&ffi::value_id(operands[i])))
+                .collect();
+            if inner.next_in_block().is_none() {
+                yielded = partial_at;
+                break;
+            }
+            if read_in_regions(inner, &partial) {
+                return None;
+            }
+            if makes_partial(classes, root, inner, &partial_at)? {
+                partial.extend(inner.results().map(|r| ffi::value_id(r.into())));
+            }
+        }
+        match &agreed {
+            Some(previous) if *previous != yielded => return None,
+            _ => agreed = Some(yielded),
+        }
+    }
+    agreed
+}
+
+/// Whether a value of `partial` is read inside `op`'s own regions.
+fn read_in_regions(op: OperationRef, partial: &HashSet<usize>) -> bool {
+    let mut read = false;
+    for region in op.regions() {
+        if let Some(block) = region.first_block() {
+            for nested in ops_of(block) {
+                ffi::walk(nested, |deep| {
+                    read |= deep.operands().any(|v| partial.contains(&ffi::value_id(v)));
+                });
+            }
+        }
+    }
+    read
 }

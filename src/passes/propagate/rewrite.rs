@@ -88,6 +88,7 @@ pub fn wrap<'c>(
     let before = rules::Shapes {
         operands: inputs.iter().map(|&value| shape_of(value)).collect(),
         results: op.results().map(|r| shape_of(r.into())).collect(),
+        local_inputs: operands.iter().map(|&value| shape_of(value)).collect(),
     };
     let clone = body.append_operation(ffi::clone_operation(op));
     let count = op.operand_count();
