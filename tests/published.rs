@@ -7,8 +7,11 @@
 
 mod common;
 
-use common::{partir, published_schedule, root, text, verify_on_xla};
-use std::process::Command;
+use common::{generated_program, partir, published_schedule, root, text, verify_on_xla};
+use std::{
+    path::Path,
+    process::{Command, Output},
+};
 
 /// Every published program, with the folder of its schedules.
 const MODELS: &[(&str, &str)] = &[
@@ -30,6 +33,22 @@ fn program(model: &str) -> String {
         .to_string()
 }
 
+/// `partir partition PROGRAM -s SCHEDULE --stage xla -o OUT`: how it ended, and what it said.
+fn partition_for_xla(program: &str, schedule: &str, out: &Path) -> (Output, String) {
+    let done = partir(&[
+        "partition",
+        program,
+        "-s",
+        schedule,
+        "--stage",
+        "xla",
+        "-o",
+        out.to_str().expect("utf-8"),
+    ]);
+    let stderr = text(&done.stderr);
+    (done, stderr)
+}
+
 /// Batch parallelism on every variant: the step partitions through (no stop, no all_gather)
 /// and its gradients are one combined all_reduce.
 #[test]
@@ -38,17 +57,8 @@ fn batch_parallelism_partitions_every_published_model_through() {
     std::fs::create_dir_all(&dir).expect("writable");
     for (model, folder) in MODELS {
         let out = dir.join(format!("{model}-BP.mlir"));
-        let done = partir(&[
-            "partition",
-            &program(model),
-            "-s",
-            &published_schedule(folder, "BP"),
-            "--stage",
-            "xla",
-            "-o",
-            out.to_str().expect("utf-8"),
-        ]);
-        let stderr = text(&done.stderr);
+        let (done, stderr) =
+            partition_for_xla(&program(model), &published_schedule(folder, "BP"), &out);
         assert!(done.status.success(), "{model}: {stderr}");
         assert!(!stderr.contains("stopped at"), "{model} stops: {stderr}");
         assert!(
@@ -124,28 +134,10 @@ fn published_programs_regenerate_byte_for_byte() {
 /// devices as the original does.
 #[test]
 fn scanned_and_rematerialised_llama_partitions_inside_its_loops() {
-    let dir = root().join("target/tmp/published");
-    std::fs::create_dir_all(&dir).expect("writable");
-    let made = Command::new(root().join("tools/.venv/bin/python"))
-        .args(["tools/published_models.py", "llama-scan-remat", "--out"])
-        .arg(&dir)
-        .current_dir(root())
-        .output()
-        .expect("the JAX venv runs (tools/setup-venv)");
-    assert!(made.status.success(), "{}", text(&made.stderr));
-    let model = dir.join("llama-scan-remat.mlir").display().to_string();
-    let out = dir.join("llama-scan-remat-MP.mlir");
-    let done = partir(&[
-        "partition",
-        &model,
-        "-s",
-        &published_schedule("llama-scan", "MP"),
-        "--stage",
-        "xla",
-        "-o",
-        out.to_str().expect("utf-8"),
-    ]);
-    let stderr = text(&done.stderr);
+    let generated = generated_program("llama-scan-remat", "published");
+    let model = generated.display().to_string();
+    let out = generated.with_file_name("llama-scan-remat-MP.mlir");
+    let (done, stderr) = partition_for_xla(&model, &published_schedule("llama-scan", "MP"), &out);
     assert!(done.status.success(), "{stderr}");
     assert!(!stderr.contains("stopped at"), "stops: {stderr}");
     let hlo = std::fs::read_to_string(&out).expect("the partitioned program");

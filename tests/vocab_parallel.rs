@@ -6,9 +6,9 @@
 
 mod common;
 
-use common::{partir, published_schedule, root, text, verify_on_xla};
+use common::{generated_program, partir, published_schedule, root, text, verify_on_xla};
 use serde_json::Value;
-use std::{path::PathBuf, process::Command};
+use std::path::PathBuf;
 
 /// The last tactic's report of `partir partition program -s schedule --device h100-sxm`.
 fn report(program: &str, schedule: &str, tag: &str) -> Value {
@@ -42,19 +42,10 @@ fn report(program: &str, schedule: &str, tag: &str) -> Value {
         .expect("a report per tactic")
 }
 
-/// `tools/published_models.py CASE` (an abstract case: too big to commit) written under
+/// An abstract case of `tools/published_models.py` (too big to commit), written under
 /// target/tmp.
 fn abstract_program(case: &str) -> PathBuf {
-    let dir = root().join("target/tmp/vocab_parallel");
-    std::fs::create_dir_all(&dir).expect("writable");
-    let made = Command::new(root().join("tools/.venv/bin/python"))
-        .args(["tools/published_models.py", case, "--out"])
-        .arg(&dir)
-        .current_dir(root())
-        .output()
-        .expect("the JAX venv runs (tools/setup-venv)");
-    assert!(made.status.success(), "{}", text(&made.stderr));
-    dir.join(format!("{case}.mlir"))
+    generated_program(case, "vocab_parallel")
 }
 
 /// (count, bytes) of the collectives of `kind` and `reduction` over exactly `axis`.

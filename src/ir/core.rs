@@ -167,6 +167,45 @@ pub fn insert_after_definition<'c, 'a>(
     }
 }
 
+/// `value` seen tiled on `dim` along `axis` by all its uses: a tile identity right after its
+/// definition, which every use but the identity's own slice reads (a tile action; a loop's
+/// carry entered by propagation). The identity.
+pub fn view_in_place<'c, 'a>(
+    context: &'c Context,
+    value: Value<'c, 'a>,
+    dim: usize,
+    axis: &str,
+    axis_size: i64,
+    location: Location<'c>,
+) -> OperationRef<'c, 'a> {
+    let identity = tile_identity(context, value, dim, axis, axis_size, location);
+    let identity = insert_after_definition(value, identity);
+    let slice = identity
+        .region(0)
+        .ok()
+        .and_then(|region| region.first_block())
+        .and_then(|body| body.first_operation())
+        .expect("a tile identity starts with its slice");
+    ffi::replace_all_uses_except(value, identity.result(0).expect("one result").into(), slice);
+    identity
+}
+
+/// Whether Core ops (loops, slices, pins) sit in `op`'s regions: propagation partitioned inside
+/// them (a `while`'s body).
+pub fn holds_core(op: OperationRef) -> bool {
+    if op.region_count() == 0 {
+        return false;
+    }
+    let mut found = false;
+    ffi::walk(op, |inner| {
+        found |= !ffi::same_operation(inner, op)
+            && [LOOP_OP, SLICE_OP, REPLICATE_OP]
+                .iter()
+                .any(|name| ffi::op_is(inner, name));
+    });
+    found
+}
+
 /// The axis of a `partir.loop` or `partir.replicate`.
 pub fn axis_of(op: OperationRef) -> Option<String> {
     if !ffi::op_is(op, LOOP_OP) && !ffi::op_is(op, REPLICATE_OP) {

@@ -10,12 +10,9 @@ use super::{
     select_values, sliced_along, PassError, PassResult,
 };
 use super::{names::TILE as PASS, options::TileOptions};
-use crate::{
-    ffi,
-    ir::core::{self, static_shape},
-};
+use crate::ir::core::{self, static_shape};
 use melior::{
-    ir::{operation::OperationLike, OperationRef, ValueLike},
+    ir::{OperationRef, ValueLike},
     Context,
 };
 
@@ -106,7 +103,7 @@ pub fn tile<'c>(
 
     let count = targets.len();
     for (_, target) in targets {
-        let identity = core::tile_identity(
+        core::view_in_place(
             context,
             target.value,
             dim,
@@ -114,27 +111,8 @@ pub fn tile<'c>(
             axis_size,
             target.location(),
         );
-        let identity = core::insert_after_definition(target.value, identity);
-        let slice = slice_of(identity);
-        ffi::replace_all_uses_except(
-            target.value,
-            identity.result(0).expect("one result").into(),
-            slice,
-        );
     }
     Ok(count)
-}
-
-/// The `partir.slice` at the top of a freshly built tile identity.
-fn slice_of<'c, 'a>(identity: OperationRef<'c, 'a>) -> OperationRef<'c, 'a> {
-    use melior::ir::{block::BlockLike, RegionLike};
-    let body = identity
-        .region(0)
-        .ok()
-        .and_then(|region| region.first_block())
-        .expect("a loop has a body");
-    body.first_operation()
-        .expect("the identity starts with its slice")
 }
 
 /// The axes along which `value`'s dim `dim` is already split: by tile-action views of it on

@@ -3,7 +3,7 @@
 #![allow(dead_code)] // each test file uses its own subset
 
 use std::{
-    path::Path,
+    path::{Path, PathBuf},
     process::{Command, Output},
 };
 
@@ -38,4 +38,19 @@ pub fn published_schedule(folder: &str, name: &str) -> String {
         .join(format!("examples/published/schedules/{folder}/{name}.toml"))
         .display()
         .to_string()
+}
+
+/// `tools/published_models.py CASE` (a case built on request, not a committed fixture: an
+/// abstract 8B step, a scanned and rematerialised variant) written under `target/tmp/DIR`.
+pub fn generated_program(case: &str, dir: &str) -> PathBuf {
+    let dir = root().join("target/tmp").join(dir);
+    std::fs::create_dir_all(&dir).expect("writable");
+    let made = Command::new(root().join("tools/.venv/bin/python"))
+        .args(["tools/published_models.py", case, "--out"])
+        .arg(&dir)
+        .current_dir(root())
+        .output()
+        .expect("the JAX venv runs (tools/setup-venv)");
+    assert!(made.status.success(), "{}", text(&made.stderr));
+    dir.join(format!("{case}.mlir"))
 }

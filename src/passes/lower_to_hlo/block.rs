@@ -24,7 +24,7 @@ use super::{
 use crate::{
     ffi,
     ir::{
-        core::{LOOP_OP, REPLICATE_OP, SLICE_OP},
+        core::{LOOP_OP, REPLICATE_OP},
         func::is_return,
         sharding::Sharding,
     },
@@ -47,21 +47,6 @@ pub enum Handoff {
     Keep,
     /// These layouts, one per operand (a loop's carries, a condition's whole predicate).
     Reshard(Vec<Sharding>),
-}
-
-/// Whether `op`'s regions hold Core ops (propagation partitioned inside them).
-pub(super) fn holds_core(op: OperationRef) -> bool {
-    if op.region_count() == 0 {
-        return false;
-    }
-    let mut found = false;
-    ffi::walk(op, |inner| {
-        found |= !ffi::same_operation(inner, op)
-            && [LOOP_OP, SLICE_OP, REPLICATE_OP]
-                .iter()
-                .any(|name| ffi::op_is(inner, name));
-    });
-    found
 }
 
 impl<'c, 'a> Lowering<'c, 'a, '_, '_> {
@@ -147,7 +132,7 @@ impl<'c, 'a> Lowering<'c, 'a, '_, '_> {
                 let whole = Sharding::replicated(sharding.rank());
                 let local = emitter.reshard(op, location, local, &sharding, &whole);
                 self.set(Value::from(op.result(0).expect("one result")), local, whole);
-            } else if crate::rules::carried_body(op).is_some() && holds_core(op) {
+            } else if crate::rules::carried_body(op).is_some() && crate::ir::core::holds_core(op) {
                 self.lower_carrying(op, &scope)?;
             } else if name != crate::ir::mesh::MESH_OP {
                 // An op outside any loop computes on whole values.

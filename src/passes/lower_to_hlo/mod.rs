@@ -99,10 +99,9 @@ fn argument_sharding(mesh: &Mesh, argument: Value) -> Sharding {
 /// The sharding `value`'s consumers agree on, but for those `hands_on` says only pass it on
 /// (a function's return, a loop body's yield); replicated when they disagree.
 fn agreed_sharding(mesh: &Mesh, value: Value, hands_on: impl Fn(OperationRef) -> bool) -> Sharding {
-    let argument = value;
-    let rank = rank_of(argument);
+    let rank = rank_of(value);
     let mut agreed: Option<Sharding> = None;
-    for consumer in view::consumers(argument) {
+    for consumer in view::consumers(value) {
         let wanted = match consumer {
             Consumer::Payload(user, _) if hands_on(user) => continue,
             Consumer::Payload(user, index) => {

@@ -483,7 +483,7 @@ impl<'c, 'a, 'e, 'm> Lowering<'c, 'a, 'e, 'm> {
         op: OperationRef<'c, 'a>,
         scope: &Scope<'c, 'a>,
     ) -> Result<(), PassError<'c>> {
-        if crate::rules::carried_body(op).is_some() && super::block::holds_core(op) {
+        if crate::rules::carried_body(op).is_some() && crate::ir::core::holds_core(op) {
             return self.lower_carrying(op, scope);
         }
         let location = op.location();

@@ -41,20 +41,7 @@ pub(super) fn carried_body<'c, 'a>(op: OperationRef<'c, 'a>) -> Option<BlockRef<
 /// is never wrapped whole, as its body's loops and slices would keep the global types that
 /// the wrap's local retype changes around them; it is entered along every later axis too.
 pub(super) fn entered(op: OperationRef) -> bool {
-    let Some(body) = carried_body(op) else {
-        return false;
-    };
-    let mut found = false;
-    let mut next = body.first_operation();
-    while let Some(inner) = next {
-        if !found {
-            ffi::walk(inner, |deep| {
-                found |= ffi::op_is(deep, core::LOOP_OP) || ffi::op_is(deep, core::SLICE_OP);
-            });
-        }
-        next = inner.next_in_block();
-    }
-    found
+    carried_body(op).is_some() && core::holds_core(op)
 }
 
 /// Whether some use of `value` (but `except`, a body's yield that only hands it on) reads it
@@ -67,27 +54,6 @@ fn read_whole(value: Value, axis: &str, except: Option<OperationRef>) -> bool {
             && core::slice_axis(user).as_deref() == Some(axis);
         !sliced && except.is_none_or(|except| !ffi::same_operation(user, except))
     })
-}
-
-/// `value` seen tiled on `dim` along `axis` by its uses: an identity view right after its
-/// definition that every use but the view's own slice reads.
-fn view_all_uses<'c>(
-    context: &'c melior::Context,
-    value: Value<'c, '_>,
-    dim: usize,
-    axis: &str,
-    axis_size: i64,
-    location: melior::ir::Location<'c>,
-) {
-    let identity = core::tile_identity(context, value, dim, axis, axis_size, location);
-    let identity = core::insert_after_definition(value, identity);
-    let slice = identity
-        .region(0)
-        .ok()
-        .and_then(|region| region.first_block())
-        .and_then(|body| body.first_operation())
-        .expect("a tile identity starts with its slice");
-    ffi::replace_all_uses_except(value, identity.result(0).expect("one result").into(), slice);
 }
 
 impl<'c> Propagation<'c> {
@@ -132,7 +98,7 @@ impl<'c> Propagation<'c> {
         if !read_whole(argument, axis, crate::ir::last_op(body)) {
             return false;
         }
-        view_all_uses(self.context, argument, dim, axis, axis_size, op.location());
+        core::view_in_place(self.context, argument, dim, axis, axis_size, op.location());
         true
     }
 
@@ -177,7 +143,7 @@ impl<'c> Propagation<'c> {
             if !read_whole(result, axis, None) {
                 continue;
             }
-            view_all_uses(self.context, result, dim, axis, axis_size, op.location());
+            core::view_in_place(self.context, result, dim, axis, axis_size, op.location());
             exited = true;
         }
         exited
