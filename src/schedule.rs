@@ -19,6 +19,10 @@
 //! axis = "model"
 //! auto = { memory = "16GiB", time_limit = 30, seed = 1 }   # or auto = true: searched (partir-auto)
 //! ```
+//! ```toml
+//! [expand]                            # before any tactic: a fused dim seen as its factors
+//! "params/*/c_attn/kernel" = { dim = 0, sizes = [3, 12, 64] }   # q|k|v x heads x head_dim
+//! ```
 //! Unknown keys are errors, so a typo never silently does nothing.
 
 use crate::ir::MeshAxis;
@@ -96,6 +100,25 @@ pub struct Schedule {
     /// `[rules]` table: `"lapack_spotrf_ffi" = "bij->bij"`): how an op partir cannot read
     /// partitions.
     pub rules: Vec<(String, String)>,
+    /// Dims seen as their factors before any tactic (the `[expand]` table), in file order.
+    pub expand: Vec<Expansion>,
+}
+
+/// `"selector" = { dim = 0, sizes = [3, 12, 64] }`: dim `dim` of the selected values (and of
+/// every value it flows to) seen as `sizes` (`partir-expand-dim`), so that a tactic can split
+/// one of them: a fused projection split by heads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Expansion {
+    pub selector: String,
+    pub dim: usize,
+    pub sizes: Vec<i64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawExpansion {
+    dim: usize,
+    sizes: Vec<i64>,
 }
 
 #[derive(Deserialize)]
@@ -107,6 +130,8 @@ struct RawSchedule {
     tactic: Vec<toml::Spanned<RawTactic>>,
     #[serde(default)]
     rules: toml::Table,
+    #[serde(default)]
+    expand: toml::Table,
 }
 
 #[derive(Deserialize)]
@@ -235,11 +260,35 @@ impl Schedule {
                 )),
             })
             .collect::<Result<Vec<_>, _>>()?;
+        let expand = raw
+            .expand
+            .into_iter()
+            .map(|(selector, value)| {
+                let raw: RawExpansion = value.try_into().map_err(|error: toml::de::Error| {
+                    format!(
+                        "[expand] '{selector}': {} (write {{ dim = 0, sizes = [3, 12, 64] }})",
+                        error.message()
+                    )
+                })?;
+                if raw.sizes.len() < 2 || raw.sizes.iter().any(|&size| size < 1) {
+                    return Err(format!(
+                        "[expand] '{selector}': sizes must be 2 or more positive sizes, got {:?}",
+                        raw.sizes
+                    ));
+                }
+                Ok(Expansion {
+                    selector,
+                    dim: raw.dim,
+                    sizes: raw.sizes,
+                })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
         Ok(Schedule {
             mesh,
             tactics,
             file: String::new(),
             rules,
+            expand,
         })
     }
 }
@@ -266,6 +315,19 @@ impl Schedule {
             let _ = writeln!(out, "\n[rules]");
             for (target, einsum) in &self.rules {
                 let _ = writeln!(out, "{} = {}", quote(target), quote(einsum));
+            }
+        }
+        if !self.expand.is_empty() {
+            let _ = writeln!(out, "\n[expand]");
+            for expansion in &self.expand {
+                let sizes: Vec<String> = expansion.sizes.iter().map(ToString::to_string).collect();
+                let _ = writeln!(
+                    out,
+                    "{} = {{ dim = {}, sizes = [{}] }}",
+                    quote(&expansion.selector),
+                    expansion.dim,
+                    sizes.join(", ")
+                );
             }
         }
         for tactic in &self.tactics {

@@ -153,3 +153,76 @@ fn scanned_and_rematerialised_llama_partitions_inside_its_loops() {
         assert!(passed, "{schedule}: {said}");
     }
 }
+
+/// GPT-2's fused `c_attn` (q, k and v of 4 heads of 16 on one dim of 192), seen as [3, 4, 16]
+/// (`[expand]`) and split by heads: Megatron's textbook collectives (per layer, one all_reduce
+/// after the attention and one after the MLP, forward and backward: 8 for 2 layers), no
+/// all_gather or all_to_all, and each device holds q, k and v of its own heads; the caller
+/// still passes and gets `[192, 64]` arrays (`partir.view_of`), and the step runs right on XLA
+/// (`published_models_run_partitioned_on_xla`: gpt2 MP). A partitioned program whose slice reads
+/// k's rows for q's fails verification: the check sees a wrong expansion.
+#[test]
+fn fused_projection_splits_by_heads() {
+    let dir = root().join("target/tmp/published");
+    std::fs::create_dir_all(&dir).expect("writable");
+    let out = dir.join("gpt2-MP-fused.mlir");
+    let (done, stderr) =
+        partition_for_xla(&program("gpt2"), &published_schedule("gpt2", "MP"), &out);
+    assert!(done.status.success(), "{stderr}");
+    assert!(!stderr.contains("stopped at"), "{stderr}");
+    let hlo = std::fs::read_to_string(&out).expect("the partitioned program");
+    assert_eq!(
+        hlo.matches("\"stablehlo.all_reduce\"").count(),
+        8,
+        "{stderr}"
+    );
+    assert!(!hlo.contains("stablehlo.all_gather") && !hlo.contains("stablehlo.all_to_all"));
+    let kernel = "tensor<3x2x16x64xf32> {partir.name = \"params/transformer/h/0/attn/c_attn/kernel\", partir.sharding = \"[{}, {\\22model\\22}, {}, {}]\", partir.view_of = array<i64: 192, 64>}";
+    assert!(
+        hlo.contains(kernel),
+        "c_attn's kernel is [3, 4, 16, 64] split on heads, the caller's [192, 64]"
+    );
+
+    let inputs = root().join("test/Passes/partir-expand-dim/Inputs");
+    let (fused, schedule) = (inputs.join("fused.mlir"), inputs.join("fused.toml"));
+    let (fused, schedule) = (
+        fused.to_str().expect("utf-8"),
+        schedule.to_str().expect("utf-8"),
+    );
+    let core = dir.join("fused-core.mlir");
+    let done = partir(&[
+        "partition",
+        fused,
+        "-s",
+        schedule,
+        "--stage",
+        "core",
+        "-o",
+        core.to_str().expect("utf-8"),
+    ]);
+    assert!(done.status.success(), "{}", text(&done.stderr));
+    let check = |program: &Path| {
+        let done = partir(&[
+            "verify",
+            fused,
+            "--partitioned",
+            program.to_str().expect("utf-8"),
+            "--xla",
+        ]);
+        let said = text(&done.stdout) + &text(&done.stderr);
+        (done.status.success() && said.contains("partir: PASS"), said)
+    };
+    let (passed, said) = check(&core);
+    assert!(passed, "{said}");
+    let good = std::fs::read_to_string(&core).expect("the Core program");
+    let q = "limit_indices = array<i64: 4, 2, 1, 2>, start_indices = array<i64: 0, 1, 0, 0>";
+    assert!(
+        good.contains(q),
+        "q's slice of the expanded program: {good}"
+    );
+    let planted = dir.join("fused-core-planted.mlir");
+    let k = "limit_indices = array<i64: 4, 3, 1, 2>, start_indices = array<i64: 0, 2, 0, 0>";
+    std::fs::write(&planted, good.replacen(q, k, 1)).expect("writable");
+    let (passed, said) = check(&planted);
+    assert!(!passed, "a slice moved to k's rows must fail: {said}");
+}

@@ -236,6 +236,26 @@ def spec_of(axes: list[list[str]]) -> jax.sharding.PartitionSpec:
     return jax.sharding.PartitionSpec(*[tuple(a) if len(a) > 1 else (a[0] if a else None) for a in axes])
 
 
+def for_caller(dims: list[list[str]] | None, view, sizes: dict[str, int]) -> list[list[str]] | None:
+    """A sharding of an expanded argument or result (`partir.view_of`: a fused dim seen as its
+    factors) as JAX can give it on the caller's array: each of the caller's dims split on the
+    axes of the factors it holds, as one contiguous block (what XLA's partitioner can express
+    for GPT-2's fused c_attn split by heads)."""
+    local, caller = view
+    if caller is None or not dims:
+        return dims
+    expanded = [size * int(np.prod([sizes.get(axis, 1) for axis in axes])) for size, axes in zip(local, dims)]
+    out, d = [], 0
+    for size in caller:
+        axes, product = [], 1
+        while product < size and d < len(expanded):
+            axes += dims[d]
+            product *= expanded[d]
+            d += 1
+        out.append(axes)
+    return out
+
+
 def compare(model: str, schedule: str, steps: int, hlo_dir: Path | None = None) -> dict:
     if model.startswith(PUBLISHED):
         spec, schedules, _ = _published(model)
@@ -253,9 +273,11 @@ def compare(model: str, schedule: str, steps: int, hlo_dir: Path | None = None) 
     mesh = jax.sharding.Mesh(np.array(jax.devices()[:8]).reshape(4, 2), ("batch", "model"))
     args_tree = jax.tree_util.tree_structure(spec.args)
     named = lambda dims: jax.sharding.NamedSharding(mesh, spec_of(dims) if dims else jax.sharding.PartitionSpec())
-    in_shardings = jax.tree_util.tree_unflatten(args_tree, [named(d) for d in compiled.arg_shardings])
+    in_shardings = jax.tree_util.tree_unflatten(
+        args_tree, [named(for_caller(d, v, dict(compiled.mesh))) for d, v in zip(compiled.arg_shardings, compiled.arg_views)])
     out_tree = jax.tree_util.tree_structure(jax.eval_shape(spec.fn, *spec.args))
-    out_shardings = jax.tree_util.tree_unflatten(out_tree, [named(d) for d in compiled.res_shardings])
+    out_shardings = jax.tree_util.tree_unflatten(
+        out_tree, [named(for_caller(d, v, dict(compiled.mesh))) for d, v in zip(compiled.res_shardings, compiled.res_views)])
     jitted = jax.jit(spec.fn, in_shardings=in_shardings, out_shardings=out_shardings)
     sharded_args = jax.device_put(spec.args, in_shardings)
     started = time.perf_counter()

@@ -198,6 +198,44 @@ def PartirTile : Pass<"partir-tile", "::mlir::ModuleOp"> {
   ];
 }
 
+def PartirExpandDim : Pass<"partir-expand-dim", "::mlir::ModuleOp"> {
+  let summary = "See a fused dim as its factors, through the program, so a tile can split one factor";
+  let description = [{
+    Expands dimension `dim` of the selected values into `sizes` (their product is the dim's
+    size), and with it every value the dim flows to, op by op, as far as each op's family can
+    run on the expanded value; an op that cannot reads it through a reshape back. The program
+    computes what it did. Arguments and results of the entry function that expand change type
+    and record the caller's shape as `partir.view_of` (the caller's array, read row-major, is
+    the expanded argument). This is how Megatron splits a fused projection by heads: GPT-2's
+    `c_attn` kernel `[192, 64]` holds q, k and v of 2 heads of 32; with `dim=0 sizes=3,2,32`
+    it is `[3, 2, 32, 64]`, and `partir-tile{dim=1}` splits the heads with contiguous tiles.
+
+    Diagnostics (errors; the module is left as it was): the selector's, `'x' has type ...;
+    only statically shaped tensors can be expanded`, `dim 2 is out of range for 'x' ...`,
+    `dim 0 of 'x' has size 192, which sizes [3, 2, 30] do not make ...`.
+
+    Example, with `partir-expand-dim{value=w dim=1 sizes=2,4}`:
+
+    ```mlir
+    // Before:
+    func.func @main(%x: tensor<4x8xf32>, %w: tensor<8x8xf32> {partir.name = "w"}) -> tensor<4x8xf32> {
+      %y = "stablehlo.dot_general"(%x, %w) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>}> : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+      return %y : tensor<4x8xf32>
+    }
+    // After:
+    func.func @main(%x: tensor<4x8xf32>, %w: tensor<8x2x4xf32> {partir.name = "w", partir.view_of = array<i64: 8, 8>}) -> (tensor<4x2x4xf32> {partir.view_of = array<i64: 4, 8>}) {
+      %y = "stablehlo.dot_general"(%x, %w) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>}> : (tensor<4x8xf32>, tensor<8x2x4xf32>) -> tensor<4x2x4xf32>
+      return %y : tensor<4x2x4xf32>
+    }
+    ```
+  }];
+  let options = [
+    Option<"value", "value", "std::string", "\"\"", "selector of the values to expand">,
+    Option<"dim", "dim", "int64_t", "-1", "tensor dimension to expand">,
+    ListOption<"sizes", "sizes", "int64_t", "the sizes the dim is seen as, major to minor">,
+  ];
+}
+
 def PartirReplicate : Pass<"partir-replicate", "::mlir::ModuleOp"> {
   let summary = "The replicate action: pin values to stay whole along a mesh axis";
   let description = [{

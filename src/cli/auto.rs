@@ -72,6 +72,7 @@ pub fn auto_command(args: &AutoArgs) -> Result<i32, CliError> {
         tactics: Vec::new(),
         file: String::new(),
         rules: Vec::new(),
+        expand: Vec::new(),
     });
     // The axes are searched one after the other, each conditioned on those before, so the
     // order is a decision too: Megatron on `model` first and then batch parallelism on `batch`
@@ -249,6 +250,7 @@ fn search_in_order(
         tactics: Vec::new(),
         file: String::new(),
         rules: fixed.rules.clone(),
+        expand: fixed.expand.clone(),
     };
     crate::rules::register_custom_call_rules(&fixed.rules).map_err(CliError::new)?;
     let mut searches: Vec<(String, SearchSummary)> = Vec::new();

@@ -37,6 +37,7 @@ namespace mlir::partir {
 #define GEN_PASS_DEF_PARTIRREPLICATE
 #define GEN_PASS_DEF_PARTIRPRINTRULES
 #define GEN_PASS_DEF_PARTIRPROPAGATE
+#define GEN_PASS_DEF_PARTIREXPANDDIM
 #define GEN_PASS_DEF_PARTIRSCHEDULE
 #define GEN_PASS_DEF_PARTIRSEQUENTIAL
 #define GEN_PASS_DEF_PARTIRLOWERTOHLO
@@ -53,6 +54,13 @@ namespace entry = ::partir::entry;
 namespace options = ::partir::options;
 
 rust::String text(const std::string &value) { return rust::String(value); }
+
+rust::Vec<int64_t> numbers(ArrayRef<int64_t> values) {
+  rust::Vec<int64_t> out;
+  for (int64_t value : values)
+    out.push_back(value);
+  return out;
+}
 
 rust::Vec<rust::String> texts(ArrayRef<std::string> values) {
   rust::Vec<rust::String> out;
@@ -82,6 +90,9 @@ PARTIR_RUST_PASS(PartirInlineCalls, entry::run_inline_calls(op))
 PARTIR_RUST_PASS(PartirTile,
                  entry::run_tile(op, options::TileOptions{
                                          .value = text(value), .dim = dim, .axis = text(axis)}))
+PARTIR_RUST_PASS(PartirExpandDim,
+                 entry::run_expand_dim(op, options::ExpandDimOptions{
+                                               .value = text(value), .dim = dim, .sizes = numbers(sizes)}))
 PARTIR_RUST_PASS(PartirReplicate,
                  entry::run_replicate(op, options::ReplicateOptions{.value = text(value),
                                                                     .axis = text(axis)}))

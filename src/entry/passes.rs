@@ -19,6 +19,7 @@ mod bridge {
         include!("partir/src/passes/options.rs.h");
         type MeshOptions = crate::passes::options::MeshOptions;
         type TileOptions = crate::passes::options::TileOptions;
+        type ExpandDimOptions = crate::passes::options::ExpandDimOptions;
         type ReplicateOptions = crate::passes::options::ReplicateOptions;
         type PropagateOptions = crate::passes::options::PropagateOptions;
         type ScheduleOptions = crate::passes::options::ScheduleOptions;
@@ -32,6 +33,7 @@ mod bridge {
         fn run_unmerge_batch_dims(op: MlirOperation) -> bool;
         fn run_inline_calls(op: MlirOperation) -> bool;
         fn run_tile(op: MlirOperation, options: &TileOptions) -> bool;
+        fn run_expand_dim(op: MlirOperation, options: &ExpandDimOptions) -> bool;
         fn run_replicate(op: MlirOperation, options: &ReplicateOptions) -> bool;
         fn run_print_rules(op: MlirOperation) -> bool;
         fn run_propagate(op: MlirOperation, options: &PropagateOptions) -> bool;
@@ -70,6 +72,12 @@ fn run_inline_calls(op: Operation) -> bool {
 fn run_tile(op: Operation, options: &TileOptions) -> bool {
     guarded(names::TILE, op, |context, module| {
         passes::report(passes::tile::run(context, module, options))
+    })
+}
+
+fn run_expand_dim(op: Operation, options: &ExpandDimOptions) -> bool {
+    guarded(names::EXPAND_DIM, op, |context, module| {
+        passes::report(passes::expand_dim::run(context, module, options))
     })
 }
 

@@ -104,6 +104,7 @@ pub fn run<'c>(context: &'c Context, module: OperationRef<'c, '_>) -> PassResult
             SHARDING_STRING_ATTR,
             MESH_STRING_ATTR,
             crate::ir::names::NAME_ATTR,
+            super::expand_dim::VIEW_OF_ATTR,
         ],
     )
 }

@@ -22,6 +22,14 @@ mod bridge {
         axis: String,
     }
 
+    /// `partir-expand-dim{value=SELECTOR dim=D sizes=3,2,32}`.
+    #[derive(Debug, Default, Clone)]
+    struct ExpandDimOptions {
+        value: String,
+        dim: i64,
+        sizes: Vec<i64>,
+    }
+
     /// `partir-replicate{value=SELECTOR axis=A}`.
     #[derive(Debug, Default, Clone)]
     struct ReplicateOptions {
@@ -77,6 +85,6 @@ mod bridge {
 }
 
 pub use bridge::{
-    AutoOptions, CombineOptions, MeshOptions, PropagateOptions, ReplicateOptions, ScheduleOptions,
-    SimulateOptions, TileOptions,
+    AutoOptions, CombineOptions, ExpandDimOptions, MeshOptions, PropagateOptions, ReplicateOptions,
+    ScheduleOptions, SimulateOptions, TileOptions,
 };

@@ -123,6 +123,27 @@ pub fn apply<'c>(
     let location = program_location(module);
     // JAX's private helpers become part of the program, one copy per call site.
     super::frontend::run(context, module)?;
+    // Fused dims seen as their factors, for every tactic (`[expand]`).
+    for expansion in &schedule.expand {
+        let location = tactic_location(context, schedule, None, location);
+        let expanded = super::expand_dim::expand_dim(
+            context,
+            module,
+            &format!("{PASS}: [expand] '{}'", expansion.selector),
+            &expansion.selector,
+            expansion.dim,
+            &expansion.sizes,
+        )
+        .map_err(|error| PassError::new(location, error.message))?;
+        ffi::emit(
+            location,
+            Severity::Remark,
+            &format!(
+                "{PASS}: [expand] '{}': {expanded} values expanded",
+                expansion.selector
+            ),
+        );
+    }
     crate::rules::register_custom_call_rules(&schedule.rules)
         .map_err(|error| PassError::new(location, format!("{PASS}: {error}")))?;
     declare_mesh(context, module, schedule)?;

@@ -22,6 +22,7 @@
 
 mod arith;
 pub(crate) mod branches;
+pub mod expand;
 mod linalg;
 mod model;
 pub mod regions;

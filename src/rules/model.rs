@@ -149,7 +149,16 @@ pub(super) struct Entries {
     /// Ops that read or write one block of their operand 0 at run-time offsets (see
     /// [`block_access`]).
     block_access: HashSet<&'static str>,
+    /// Ops that can run with a dim of their values expanded into several: their plan (None:
+    /// read off the rule) and their attribute rewrite (see [`super::expand`]).
+    expansions: HashMap<&'static str, Expansion>,
 }
+
+/// A family's answer to dim expansion: its plan (None: by its rule) and its rewrite.
+pub(super) type Expansion = (
+    Option<super::expand::ExpandPlan>,
+    super::expand::ExpandRewrite,
+);
 
 impl Entries {
     /// Adds (or replaces) the entry of `name`.
@@ -202,6 +211,16 @@ impl Entries {
     /// Says that `name` reads or writes one block of its operand 0 (see [`block_access`]).
     pub(super) fn add_block_access(&mut self, name: &'static str) {
         self.block_access.insert(name);
+    }
+
+    /// Says that `name` can run with a dim of its values expanded (see [`super::expand`]).
+    pub(super) fn add_expansion(
+        &mut self,
+        name: &'static str,
+        plan: Option<super::expand::ExpandPlan>,
+        rewrite: super::expand::ExpandRewrite,
+    ) {
+        self.expansions.insert(name, (plan, rewrite));
     }
 
     /// Says that `name` passes each operand to its result alone (see [`per_value`]).
@@ -418,4 +437,9 @@ pub fn zero_padding(op: OperationRef) -> Option<Padding> {
 /// how a device makes its chunk of the result, with no communication.
 pub fn broadcasts_scalars(op: OperationRef) -> Option<Remake> {
     registered(&BUILTIN.scalar_broadcasts, op).and_then(|read| read(op))
+}
+
+/// `op`'s family's answer to dim expansion (None: `op` cannot run on expanded values).
+pub(super) fn registered_expansion(op: OperationRef) -> Option<Expansion> {
+    registered(&BUILTIN.expansions, op)
 }

@@ -9,6 +9,7 @@
 mod batching;
 mod contraction;
 mod control;
+mod expand;
 mod indexing;
 mod lookup;
 mod ordering;
@@ -93,6 +94,7 @@ pub(super) fn register(rules: &mut Entries) {
     rules.add_retype("stablehlo.constant", super::resplat_value);
     rules.add_tileable("stablehlo.constant", super::splat_only);
     register_fills_and_layouts(rules);
+    expand::register(rules);
     // Sizes in attributes: a tiled dim is read whole (see the rules), so its limit or size is
     // the new local size.
     rules.add_retype("stablehlo.slice", |context, op, before| {

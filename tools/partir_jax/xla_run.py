@@ -26,6 +26,36 @@ from . import run_spmd
 _SHARDING = re.compile(r'partir\.sharding = "\[((?:[^"\\]|\\.)*)\]"')
 
 
+# `partir.view_of = array<i64: 192, 64>`: the argument or result is the caller's array of this
+# shape, read row-major as the program's (a fused dim seen as its factors, partir-expand-dim).
+_VIEW_OF = re.compile(r"partir\.view_of = array<i64: ([0-9, ]*)>")
+
+
+def views(text: str) -> tuple[list, list]:
+    """(per argument, per result) of @main: (its type's shape, the caller's shape
+    (`partir.view_of`) or None)."""
+    start = text.index("@main(")
+    depth, i = 0, start + len("@main")
+    while True:
+        depth += text[i] == "("
+        depth -= text[i] == ")"
+        i += 1
+        if depth == 0:
+            break
+    args, rest = text[start + len("@main("):i], text[i:text.index("{\n", i)]
+
+    def each(segment: str) -> list:
+        out = []
+        for piece in re.split(r"(?=tensor<)", segment)[1:]:
+            found = _VIEW_OF.search(piece)
+            shape = re.match(r"tensor<((?:\d+x)*)", piece).group(1)
+            out.append((tuple(int(size) for size in shape.split("x") if size),
+                        tuple(int(size) for size in found.group(1).split(",")) if found else None))
+        return out
+
+    return each(args), each(rest)
+
+
 def _mesh(text: str) -> list[tuple[str, int]]:
     found = re.search(r'partir\.mesh = "([^"]*)"', text)
     if not found or not found.group(1):
@@ -57,11 +87,15 @@ def _chunk(dims, mesh, replica):
 def shard(value: np.ndarray, dims, mesh, replica: int) -> np.ndarray:
     if dims is None or not dims:
         return value
+    return value[_shard_index(value, dims, mesh, replica)]
+
+
+def _shard_index(value: np.ndarray, dims, mesh, replica: int) -> tuple:
     slices = []
     for d, (index, count) in enumerate(_chunk(dims, mesh, replica)):
         size = value.shape[d] // count
         slices.append(slice(index * size, (index + 1) * size))
-    return value[tuple(slices)]
+    return tuple(slices)
 
 
 def assemble(shards: list[np.ndarray], dims, mesh) -> np.ndarray:
@@ -97,6 +131,7 @@ class Compiled:
             self.arg_shardings, self.res_shardings = run_spmd.shardings(text, _SHARDING)
         else:  # one device (the original): every value whole
             self.arg_shardings, self.res_shardings = None, None
+        self.arg_views, self.res_views = views(text) if "@main(" in text else ([], [])
         backend = xla_bridge.get_backend("cpu")
         self.devices = backend.local_devices()[:self.replicas]
         if len(self.devices) < self.replicas:
@@ -123,8 +158,14 @@ class Compiled:
 
         shardings = self.arg_shardings or [None] * len(inputs)
         arrays = []
-        for value, dims in zip(inputs, shardings):
+        for index, (value, dims) in enumerate(zip(inputs, shardings)):
             value = np.asarray(value)
+            if index < len(self.arg_views) and self.arg_views[index][1] is not None:
+                # The caller's array is the argument read row-major: its expanded shape is
+                # the local shape times the devices splitting each dim.
+                local = self.arg_views[index][0]
+                counts = [c for _, c in _chunk(dims, self.mesh, 0)] if dims else [1] * len(local)
+                value = value.reshape([size * count for size, count in zip(local, counts)])
             pieces = [jax.device_put(shard(value, dims, self.mesh, r), self.devices[r]) for r in range(self.replicas)]
             arrays.append(jax.make_array_from_single_device_arrays(pieces[0].shape, self._everywhere, pieces))
         return arrays
@@ -136,8 +177,11 @@ class Compiled:
     def gather(self, results: list[list]) -> list[np.ndarray]:
         if self.res_shardings is None:
             return [np.asarray(per_device[0]) for per_device in results]
-        return [assemble([np.asarray(piece) for piece in per_device], dims, self.mesh)
-                for per_device, dims in zip(results, self.res_shardings)]
+        out = [assemble([np.asarray(piece) for piece in per_device], dims, self.mesh)
+               for per_device, dims in zip(results, self.res_shardings)]
+        return [value.reshape(self.res_views[index][1])
+                if index < len(self.res_views) and self.res_views[index][1] else value
+                for index, value in enumerate(out)]
 
     def __call__(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
         return self.gather(self.execute(self.place(inputs)))

@@ -58,6 +58,67 @@ impl Spmd<'_> {
         }
         let (arg_shardings, res_shardings) = spmd::shardings(main_function(partitioned)?);
         let local = signature(partitioned)?;
+        // An argument or result seen expanded (`partir.view_of`, a fused dim as its factors) is
+        // the original's, read row-major as the program's global type.
+        let (arg_views, res_views) = crate::passes::expand_dim::views(main_function(partitioned)?);
+        let viewed = |global: &TensorType,
+                      view: Option<&Option<Vec<i64>>>,
+                      sharding: Option<&crate::ir::Sharding>,
+                      local: Option<&TensorType>| {
+            match (view.and_then(Option::as_ref), local) {
+                (Some(_), Some(local)) => {
+                    let mut expanded = local.clone();
+                    for (d, axes) in sharding
+                        .map(|s| s.0.as_slice())
+                        .unwrap_or(&[])
+                        .iter()
+                        .enumerate()
+                    {
+                        let devices: i64 = axes
+                            .iter()
+                            .filter_map(|axis| mesh.axis_size(axis))
+                            .product();
+                        expanded.shape[d] *= devices as usize;
+                    }
+                    if expanded.shape.iter().product::<usize>()
+                        == global.shape.iter().product::<usize>()
+                    {
+                        expanded
+                    } else {
+                        global.clone()
+                    }
+                }
+                _ => global.clone(),
+            }
+        };
+        let inputs_global: Vec<TensorType> = self
+            .signature
+            .inputs
+            .iter()
+            .enumerate()
+            .map(|(i, ty)| {
+                viewed(
+                    ty,
+                    arg_views.get(i),
+                    arg_shardings.get(i).and_then(Option::as_ref),
+                    local.inputs.get(i),
+                )
+            })
+            .collect();
+        let outputs_global: Vec<TensorType> = self
+            .signature
+            .outputs
+            .iter()
+            .enumerate()
+            .map(|(j, ty)| {
+                viewed(
+                    ty,
+                    res_views.get(j),
+                    res_shardings.get(j).and_then(Option::as_ref),
+                    local.outputs.get(j),
+                )
+            })
+            .collect();
         if local.inputs.len() != self.signature.inputs.len()
             || local.outputs.len() != self.signature.outputs.len()
         {
@@ -80,7 +141,7 @@ impl Spmd<'_> {
                 ))),
             }
         };
-        for (i, ty) in self.signature.inputs.iter().enumerate() {
+        for (i, ty) in inputs_global.iter().enumerate() {
             check(
                 &format!("argument {i}"),
                 ty,
@@ -88,7 +149,7 @@ impl Spmd<'_> {
                 local.inputs.get(i),
             )?;
         }
-        for (j, ty) in self.signature.outputs.iter().enumerate() {
+        for (j, ty) in outputs_global.iter().enumerate() {
             check(
                 &format!("result {j}"),
                 ty,
@@ -102,11 +163,13 @@ impl Spmd<'_> {
             .inputs
             .iter()
             .enumerate()
-            .map(|(i, input)| (input.clone(), arg_shardings.get(i).and_then(Option::as_ref)))
+            .map(|(i, input)| {
+                let mut input = input.clone();
+                input.ty = inputs_global[i].clone();
+                (input, arg_shardings.get(i).and_then(Option::as_ref))
+            })
             .collect();
-        let outputs: Vec<spmd::Sharded> = self
-            .signature
-            .outputs
+        let outputs: Vec<spmd::Sharded> = outputs_global
             .iter()
             .enumerate()
             .map(|(j, global)| spmd::Sharded {

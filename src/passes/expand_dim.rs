@@ -1,0 +1,422 @@
+//! `partir-expand-dim{value=SELECTOR dim=D sizes=A,B,C}`: a fused dim seen as its factors, in
+//! the whole program, so that a tile can split one factor (docs/design.md#fused-projections).
+//!
+//! GPT-2's `c_attn` kernel `[192, 64]` holds q, k and v of 2 heads of 32 on dim 0. Megatron
+//! splits it by heads, so device 0 holds q, k and v of head 0: rows 0-31, 64-95 and 128-159,
+//! not one block. Expanding dim 0 as `[3, 2, 32]` makes the kernel `[3, 2, 32, 64]`, and the
+//! heads a dim of their own, which a contiguous tile splits. Every value the dim flows to
+//! expands with it, op by op, as far as each op's family can run on the expanded value
+//! ([`crate::rules::expand`]): the matmul's `[8,16,192]` becomes `[8,16,3,2,32]`, q's slice
+//! `[..., 0:64]` becomes `[..., 0:1, :, :]`, the gradient's concatenate and the optimizer's
+//! updates follow, as do the bias and the optimizer's moments. An op that cannot take the
+//! expanded value reads it through a reshape back. The program computes what it did.
+//!
+//! The entry function's arguments and results that expand change type, and record the shape
+//! their caller knows as `partir.view_of`: a caller's `[192, 64]` array *is* the
+//! `[3, 2, 32, 64]` argument, read row-major, so runtimes reshape (free) and then shard.
+
+use super::{
+    names::EXPAND_DIM as PASS, options::ExpandDimOptions, program_location, select_values,
+    PassError, PassResult,
+};
+use crate::{
+    ffi,
+    ir::{core, func, func_attrs, names::Site},
+    rules::{
+        expand::{self, DimSplit, Port, Splits},
+        Rules, Shapes,
+    },
+};
+use melior::{
+    ir::{
+        attribute::{DenseI64ArrayAttribute, TypeAttribute},
+        operation::{OperationBuilder, OperationLike},
+        r#type::{FunctionType, RankedTensorType},
+        Attribute, BlockLike, Identifier, OperationRef, RegionLike, Type, Value, ValueLike,
+    },
+    Context,
+};
+use std::collections::HashMap;
+
+/// The argument or result attribute holding the shape the caller knows.
+pub const VIEW_OF_ATTR: &str = "partir.view_of";
+
+pub fn run<'c>(
+    context: &'c Context,
+    module: OperationRef<'c, '_>,
+    options: &ExpandDimOptions,
+) -> PassResult<'c> {
+    let dim = usize::try_from(options.dim).map_err(|_| {
+        PassError::new(
+            program_location(module),
+            format!("{PASS}: no dim given (dim=N, N >= 0)"),
+        )
+    })?;
+    let expanded = expand_dim(context, module, PASS, &options.value, dim, &options.sizes)?;
+    ffi::emit(
+        module.location(),
+        ffi::Severity::Remark,
+        &format!("{PASS}: {expanded} values expanded"),
+    );
+    Ok(())
+}
+
+/// Per argument (or result), the caller's shape when it is not the program's.
+pub type Views = Vec<Option<Vec<i64>>>;
+
+/// The caller's shape (`partir.view_of`) of each argument and each result of `func` (None
+/// where the program's own type is the caller's).
+pub fn views(func: OperationRef) -> (Views, Views) {
+    let read = |name: &str, count: usize| -> Views {
+        func_attrs::entries(func, name, count)
+            .iter()
+            .map(|fields| {
+                fields
+                    .iter()
+                    .find(|field| func_attrs::is_named(field, VIEW_OF_ATTR))
+                    .and_then(|field| DenseI64ArrayAttribute::try_from(field.1).ok())
+                    .map(|array| {
+                        (0..array.len())
+                            .filter_map(|i| array.element(i).ok())
+                            .collect()
+                    })
+            })
+            .collect()
+    };
+    let count = |name: &str| {
+        func.attribute(name)
+            .ok()
+            .and_then(|attr| melior::ir::attribute::ArrayAttribute::try_from(attr).ok())
+            .map_or(0, |array| array.len())
+    };
+    (
+        read("arg_attrs", count("arg_attrs")),
+        read("res_attrs", count("res_attrs")),
+    )
+}
+
+/// Expands dim `dim` of every value `selector` names into `sizes`, through the program;
+/// returns how many values expanded (the selected ones and those the dim flows to).
+pub fn expand_dim<'c>(
+    context: &'c Context,
+    module: OperationRef<'c, '_>,
+    who: &str,
+    selector: &str,
+    dim: usize,
+    sizes: &[i64],
+) -> Result<usize, PassError<'c>> {
+    let targets = select_values(module, who, selector)?;
+    let split = DimSplit {
+        dim,
+        sizes: sizes.to_vec(),
+    };
+    let mut seeds = Vec::new();
+    for (name, target) in &targets {
+        let error =
+            |message: String| PassError::new(target.location(), format!("{who}: {message}"));
+        let shape = core::static_shape(target.value.r#type()).ok_or_else(|| {
+            error(format!(
+                "'{name}' has type {}; only statically shaped tensors can be expanded",
+                target.value.r#type()
+            ))
+        })?;
+        if already_expanded(target, &split) {
+            continue;
+        }
+        let size = *shape.get(dim).ok_or_else(|| {
+            error(format!(
+                "dim {dim} is out of range for '{name}' of type {}",
+                target.value.r#type()
+            ))
+        })?;
+        if sizes.len() < 2 || sizes.iter().any(|&s| s < 1) || sizes.iter().product::<i64>() != size
+        {
+            return Err(error(format!(
+                "dim {dim} of '{name}' has size {size}, which sizes {sizes:?} do not make (give 2 or more positive sizes whose product is {size})"
+            )));
+        }
+        seeds.push(target.value);
+    }
+    if seeds.is_empty() {
+        return Ok(0);
+    }
+    let mut plan = Plan::new(Rules::default());
+    for seed in seeds {
+        plan.grow(seed, split.clone());
+    }
+    Ok(plan.apply(context))
+}
+
+/// Whether an argument was expanded so already (a bias reached from its kernel, selected too).
+fn already_expanded(target: &crate::ir::NamedValue, split: &DimSplit) -> bool {
+    let Site::Argument { func, index } = target.site else {
+        return false;
+    };
+    let fields = &func_attrs::entries(func, "arg_attrs", index + 1)[index];
+    let viewed = fields
+        .iter()
+        .find(|field| func_attrs::is_named(field, VIEW_OF_ATTR))
+        .and_then(|field| DenseI64ArrayAttribute::try_from(field.1).ok())
+        .map(|array| {
+            (0..array.len())
+                .filter_map(|i| array.element(i).ok())
+                .collect::<Vec<i64>>()
+        });
+    viewed.is_some_and(|shape| {
+        shape.get(split.dim) == Some(&split.sizes.iter().product())
+            && core::static_shape(target.value.r#type()) == Some(split.expand(&shape))
+    })
+}
+
+/// Which values expand, how, and which ops run on them.
+struct Plan<'c, 'a> {
+    rules: Rules,
+    /// In the order they were reached.
+    values: Vec<(Value<'c, 'a>, DimSplit)>,
+    split_of: HashMap<usize, usize>,
+    /// Ops that run on expanded values, with the splits of their values.
+    ops: Vec<(OperationRef<'c, 'a>, Splits)>,
+    accepted: HashMap<usize, usize>,
+}
+
+impl<'c, 'a> Plan<'c, 'a> {
+    fn new(rules: Rules) -> Self {
+        Plan {
+            rules,
+            values: Vec::new(),
+            split_of: HashMap::new(),
+            ops: Vec::new(),
+            accepted: HashMap::new(),
+        }
+    }
+
+    fn split(&self, value: Value) -> Option<&DimSplit> {
+        self.split_of
+            .get(&ffi::value_id(value))
+            .map(|&i| &self.values[i].1)
+    }
+
+    /// Expands `seed` and everything its split flows to.
+    fn grow(&mut self, seed: Value<'c, 'a>, split: DimSplit) {
+        if self.split(seed).is_some() {
+            return;
+        }
+        let mut work = vec![self.add(seed, split)];
+        while let Some(index) = work.pop() {
+            let (value, split) = self.values[index].clone();
+            let mut sites: Vec<(OperationRef<'c, 'a>, Port)> = ffi::uses(value)
+                .into_iter()
+                .map(|(op, i)| (op, Port::Operand(i)))
+                .collect();
+            if let Some(producer) = ffi::result_owner(value) {
+                let i = (0..producer.result_count())
+                    .find(|&i| producer.result(i).is_ok_and(|r| Value::from(r) == value))
+                    .unwrap_or(0);
+                sites.push((producer, Port::Result(i)));
+            }
+            for (op, port) in sites {
+                if self.accepted.contains_key(&ffi::operation_id(op)) || func::is_return(op) {
+                    continue;
+                }
+                let Some(splits) = expand::expansion(&self.rules, op, port, &split) else {
+                    continue;
+                };
+                let values: Option<Vec<(Value<'c, 'a>, DimSplit)>> = splits
+                    .iter()
+                    .map(|(at, split)| port_value(op, *at).map(|value| (value, split.clone())))
+                    .collect();
+                let Some(values) = values else { continue };
+                if values
+                    .iter()
+                    .any(|(value, split)| self.split(*value).is_some_and(|known| known != split))
+                {
+                    continue;
+                }
+                self.accepted.insert(ffi::operation_id(op), self.ops.len());
+                self.ops.push((op, splits));
+                for (value, split) in values {
+                    if self.split(value).is_none() {
+                        work.push(self.add(value, split));
+                    }
+                }
+            }
+        }
+    }
+
+    fn add(&mut self, value: Value<'c, 'a>, split: DimSplit) -> usize {
+        self.split_of
+            .insert(ffi::value_id(value), self.values.len());
+        self.values.push((value, split));
+        self.values.len() - 1
+    }
+
+    fn runs_expanded(&self, op: OperationRef) -> bool {
+        self.accepted.contains_key(&ffi::operation_id(op))
+    }
+
+    /// Rewrites the program: values retyped, reshapes where an op keeps the original shape,
+    /// attributes of the ops that run expanded, and the entry functions' signatures.
+    fn apply(&self, context: &'c Context) -> usize {
+        let before: Vec<Shapes> = self.ops.iter().map(|(op, _)| shapes_of(*op)).collect();
+        let mut signatures: Vec<OperationRef<'c, 'a>> = Vec::new();
+        for (value, split) in &self.values {
+            let (value, split) = (*value, split);
+            let old = value.r#type();
+            let shape = core::static_shape(old).expect("planned values are static");
+            let new = tensor_type(old, &split.expand(&shape));
+            let entry_argument = ffi::argument_owner(value)
+                .and_then(|block| block.parent_operation())
+                .filter(|owner| func::is_function(*owner));
+            let in_place = entry_argument.is_some()
+                || ffi::result_owner(value).is_some_and(|op| self.runs_expanded(op));
+            let uses = ffi::uses(value);
+            if in_place {
+                value.set_type(new);
+                if let Some(func) = entry_argument {
+                    mark_view(context, func, "arg_attrs", argument_index(value), &shape);
+                    if !signatures.iter().any(|f| ffi::same_operation(*f, func)) {
+                        signatures.push(func);
+                    }
+                }
+                let mut back = None;
+                for (user, i) in uses {
+                    if self.runs_expanded(user) {
+                        continue;
+                    }
+                    if func::is_return(user) && is_entry_return(user) {
+                        let func = user.parent_operation().expect("a return is in a function");
+                        mark_view(context, func, "res_attrs", i, &shape);
+                        if !signatures.iter().any(|f| ffi::same_operation(*f, func)) {
+                            signatures.push(func);
+                        }
+                        continue;
+                    }
+                    let back = *back.get_or_insert_with(|| reshape_after(context, value, old));
+                    ffi::set_operand(user, i, back);
+                }
+            } else {
+                let mut expanded = None;
+                for (user, i) in uses {
+                    if self.runs_expanded(user) {
+                        let value =
+                            *expanded.get_or_insert_with(|| reshape_after(context, value, new));
+                        ffi::set_operand(user, i, value);
+                    }
+                }
+            }
+        }
+        for ((op, splits), before) in self.ops.iter().zip(&before) {
+            expand::expand_attributes(context, *op, splits, before);
+        }
+        for func in signatures {
+            set_signature(context, func);
+        }
+        self.values.len()
+    }
+}
+
+/// The value at `port` of `op` (None for a non-tensor).
+fn port_value<'c, 'a>(op: OperationRef<'c, 'a>, port: Port) -> Option<Value<'c, 'a>> {
+    let value: Value = match port {
+        Port::Operand(i) => op.operand(i).ok()?,
+        Port::Result(i) => op.result(i).ok()?.into(),
+    };
+    core::static_shape(value.r#type()).map(|_| value)
+}
+
+fn shapes_of(op: OperationRef) -> Shapes {
+    let shape = |value: Value| core::static_shape(value.r#type()).unwrap_or_default();
+    Shapes {
+        operands: op.operands().map(shape).collect(),
+        results: op.results().map(|r| shape(r.into())).collect(),
+        local_inputs: Vec::new(),
+    }
+}
+
+/// `ty` with shape `shape`.
+fn tensor_type<'c>(ty: Type<'c>, shape: &[i64]) -> Type<'c> {
+    let element = ffi::shaped_element(ty);
+    let dims: Vec<u64> = shape.iter().map(|&size| size as u64).collect();
+    RankedTensorType::new(&dims, element, None).into()
+}
+
+/// A reshape of `value` to `to`, right after its definition.
+fn reshape_after<'c: 'a, 'a>(
+    context: &'c Context,
+    value: Value<'c, 'a>,
+    to: Type<'c>,
+) -> Value<'c, 'a> {
+    let location = ffi::result_owner(value).map_or_else(
+        || melior::ir::Location::unknown(context),
+        |op| op.location(),
+    );
+    let op = OperationBuilder::new(expand::RESHAPE, location)
+        .add_operands(&[value])
+        .add_results(&[to])
+        .build()
+        .expect("a reshape builds");
+    let op = core::insert_after_definition(value, op);
+    op.result(0).expect("one result").into()
+}
+
+fn argument_index(value: Value) -> usize {
+    melior::ir::block::BlockArgument::try_from(value)
+        .map_or(0, |argument| argument.argument_number())
+}
+
+fn is_entry_return(op: OperationRef) -> bool {
+    op.parent_operation().is_some_and(func::is_function)
+}
+
+/// Records `shape`, the caller's, on entry `index` of `func`'s `name` (kept if already there).
+fn mark_view<'c>(
+    context: &'c Context,
+    func: OperationRef<'c, '_>,
+    name: &str,
+    index: usize,
+    shape: &[i64],
+) {
+    let count = match name {
+        "arg_attrs" => func
+            .region(0)
+            .ok()
+            .and_then(|region| region.first_block())
+            .map_or(0, |block| block.argument_count()),
+        _ => func
+            .region(0)
+            .ok()
+            .and_then(|region| region.first_block())
+            .and_then(crate::ir::last_op)
+            .map_or(0, |ret| ret.operand_count()),
+    };
+    let mut entries = func_attrs::entries(func, name, count);
+    if let Some(fields) = entries.get_mut(index) {
+        if !fields
+            .iter()
+            .any(|field| func_attrs::is_named(field, VIEW_OF_ATTR))
+        {
+            fields.push((
+                Identifier::new(context, VIEW_OF_ATTR),
+                DenseI64ArrayAttribute::new(context, shape).into(),
+            ));
+        }
+    }
+    func_attrs::set_entries(context, func, name, &entries);
+}
+
+/// `func`'s `function_type` from its body's argument and returned types.
+fn set_signature<'c>(context: &'c Context, func: OperationRef<'c, '_>) {
+    let Some(body) = func.region(0).ok().and_then(|region| region.first_block()) else {
+        return;
+    };
+    let inputs: Vec<Type> = (0..body.argument_count())
+        .filter_map(|i| body.argument(i).ok())
+        .map(|argument| argument.r#type())
+        .collect();
+    let results: Vec<Type> = crate::ir::last_op(body)
+        .map(|ret| ret.operands().map(|value| value.r#type()).collect())
+        .unwrap_or_default();
+    let ty: Attribute =
+        TypeAttribute::new(FunctionType::new(context, &inputs, &results).into()).into();
+    ffi::set_attribute(func, "function_type", ty);
+}
