@@ -514,4 +514,33 @@ replicate = ["*bias*"]
         }
         assert_eq!(again, schedule);
     }
+
+    #[test]
+    fn expand_tables_are_read_checked_and_written_back() {
+        let text = "mesh = { model = 2 }\n[expand]\n\"*/c_attn/kernel\" = { dim = 0, sizes = [3, 4, 16] }\n[[tactic]]\naxis = \"model\"\ntile = { \"*/c_attn/kernel\" = 1 }\n";
+        let schedule = Schedule::parse(text).unwrap();
+        assert_eq!(
+            schedule.expand,
+            vec![Expansion {
+                selector: "*/c_attn/kernel".into(),
+                dim: 0,
+                sizes: vec![3, 4, 16]
+            }]
+        );
+        let mut again = Schedule::parse(&schedule.to_toml(&[])).unwrap();
+        again.tactics[0].line = schedule.tactics[0].line;
+        assert_eq!(again, schedule);
+        let one = text.replace("[3, 4, 16]", "[192]");
+        let error = Schedule::parse(&one).unwrap_err();
+        assert!(
+            error.contains("sizes must be 2 or more positive sizes"),
+            "{error}"
+        );
+        let typo = text.replace("sizes =", "size =");
+        let error = Schedule::parse(&typo).unwrap_err();
+        assert!(
+            error.contains("[expand] '*/c_attn/kernel'") && error.contains("size"),
+            "{error}"
+        );
+    }
 }

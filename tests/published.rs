@@ -79,12 +79,15 @@ fn batch_parallelism_partitions_every_published_model_through() {
 /// BP+Megatron+ZeRO-3, computes what the original computes, on 8 XLA devices.
 #[test]
 fn published_models_run_partitioned_on_xla() {
-    // Each library and each form of its layers at least once (11 runs, about 2 minutes).
-    let cases: [(&str, &str, &str); 11] = [
+    // Each library and each form of its layers at least once (13 runs, about 2 minutes); GPT-2's
+    // fused c_attn split by heads as written, scanned and rematerialised.
+    let cases: [(&str, &str, &str); 13] = [
         ("gpt2", "gpt2", "BP"),
         ("gpt2-scan", "gpt2-scan", "BP"),
         ("gpt2-remat", "gpt2", "BP"),
         ("gpt2", "gpt2", "MP"),
+        ("gpt2-scan", "gpt2-scan", "MP"),
+        ("gpt2-remat", "gpt2", "BP_MP_Z3"),
         ("llama", "llama", "BP_MP_Z3"),
         ("llama-scan", "llama-scan", "BP"),
         ("llama-scan", "llama-scan", "BP_MP_Z3"),
@@ -159,7 +162,7 @@ fn scanned_and_rematerialised_llama_partitions_inside_its_loops() {
 /// after the attention and one after the MLP, forward and backward: 8 for 2 layers), no
 /// all_gather or all_to_all, and each device holds q, k and v of its own heads; the caller
 /// still passes and gets `[192, 64]` arrays (`partir.view_of`), and the step runs right on XLA
-/// (`published_models_run_partitioned_on_xla`: gpt2 MP). A partitioned program whose slice reads
+/// (`published_models_run_partitioned_on_xla`: gpt2 MP, gpt2-scan MP, gpt2-remat BP_MP_Z3). A partitioned program whose slice reads
 /// k's rows for q's fails verification: the check sees a wrong expansion.
 #[test]
 fn fused_projection_splits_by_heads() {

@@ -131,6 +131,9 @@ def graph():
         for child in children:
             paths += [(f"self::{child}::" + m.group(1), 0)
                       for m in re.finditer(rf"\b{child}::(\w+)", text)]
+            # `use child::{a, b}` reads the child too.
+            if re.search(rf"\b{child}::\s*\{{", text):
+                paths.append((f"self::{child}", 0))
         for path, depth in paths:
             path = re.sub(r"\s+", "", path.split(" as ")[0])
             if not re.match(r"^(crate|super|self)\b", path):
@@ -174,8 +177,13 @@ def sccs(edges):
 
 
 def unit(path):
-    """The module a file belongs to as a unit: its directory."""
-    return os.path.dirname(os.path.relpath(path, ROOT))
+    """The module a file belongs to as a unit: its directory; the children of a file module
+    (`rules/stablehlo/*.rs` of `rules/stablehlo.rs`) belong to that file's unit."""
+    rel = os.path.relpath(path, ROOT)
+    directory = os.path.dirname(rel)
+    while os.path.isfile(os.path.join(ROOT, directory + ".rs")):
+        directory = os.path.dirname(directory)
+    return directory
 
 
 def main():

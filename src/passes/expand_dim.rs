@@ -36,7 +36,7 @@ use melior::{
     },
     Context,
 };
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// The argument or result attribute holding the shape the caller knows.
 pub const VIEW_OF_ATTR: &str = "partir.view_of";
@@ -176,7 +176,14 @@ struct Plan<'c, 'a> {
     split_of: HashMap<usize, usize>,
     /// Ops that run on expanded values, with the splits of their values.
     ops: Vec<(OperationRef<'c, 'a>, Splits)>,
+    /// Op → its index in `ops`.
     accepted: HashMap<usize, usize>,
+    /// (op, operand) uses that read the expanded value: the operands of an op's plan, and the
+    /// carries a loop body yields.
+    expanded_uses: HashSet<(usize, usize)>,
+    /// Values whose own type changes: results of ops that run expanded, region arguments of
+    /// loops that carry expanded values (the entry function's arguments too, see `apply`).
+    in_place: HashSet<usize>,
 }
 
 impl<'c, 'a> Plan<'c, 'a> {
@@ -187,6 +194,8 @@ impl<'c, 'a> Plan<'c, 'a> {
             split_of: HashMap::new(),
             ops: Vec::new(),
             accepted: HashMap::new(),
+            expanded_uses: HashSet::new(),
+            in_place: HashSet::new(),
         }
     }
 
@@ -214,33 +223,132 @@ impl<'c, 'a> Plan<'c, 'a> {
                     .unwrap_or(0);
                 sites.push((producer, Port::Result(i)));
             }
-            for (op, port) in sites {
-                if self.accepted.contains_key(&ffi::operation_id(op)) || func::is_return(op) {
-                    continue;
-                }
-                let Some(splits) = expand::expansion(&self.rules, op, port, &split) else {
-                    continue;
-                };
-                let values: Option<Vec<(Value<'c, 'a>, DimSplit)>> = splits
-                    .iter()
-                    .map(|(at, split)| port_value(op, *at).map(|value| (value, split.clone())))
-                    .collect();
-                let Some(values) = values else { continue };
-                if values
-                    .iter()
-                    .any(|(value, split)| self.split(*value).is_some_and(|known| known != split))
-                {
-                    continue;
-                }
-                self.accepted.insert(ffi::operation_id(op), self.ops.len());
-                self.ops.push((op, splits));
-                for (value, split) in values {
-                    if self.split(value).is_none() {
-                        work.push(self.add(value, split));
+            // A loop's region argument and what its body yields are the loop's carry.
+            let carry = |op: Option<OperationRef<'c, 'a>>| {
+                op.filter(|op| crate::rules::carried_body(*op).is_some())
+            };
+            if let Some(owner) =
+                carry(ffi::argument_owner(value).and_then(|b| b.parent_operation()))
+            {
+                sites.push((owner, Port::Operand(argument_index(value))));
+            }
+            for (user, i) in ffi::uses(value) {
+                let loop_op = carry(user.parent_operation());
+                let body = loop_op.and_then(|op| {
+                    op.region(crate::rules::carried_body(op)?)
+                        .ok()?
+                        .first_block()
+                });
+                if let (Some(loop_op), Some(body)) = (loop_op, body) {
+                    if crate::ir::last_op(body).is_some_and(|last| ffi::same_operation(last, user))
+                    {
+                        sites.push((loop_op, Port::Operand(i)));
                     }
                 }
             }
+            for (op, port) in sites {
+                if self.covers(op, port) || func::is_return(op) {
+                    continue;
+                }
+                if let Some(more) = self.accept(op, port, &split) {
+                    work.extend(more);
+                }
+            }
         }
+    }
+
+    /// Lets `op` run with `port` split so, if its family can and its other values agree; the
+    /// values newly expanded.
+    fn accept(
+        &mut self,
+        op: OperationRef<'c, 'a>,
+        port: Port,
+        split: &DimSplit,
+    ) -> Option<Vec<usize>> {
+        let splits = expand::expansion(&self.rules, op, port, split)?;
+        let mut values = Vec::new();
+        for (at, split) in &splits {
+            values.push((port_value(op, *at)?, split.clone(), *at));
+        }
+        // A loop's carry is also its regions' argument, and what its body yields.
+        let carried = crate::rules::carried_body(op);
+        let mut inner = Vec::new();
+        if let Some(body) = carried {
+            for (at, split) in &splits {
+                let Port::Operand(i) = at else { continue };
+                for region in 0..op.region_count() {
+                    let block = op.region(region).ok()?.first_block()?;
+                    inner.push((block.argument(*i).ok()?.into(), split.clone()));
+                }
+                let terminator = crate::ir::last_op(op.region(body).ok()?.first_block()?)?;
+                let yielded = terminator.operand(*i).ok()?;
+                inner.push((yielded, split.clone()));
+                self.expanded_uses
+                    .insert((ffi::operation_id(terminator), *i));
+            }
+        }
+        let agree = values
+            .iter()
+            .map(|(value, split, _)| (value, split))
+            .chain(inner.iter().map(|(value, split)| (value, split)))
+            .all(|(value, split)| self.split(*value).is_none_or(|known| known == split));
+        if !agree {
+            return None;
+        }
+        // An op may run with several of its values expanded, each by its own factor (a loop
+        // carrying two fused weights): one plan, merged.
+        let id = ffi::operation_id(op);
+        if let Some(&index) = self.accepted.get(&id) {
+            let plan = &mut self.ops[index].1;
+            if splits
+                .iter()
+                .any(|(at, _)| plan.iter().any(|(known, _)| known == at))
+            {
+                return None;
+            }
+            plan.extend(splits);
+        } else {
+            self.accepted.insert(id, self.ops.len());
+            self.ops.push((op, splits));
+        }
+        let mut added = Vec::new();
+        for (value, split, at) in values {
+            match at {
+                Port::Operand(i) => {
+                    self.expanded_uses.insert((ffi::operation_id(op), i));
+                }
+                Port::Result(_) => {
+                    self.in_place.insert(ffi::value_id(value));
+                }
+            }
+            if self.split(value).is_none() {
+                added.push(self.add(value, split));
+            }
+        }
+        for (index, (value, split)) in inner.into_iter().enumerate() {
+            // Region arguments change type in place; the yielded value is an ordinary one.
+            if carried.is_some()
+                && ffi::argument_owner(value).is_some_and(|block| {
+                    block
+                        .parent_operation()
+                        .is_some_and(|owner| ffi::same_operation(owner, op))
+                })
+            {
+                self.in_place.insert(ffi::value_id(value));
+            }
+            let _ = index;
+            if self.split(value).is_none() {
+                added.push(self.add(value, split));
+            }
+        }
+        Some(added)
+    }
+
+    /// Whether `op` already runs with `port` expanded.
+    fn covers(&self, op: OperationRef, port: Port) -> bool {
+        self.accepted
+            .get(&ffi::operation_id(op))
+            .is_some_and(|&index| self.ops[index].1.iter().any(|(at, _)| *at == port))
     }
 
     fn add(&mut self, value: Value<'c, 'a>, split: DimSplit) -> usize {
@@ -250,8 +358,9 @@ impl<'c, 'a> Plan<'c, 'a> {
         self.values.len() - 1
     }
 
-    fn runs_expanded(&self, op: OperationRef) -> bool {
-        self.accepted.contains_key(&ffi::operation_id(op))
+    fn reads_expanded(&self, user: OperationRef, operand: usize) -> bool {
+        self.expanded_uses
+            .contains(&(ffi::operation_id(user), operand))
     }
 
     /// Rewrites the program: values retyped, reshapes where an op keeps the original shape,
@@ -267,8 +376,8 @@ impl<'c, 'a> Plan<'c, 'a> {
             let entry_argument = ffi::argument_owner(value)
                 .and_then(|block| block.parent_operation())
                 .filter(|owner| func::is_function(*owner));
-            let in_place = entry_argument.is_some()
-                || ffi::result_owner(value).is_some_and(|op| self.runs_expanded(op));
+            let in_place =
+                entry_argument.is_some() || self.in_place.contains(&ffi::value_id(value));
             let uses = ffi::uses(value);
             if in_place {
                 value.set_type(new);
@@ -280,7 +389,7 @@ impl<'c, 'a> Plan<'c, 'a> {
                 }
                 let mut back = None;
                 for (user, i) in uses {
-                    if self.runs_expanded(user) {
+                    if self.reads_expanded(user, i) {
                         continue;
                     }
                     if func::is_return(user) && is_entry_return(user) {
@@ -297,7 +406,7 @@ impl<'c, 'a> Plan<'c, 'a> {
             } else {
                 let mut expanded = None;
                 for (user, i) in uses {
-                    if self.runs_expanded(user) {
+                    if self.reads_expanded(user, i) {
                         let value =
                             *expanded.get_or_insert_with(|| reshape_after(context, value, new));
                         ffi::set_operand(user, i, value);

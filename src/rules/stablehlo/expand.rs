@@ -11,7 +11,10 @@ use crate::{
         set_dense, Entries, OpView, Rules, Shapes,
     },
 };
-use melior::ir::{attribute::IntegerAttribute, operation::OperationLike, Attribute, OperationRef};
+use melior::ir::{
+    attribute::IntegerAttribute, operation::OperationLike, Attribute, BlockLike, OperationRef,
+    ValueLike,
+};
 
 pub(super) fn register(rules: &mut Entries) {
     for name in ELEMENTWISE {
@@ -60,6 +63,25 @@ pub(super) fn register(rules: &mut Entries) {
         set_dense(context, op, "dimensions", &dims);
     });
     rules.add_expansion("stablehlo.dot_general", None, dot_general);
+    // A scan's carry expands with its region arguments and what its body yields (the pass
+    // does those: `rules::carried_body`).
+    rules.add_expansion("stablehlo.while", Some(carry_plan), |_, _, _, _| {});
+    // A block read or written at run-time offsets: dims it takes whole expand, each new dim
+    // starting at 0.
+    rules.add_expansion("stablehlo.dynamic_slice", None, |context, op, splits, _| {
+        block_offsets(context, op, splits, 1);
+        let sizes = OpView::new(op).dense("slice_sizes");
+        let expanded = match split_of(splits, Port::Result(0)) {
+            Some(split) => split.expand(&sizes),
+            None => sizes,
+        };
+        set_dense(context, op, "slice_sizes", &expanded);
+    });
+    rules.add_expansion(
+        "stablehlo.dynamic_update_slice",
+        None,
+        |context, op, splits, _| block_offsets(context, op, splits, 2),
+    );
     rules.add_expansion("stablehlo.reshape", Some(reshape_plan), |_, _, _, _| {});
     rules.add_expansion("stablehlo.slice", Some(slice_plan), slice);
     rules.add_expansion("stablehlo.pad", Some(pad_plan), pad);
@@ -271,4 +293,61 @@ fn concatenate_plan(
     let shape = port_shape(op, Port::Result(0))?;
     splits.push((Port::Result(0), split.with_size(dim, shape[dim])?));
     Some(splits)
+}
+
+/// A loop's carry `i`: its operand and its result.
+fn carry_plan(_: &Rules, op: OperationRef, port: Port, split: &DimSplit) -> Option<Splits> {
+    let i = match port {
+        Port::Operand(i) | Port::Result(i) => i,
+    };
+    let (operand, result) = (
+        port_shape(op, Port::Operand(i))?,
+        port_shape(op, Port::Result(i))?,
+    );
+    (operand == result).then(|| {
+        vec![
+            (Port::Operand(i), split.clone()),
+            (Port::Result(i), split.clone()),
+        ]
+    })
+}
+
+/// The start offsets of a `dynamic_slice` (from operand `first`) or `dynamic_update_slice`
+/// whose operand 0 expanded: the split dim's offset, then a zero per new dim (a dim taken
+/// whole starts at 0).
+fn block_offsets<'c>(
+    context: &'c melior::Context,
+    op: OperationRef<'c, '_>,
+    splits: &Splits,
+    first: usize,
+) {
+    let Some(split) = split_of(splits, Port::Operand(0)) else {
+        return;
+    };
+    let operands: Vec<melior::ir::Value> = op.operands().collect();
+    let Some(offset) = operands.get(first + split.dim).copied() else {
+        return;
+    };
+    let ty = offset.r#type();
+    let Some(zero) = Attribute::parse(context, &format!("dense<0> : {ty}")) else {
+        return;
+    };
+    let Some(block) = op.block() else {
+        return;
+    };
+    let constant =
+        melior::ir::operation::OperationBuilder::new("stablehlo.constant", op.location())
+            .add_attributes(&[(melior::ir::Identifier::new(context, "value"), zero)])
+            .add_results(&[ty])
+            .build()
+            .expect("a constant builds");
+    let zero: melior::ir::Value = block
+        .insert_operation_before(op, constant)
+        .result(0)
+        .expect("one result")
+        .into();
+    let mut values = operands[..=first + split.dim].to_vec();
+    values.extend(std::iter::repeat_n(zero, split.sizes.len() - 1));
+    values.extend(&operands[first + split.dim + 1..]);
+    ffi::set_operands(op, &values);
 }
