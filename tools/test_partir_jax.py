@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""partir from JAX (`partir_jax.partition`): on zoo models, the partitioned step's outputs equal
+"""partir from JAX (`partir_jax.partition`): on zoo models and a fused QKV projection split by
+heads (`expand`), the partitioned step's outputs equal
 `jax.jit(step)`'s (normalised error max|a-b|/max|b| per output, within 1e-4: the two programs
 sum in different orders; the observed worst is about 1e-6).
 
@@ -36,8 +37,37 @@ def worst(spec, schedule):
     return max(errors)
 
 
+def fused_projection_error():
+    """A fused QKV projection split by heads (`expand`): the caller passes the [8, 48] kernel
+    and gets the updated one back as [8, 48], though each device holds q, k and v of its heads."""
+    def step(x, w):
+        y = x @ w                                  # [4, 48]: q | k | v, each 4 heads of 4
+        q, k, v = jnp.split(y, 3, axis=1)
+        heads = lambda t: t.reshape(4, 4, 4)
+        out = jnp.einsum("bhd,bhd->bh", heads(q) * heads(k), heads(v))
+        loss = (out ** 2).sum()
+        return loss, w - 0.1 * jax.grad(lambda w: ((x @ w) ** 2).sum())(w)
+
+    import jax.numpy as jnp
+    rng = np.random.default_rng(0)
+    args = (rng.standard_normal((4, 8), np.float32), rng.standard_normal((8, 48), np.float32))
+    partitioned = partir_jax.partition(step, args, mesh={"model": 2},
+                                       schedule=[{"name": "MP", "axis": "model", "tile": {"w": 2}}],
+                                       arg_names=["x", "w"], expand={"w": {"dim": 1, "sizes": [3, 4, 4]}})
+    assert "partir.view_of = array<i64: 8, 48>" in partitioned.program, "w is seen as [8, 3, 4, 4]"
+    got, want = partitioned(*args), jax.jit(step)(*args)
+    assert np.shape(got[1]) == (8, 48), np.shape(got[1])
+    return max(float(np.abs(np.asarray(a, np.float64) - np.asarray(b, np.float64)).max()
+                     / max(float(np.abs(np.asarray(b, np.float64)).max()), 1e-30)) for a, b in zip(got, want))
+
+
 def main(argv):
     failed = 0
+    if not argv:
+        error = fused_projection_error()
+        ok = error <= TOLERANCE
+        failed += not ok
+        print(f"{'ok  ' if ok else 'FAIL'} {'fused-projection:MP':24s} worst normalised error {error:.2e}", flush=True)
     for case in argv or CASES:
         model, schedule = case.split(":")
         spec, _ = models.spec(model)

@@ -55,9 +55,13 @@ def _toml_value(value: Any) -> str:
     raise TypeError(f"cannot write {value!r} in a schedule")
 
 
-def schedule_toml(mesh: dict[str, int], tactics: Sequence[dict]) -> str:
-    """A schedule file from Python: the mesh (axes major to minor) and tactics in order."""
+def schedule_toml(mesh: dict[str, int], tactics: Sequence[dict], expand: dict[str, dict] | None = None) -> str:
+    """A schedule file from Python: the mesh (axes major to minor), fused dims seen as their
+    factors (`expand`: selector -> {"dim": D, "sizes": [...]}) and tactics in order."""
     lines = ["mesh = " + _toml_value(dict(mesh))]
+    if expand:
+        lines += ["", "[expand]"] + [f"{_toml_value(selector)} = {_toml_value(dict(value))}"
+                                     for selector, value in expand.items()]
     for tactic in tactics:
         lines += ["", "[[tactic]]"] + [f"{key} = {_toml_value(value)}" for key, value in tactic.items()]
     return "\n".join(lines) + "\n"
@@ -100,10 +104,13 @@ class Partitioned:
 
 def partition(fn: Callable, args: Sequence[Any], mesh: dict[str, int], schedule: str | os.PathLike | Sequence[dict],
               arg_names: Sequence[str] | None = None, result_names: Sequence[str] | None = None,
-              device: str = "tpu-v3", keep: str | os.PathLike | None = None) -> Partitioned:
+              device: str = "tpu-v3", keep: str | os.PathLike | None = None,
+              expand: dict[str, dict] | None = None) -> Partitioned:
     """Partitions `fn` (jittable, called as `fn(*args)`) with `schedule` on `mesh` and compiles
     it for XLA's local devices. `arg_names` name the top-level arguments (pytree paths below
-    them follow); `keep` writes the StableHLO, schedule and partitioned module there."""
+    them follow); `keep` writes the StableHLO, schedule and partitioned module there. With a
+    schedule given as tactics, `expand` sees fused dims as their factors (`[expand]`): callers
+    still pass and get arrays of the original shapes."""
     import jax
 
     args = tuple(args)
@@ -122,7 +129,7 @@ def partition(fn: Callable, args: Sequence[Any], mesh: dict[str, int], schedule:
         if isinstance(schedule, (str, os.PathLike)):
             shutil.copy(schedule, work / "schedule.toml")
         else:
-            (work / "schedule.toml").write_text(schedule_toml(mesh, schedule))
+            (work / "schedule.toml").write_text(schedule_toml(mesh, schedule, expand))
         command = [_partir_binary(), "partition", str(work / "model.mlir"), "--schedule", str(work / "schedule.toml"),
                    "--stage", "xla", "--device", device, "-o", str(work / "partitioned.mlir"),
                    "--report", str(work / "report.json")]
