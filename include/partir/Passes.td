@@ -667,10 +667,13 @@ def PartirSimulate : Pass<"partir-simulate", "::mlir::ModuleOp"> {
 
     Options:
 
-    * `device`: a preset (`tpu-v3`, the default, `tpu-v4`, `tpu-v5e`, `a100-40gb`,
-      `a100-80gb`, `h100-sxm`) or a TOML file describing one: `name`, `matrix_tflops`,
-      `vector_tflops`, `memory_gib`, `memory_gbps`, `link_gbps`, `link_latency_us`, and
-      optional `[axis.NAME]` tables overriding the link of one mesh axis.
+    * `device`: a preset (`tpu-v3`, the default, `tpu-v4`, `tpu-v5e`, `tpu-v5p`, `a100-40gb`,
+      `a100-80gb`, `h100-sxm`; `a100-dgx`, `h100-dgx`: nodes of 8 on NVLink with InfiniBand
+      between them) or a TOML file describing one: `name`, `matrix_tflops`,
+      `vector_tflops`, `memory_gib`, `memory_gbps`, `link_gbps`, `link_latency_us`,
+      optional `[axis.NAME]` tables overriding the link of one mesh axis, and an optional
+      `[nodes]` table (`devices`, `link_gbps`, `link_latency_us`): a collective whose group
+      crosses nodes (devices numbered row-major over the mesh) runs at that link.
     * `report`: also write the report, with the device's figures and their sources, as
       JSON to this path.
 

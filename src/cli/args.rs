@@ -65,7 +65,8 @@ pub struct PartitionArgs {
     #[arg(long, value_enum, default_value_t = Stage::Hlo)]
     pub stage: Stage,
     /// Price the program on this device after every tactic: a preset (tpu-v3, tpu-v4, tpu-v5e,
-    /// a100-40gb, a100-80gb, h100-sxm) or a device TOML file.
+    /// tpu-v5p, a100-40gb, a100-80gb, h100-sxm; a100-dgx, h100-dgx: nodes of 8 with
+    /// InfiniBand between them) or a device TOML file.
     #[arg(long, short = 'd', value_name = "D", default_value = crate::sim::DEFAULT_DEVICE)]
     pub device: String,
     /// Write the per-tactic report (JSON) here.
@@ -180,8 +181,8 @@ pub struct SimulateArgs {
     /// The partitioned program.
     #[arg(value_name = "OUT.mlir")]
     pub program: PathBuf,
-    /// The device: a preset (tpu-v3, tpu-v4, tpu-v5e, a100-40gb, a100-80gb, h100-sxm) or a
-    /// device TOML file.
+    /// The device: a preset (tpu-v3, tpu-v4, tpu-v5e, tpu-v5p, a100-40gb, a100-80gb, h100-sxm;
+    /// a100-dgx, h100-dgx: nodes of 8 with InfiniBand between them) or a device TOML file.
     #[arg(long, short = 'd', value_name = "D", default_value = crate::sim::DEFAULT_DEVICE)]
     pub device: String,
     /// Write the report (JSON) here.

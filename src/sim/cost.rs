@@ -121,15 +121,22 @@ pub fn collective_cost(
     }
 }
 
-/// The time of a whole collective on `device` over `axes` of sizes `axis_sizes`.
+/// The time of a whole collective on `device` over `axes` of `mesh` (whose layout says which
+/// groups cross nodes).
 pub fn collective_on(
     kind: CollectiveKind,
     axes: &[String],
+    mesh: &[crate::ir::MeshAxis],
     group_size: i64,
     buffer_bytes: f64,
     device: &Device,
 ) -> CollectiveCost {
-    collective_cost(kind, group_size, buffer_bytes, &device.link_for(axes))
+    collective_cost(
+        kind,
+        group_size,
+        buffer_bytes,
+        &device.link_over(axes, mesh),
+    )
 }
 
 #[cfg(test)]

@@ -13,7 +13,16 @@
 //! [axis.batch]                   # optional per-axis override, e.g. an axis across hosts
 //! link_gbps = 25.0
 //! link_latency_us = 10.0
+//! [nodes]                        # optional: nodes of this many devices, and the link between
+//! devices = 8                    # them, which a collective whose group crosses nodes runs at
+//! link_gbps = 50.0
+//! link_latency_us = 10.0
 //! ```
+//!
+//! Devices are numbered row-major over the mesh (first axis major), and node k holds devices
+//! k·n .. k·n+n-1. On `{ data = 16, tensor = 8 }` with nodes of 8, `tensor` stays in a node
+//! (NVLink) and `data` crosses nodes (InfiniBand); on `{ tensor = 8, data = 16 }` it is the
+//! other way round.
 
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -49,22 +58,71 @@ pub struct Device {
     pub link: Link,
     /// Per-axis overrides (an axis that crosses hosts, say).
     pub axis_links: BTreeMap<String, Link>,
+    /// Nodes of several devices, when the link between them is slower than the link inside.
+    pub nodes: Option<Nodes>,
     /// Where each figure comes from.
     pub sources: Vec<String>,
 }
 
+/// Nodes of `devices` consecutive devices (a DGX of 8 GPUs on NVLink), and the link between
+/// nodes (each GPU's own InfiniBand NIC).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Nodes {
+    pub devices: i64,
+    pub link: Link,
+}
+
+/// The slower of two links, per figure.
+fn slowest(a: &Link, b: &Link) -> Link {
+    Link {
+        bandwidth: a.bandwidth.min(b.bandwidth),
+        latency: a.latency.max(b.latency),
+    }
+}
+
+/// Whether the devices a collective over `axes` groups together (numbered row-major over
+/// `mesh`) sit in more than one node of `per_node` consecutive devices, in some group. A group
+/// spans the ids from its first device to its first plus the largest offset, so it crosses
+/// nodes exactly when those two ends do.
+pub fn crosses_nodes(axes: &[String], mesh: &[crate::ir::MeshAxis], per_node: i64) -> bool {
+    let mut stride = 1;
+    let mut strides = vec![0; mesh.len()];
+    for (i, axis) in mesh.iter().enumerate().rev() {
+        strides[i] = stride;
+        stride *= axis.size.max(1);
+    }
+    let devices = stride;
+    let in_group = |i: usize| axes.contains(&mesh[i].name);
+    let span: i64 = (0..mesh.len())
+        .filter(|&i| in_group(i))
+        .map(|i| (mesh[i].size - 1) * strides[i])
+        .sum();
+    if span == 0 || per_node <= 1 {
+        return span > 0;
+    }
+    (0..devices)
+        .filter(|id| (0..mesh.len()).all(|i| !in_group(i) || (id / strides[i]) % mesh[i].size == 0))
+        .any(|first| first / per_node != (first + span) / per_node)
+}
+
 impl Device {
+    /// The link a collective over `axes` of `mesh` uses: the axes' links, and the link between
+    /// nodes when a group crosses nodes.
+    pub fn link_over(&self, axes: &[String], mesh: &[crate::ir::MeshAxis]) -> Link {
+        let link = self.link_for(axes);
+        match &self.nodes {
+            Some(nodes) if crosses_nodes(axes, mesh, nodes.devices) => slowest(&link, &nodes.link),
+            _ => link,
+        }
+    }
+
     /// The link a collective over `axes` uses: the slowest of them (a multi-axis ring crosses
     /// every axis's links).
     pub fn link_for(&self, axes: &[String]) -> Link {
         axes.iter()
             .map(|axis| self.axis_links.get(axis).unwrap_or(&self.link))
-            .fold(None::<Link>, |slowest, link| match slowest {
-                Some(s) if s.bandwidth <= link.bandwidth && s.latency >= link.latency => Some(s),
-                Some(s) => Some(Link {
-                    bandwidth: s.bandwidth.min(link.bandwidth),
-                    latency: s.latency.max(link.latency),
-                }),
+            .fold(None::<Link>, |so_far, link| match so_far {
+                Some(s) => Some(slowest(&s, link)),
                 None => Some(link.clone()),
             })
             .unwrap_or_else(|| self.link.clone())
@@ -123,6 +181,19 @@ impl Device {
                 }
             })
             .collect::<Result<_, String>>()?;
+        let nodes = match raw.nodes {
+            Some(nodes) if nodes.devices >= 1 && nodes.link_gbps > 0.0 => Some(Nodes {
+                devices: nodes.devices,
+                link: Link {
+                    bandwidth: nodes.link_gbps * GB,
+                    latency: nodes.link_latency_us.unwrap_or(raw.link_latency_us) / PER_MICRO,
+                },
+            }),
+            Some(_) => {
+                return Err("[nodes]: devices must be at least 1 and link_gbps positive".into())
+            }
+            None => None,
+        };
         Ok(Device {
             name: raw.name,
             matrix_flops: raw.matrix_tflops * TERA,
@@ -131,6 +202,7 @@ impl Device {
             memory_bandwidth: raw.memory_gbps * GB,
             link,
             axis_links,
+            nodes,
             sources: vec!["custom device file".into()],
         })
     }
@@ -149,6 +221,15 @@ struct RawDevice {
     link_latency_us: f64,
     #[serde(default)]
     axis: BTreeMap<String, RawAxisLink>,
+    nodes: Option<RawNodes>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawNodes {
+    devices: i64,
+    link_gbps: f64,
+    link_latency_us: Option<f64>,
 }
 
 #[derive(Deserialize)]
@@ -166,13 +247,16 @@ fn default_latency_us() -> f64 {
 pub const DEFAULT_DEVICE: &str = "tpu-v3";
 
 /// The preset names, for messages.
-pub const PRESETS: [&str; 6] = [
+pub const PRESETS: [&str; 9] = [
     "tpu-v3",
     "tpu-v4",
     "tpu-v5e",
+    "tpu-v5p",
     "a100-40gb",
     "a100-80gb",
     "h100-sxm",
+    "a100-dgx",
+    "h100-dgx",
 ];
 
 /// A datasheet device. Conventions, the same for every preset:
@@ -183,6 +267,27 @@ pub const PRESETS: [&str; 6] = [
 ///   device moves data at twice one link's per-direction bandwidth;
 /// - latencies are not on datasheets: 1 µs per ICI hop and 5 µs per NVLink step are assumed.
 pub fn preset(name: &str) -> Option<Device> {
+    // A DGX is 8 of its GPUs on NVLink, and one InfiniBand NIC per GPU between nodes. The
+    // latency of an InfiniBand step is not on a datasheet either: 10 us is assumed.
+    let dgx = |gpu: &str, per_gpu_gbit: f64, source: &str| {
+        preset(gpu).map(|mut device| {
+            device.name = name.to_string();
+            device.nodes = Some(Nodes {
+                devices: 8,
+                link: Link {
+                    bandwidth: per_gpu_gbit / 8.0 * GB,
+                    latency: 10.0 / PER_MICRO,
+                },
+            });
+            device.sources.push(source.to_string());
+            device
+        })
+    };
+    match name {
+        "h100-dgx" => return dgx("h100-sxm", 400.0, "nodes of 8 H100 SXM5 on NVLink 4; between nodes 8 x ConnectX-7 400 Gb/s InfiniBand NDR per node, one per GPU = 50 GB/s per GPU per direction (NVIDIA DGX H100 datasheet); InfiniBand step latency 10 us assumed"),
+        "a100-dgx" => return dgx("a100-80gb", 200.0, "nodes of 8 A100 SXM4 80GB on NVLink 3; between nodes 8 x ConnectX-6 200 Gb/s InfiniBand HDR per node, one per GPU = 25 GB/s per GPU per direction (NVIDIA DGX A100 datasheet); InfiniBand step latency 10 us assumed"),
+        _ => {}
+    }
     let tpu_link = |per_direction_gbps: f64, source: &str| {
         (
             Link {
@@ -233,6 +338,14 @@ pub fn preset(name: &str) -> Option<Device> {
             tpu_link(50.0, "ICI: 400 GB/s bidirectional per chip over 4 ports = 50 GB/s per port per direction (cloud.google.com/tpu/docs/v5e); 2-D torus, 2 ports per axis"),
             &["197 TFLOP/s bf16, 16 GB HBM2, 819 GB/s: cloud.google.com/tpu/docs/v5e"],
         ),
+        "tpu-v5p" => (
+            459.0,
+            459.0,
+            95.0,
+            2765.0,
+            tpu_link(50.0, "ICI: 4800 Gbit/s per chip = 600 GB/s bidirectional over 6 ports (3-D torus) = 50 GB/s per port per direction (cloud.google.com/tpu/docs/v5p); 2 ports per axis; one slice (up to 8960 chips) is all ICI"),
+            &["459 TFLOP/s bf16, 95 GB HBM2e, 2765 GB/s per chip: cloud.google.com/tpu/docs/v5p"],
+        ),
         "a100-40gb" => (
             156.0,
             19.5,
@@ -279,6 +392,7 @@ pub fn preset(name: &str) -> Option<Device> {
         memory_bandwidth: memory_gbps * GB,
         link,
         axis_links: BTreeMap::new(),
+        nodes: None,
         sources: all_sources,
     })
 }
@@ -317,6 +431,50 @@ mod tests {
         let both = device.link_for(&["model".into(), "batch".into()]);
         assert_eq!((both.bandwidth, both.latency), (10e9, 20e-6));
         assert_eq!(device.link_for(&["model".into()]), device.link);
+    }
+
+    fn mesh(axes: &[(&str, i64)]) -> Vec<crate::ir::MeshAxis> {
+        axes.iter()
+            .map(|(name, size)| crate::ir::MeshAxis {
+                name: name.to_string(),
+                size: *size,
+            })
+            .collect()
+    }
+
+    /// Row-major device ids, first axis major, nodes of 8: the minor axis of 8 stays in a node,
+    /// the major one crosses nodes; an axis of 4 inside 8 stays, whichever its place.
+    #[test]
+    fn groups_cross_nodes_by_their_devices_ids() {
+        let data_tensor = mesh(&[("data", 16), ("tensor", 8)]);
+        assert!(!crosses_nodes(&["tensor".into()], &data_tensor, 8));
+        assert!(crosses_nodes(&["data".into()], &data_tensor, 8));
+        let tensor_data = mesh(&[("tensor", 8), ("data", 16)]);
+        assert!(crosses_nodes(&["tensor".into()], &tensor_data, 8));
+        let three = mesh(&[("data", 4), ("fsdp", 2), ("tensor", 4)]);
+        assert!(!crosses_nodes(&["fsdp".into(), "tensor".into()], &three, 8));
+        assert!(!crosses_nodes(&["fsdp".into()], &three, 8));
+        assert!(crosses_nodes(&["data".into()], &three, 8));
+        assert!(crosses_nodes(&["data".into(), "tensor".into()], &three, 8));
+        assert!(!crosses_nodes(&[], &three, 8));
+    }
+
+    #[test]
+    fn a_dgx_prices_inside_and_across_nodes() {
+        let dgx = Device::resolve("h100-dgx").unwrap();
+        let nvlink = Device::resolve("h100-sxm").unwrap().link;
+        let layout = mesh(&[("data", 8), ("tensor", 8)]);
+        assert_eq!(dgx.link_over(&["tensor".into()], &layout), nvlink);
+        let across = dgx.link_over(&["data".into()], &layout);
+        assert_eq!((across.bandwidth, across.latency), (50e9, 10e-6));
+        assert!(dgx.sources.iter().any(|source| source.contains("DGX H100")));
+        let custom = Device::parse(
+            "name = 'pod'\nmatrix_tflops = 100\nmemory_gib = 1\nmemory_gbps = 1000\nlink_gbps = 100\n[nodes]\ndevices = 4\nlink_gbps = 10\n",
+        )
+        .unwrap();
+        let across = custom.link_over(&["data".into()], &mesh(&[("data", 2), ("tensor", 4)]));
+        assert_eq!((across.bandwidth, across.latency), (10e9, 5e-6));
+        assert!(Device::parse("name = 'x'\nmatrix_tflops = 1\nmemory_gib = 1\nmemory_gbps = 1\nlink_gbps = 1\n[nodes]\ndevices = 0\nlink_gbps = 1\n").is_err());
     }
 
     #[test]

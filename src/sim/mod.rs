@@ -103,6 +103,7 @@ pub fn simulate(profile: &Profile, device: &Device) -> Report {
         let cost = cost::collective_on(
             collective.kind,
             &collective.axes,
+            &profile.mesh,
             collective.group_size,
             collective.bytes,
             device,

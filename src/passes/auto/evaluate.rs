@@ -387,9 +387,15 @@ pub fn state_resharding(
         let local: i64 = result.local_shape.iter().product();
         // f32 state: the gathered buffer's bytes.
         let bytes = 4.0 * (local * group) as f64;
-        seconds +=
-            sim::cost::collective_on(sim::CollectiveKind::AllGather, &extra, group, bytes, device)
-                .seconds;
+        seconds += sim::cost::collective_on(
+            sim::CollectiveKind::AllGather,
+            &extra,
+            mesh,
+            group,
+            bytes,
+            device,
+        )
+        .seconds;
     }
     seconds
 }
@@ -518,6 +524,7 @@ mod tests {
         let expected = sim::cost::collective_on(
             sim::CollectiveKind::AllGather,
             &["batch".to_string()],
+            &mesh,
             4,
             4.0 * 64.0 * 64.0,
             &device,
