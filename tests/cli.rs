@@ -555,7 +555,10 @@ fn args_lists_every_zoo_model_and_which_tactics_match() {
                 (model, format!("{model}.stablehlo.mlir")),
             ]
         })
-        .chain([("llama", "llama.stablehlo.mlir".to_string())]);
+        .chain([
+            ("llama", "llama.stablehlo.mlir".to_string()),
+            ("moe", "moe.stablehlo.mlir".to_string()),
+        ]);
     for (model, file) in forms {
         let dir = root().join("examples").join(model);
         let program = dir.join(file);

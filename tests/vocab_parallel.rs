@@ -12,6 +12,11 @@ use std::path::PathBuf;
 
 /// The last tactic's report of `partir partition program -s schedule --device h100-sxm`.
 fn report(program: &str, schedule: &str, tag: &str) -> Value {
+    report_on(program, schedule, tag, "h100-sxm")
+}
+
+/// The last tactic's report of `partir partition program -s schedule --device DEVICE`.
+fn report_on(program: &str, schedule: &str, tag: &str, device: &str) -> Value {
     let dir = root().join("target/tmp/vocab_parallel");
     std::fs::create_dir_all(&dir).expect("writable");
     let json = dir.join(format!("{tag}.json"));
@@ -22,7 +27,7 @@ fn report(program: &str, schedule: &str, tag: &str) -> Value {
         "-s",
         schedule,
         "--device",
-        "h100-sxm",
+        device,
         "--stage",
         "xla",
         "-o",
@@ -215,4 +220,50 @@ fn llama_8b_scanned_and_rematerialised_fits_with_fsdp_on_64_devices() {
     let (scatters, _) = collectives(&fsdp, "reduce_scatter", "sum", "data");
     assert_eq!(scatters, 9 * 32 + 3, "{fsdp}");
     assert_eq!(fsdp["totals"]["fits"], true, "{fsdp}");
+}
+
+/// Seconds of the collectives of `kind` over exactly `axes`.
+fn seconds(report: &Value, kind: &str, axes: &[&str]) -> f64 {
+    report["collectives"]
+        .as_array()
+        .expect("collectives")
+        .iter()
+        .filter(|row| row["kind"] == kind && row["axes"] == serde_json::json!(axes))
+        .map(|row| row["seconds"].as_f64().unwrap_or(0.0))
+        .sum()
+}
+
+/// The GShard MoE step with Mixtral 8x7B's shapes (`tools/published_models.py mixtral-8x7b`: 2
+/// of 32 layers, batch 64 x 2048) on 8 DGX H100 nodes as `{ data = 8, expert = 8 }`: BP and
+/// expert parallelism fit 80 GB per GPU, with the router's masks moved as all_to_alls over
+/// `expert` (dispatch and combine, forward and backward, per layer). On nodes, a collective over
+/// `data` crosses nodes and is priced on InfiniBand (50 GB/s per GPU), one over `expert` stays
+/// on NVLink: the same plan priced on `h100-sxm` (NVLink everywhere) has the same `expert`
+/// times and far shorter `data` ones.
+#[test]
+fn mixtral_8x7b_shapes_fit_with_expert_parallelism_on_dgx_nodes() {
+    let program = abstract_program("mixtral-8x7b");
+    let program = program.to_str().expect("utf-8");
+    let schedule = published_schedule("mixtral-8x7b", "BP_EP");
+    let nodes = report_on(program, &schedule, "mixtral-8x7b-BP_EP-dgx", "h100-dgx");
+    assert_eq!(nodes["totals"]["fits"], true, "{nodes}");
+    let (to_all, _) = collectives(&nodes, "all_to_all", "", "expert");
+    assert_eq!(to_all, 2 * 4, "{nodes}");
+    let nvlink = report_on(program, &schedule, "mixtral-8x7b-BP_EP-sxm", "h100-sxm");
+    let (inside, inside_nvlink) = (
+        seconds(&nodes, "all_to_all", &["expert"]),
+        seconds(&nvlink, "all_to_all", &["expert"]),
+    );
+    assert!(
+        inside > 0.0 && (inside - inside_nvlink).abs() < 1e-12,
+        "{inside} vs {inside_nvlink}"
+    );
+    let (across, across_nvlink) = (
+        seconds(&nodes, "all_reduce", &["data"]),
+        seconds(&nvlink, "all_reduce", &["data"]),
+    );
+    assert!(
+        across > 5.0 * across_nvlink,
+        "{across} s on InfiniBand vs {across_nvlink} s on NVLink"
+    );
 }

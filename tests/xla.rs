@@ -25,7 +25,7 @@ fn scratch(test: &str) -> PathBuf {
 fn every_zoo_model_and_schedule_runs_on_xla() {
     let mut failures = Vec::new();
     let mut runs = 0;
-    for model in ["mlp", "transformer", "unet", "gns", "mqa", "llama"] {
+    for model in ["mlp", "transformer", "unet", "gns", "mqa", "llama", "moe"] {
         let mut schedules: Vec<PathBuf> =
             std::fs::read_dir(root().join(format!("examples/{model}/schedules")))
                 .expect("schedules")

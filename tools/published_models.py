@@ -255,6 +255,19 @@ def llama_8b(variant: str = "") -> Published:
     return Published(name, step, (params, opt, tokens, tokens), "transformers FlaxLlamaForCausalLM, 8B shapes")
 
 
+def mixtral_8x7b() -> Published:
+    """The zoo's GShard MoE step (`partir_jax/models/moe.py`) with Mixtral 8x7B's shapes (width
+    4096, 32 query and 8 KV heads, 8 experts of SwiGLU 14336, top-2 routing, vocabulary 32000),
+    `LAYERS_8B` of its 32 layers, capacity factor 1.25, a batch of 64 x 2048 tokens, on abstract
+    arguments. Adam as the zoo's (its state is `opt/m`, `opt/v`, `opt/count`)."""
+    from partir_jax import models
+
+    spec, _ = models.spec("moe", batch=64, seq=2048, width=4096, heads=32, kv_heads=8, ffn=14336,
+                          vocab=32000, layers=LAYERS_8B, experts=8, top=2, capacity_factor=1.25,
+                          abstract=True)
+    return Published("mixtral-8x7b", spec.fn, spec.args, "GShard MoE step, Mixtral 8x7B shapes")
+
+
 # ---------------------------------------------------------------------------------------------
 # penzai: GPT-NeoX. Parameters are penzai `Parameter`s with labels ("transformer/block_0/mlp/in/
 # Linear.weights") holding named arrays; the step takes them as a dict label -> positional array
@@ -297,7 +310,7 @@ VARIANTS = ["", "scan", "remat"]
 ALL = [m + (f"-{v}" if v else "") for m in MODELS for v in VARIANTS]
 # Abstract cases, built on request only (not in ALL: too big to commit, nothing to run).
 ABSTRACT = {"llama-8b": llama_8b, "llama-8b-scan": lambda: llama_8b("scan"),
-            "llama-8b-scan-remat": lambda: llama_8b("scan-remat")}
+            "llama-8b-scan-remat": lambda: llama_8b("scan-remat"), "mixtral-8x7b": lambda: mixtral_8x7b()}
 LAYERS_8B = 2
 
 

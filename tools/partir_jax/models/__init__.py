@@ -4,7 +4,7 @@ import importlib
 MODELS = ["mlp", "transformer", "unet", "gns", "mqa"]
 # Models only the StableHLO path imports (their gradients scatter, which IREE's linalg input
 # pipeline cannot express in upstream dialects).
-STABLEHLO_ONLY = ["llama"]
+STABLEHLO_ONLY = ["llama", "moe"]
 ALL = MODELS + STABLEHLO_ONLY
 
 
