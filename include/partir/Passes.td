@@ -605,13 +605,15 @@ def PartirLowerToHlo : Pass<"partir-lower-to-hlo", "::mlir::ModuleOp"> {
 }
 
 def PartirCombineCollectives : Pass<"partir-combine-collectives", "::mlir::ModuleOp"> {
-  let summary = "Issue independent all_reduces of the same kind and axes as one collective";
+  let summary = "Issue independent all_reduces (reduce_scatters) of the same kind and axes as one collective";
   let description = [{
-    XLA's all-reduce combiner and PyTorch DDP's gradient buckets for PartIR:HLO: one
-    collective pays one latency, so independent `partir_hlo.all_reduce`s with the same
-    reduction, axes and element type become one variadic `partir_hlo.all_reduce` (one packed
-    buffer on MPI, one `stablehlo.all_reduce` on XLA), e.g. all the gradient all_reduces of a
-    batch-parallel step.
+    XLA's all-reduce and reduce-scatter combiners and PyTorch DDP's gradient buckets for
+    PartIR:HLO: one collective pays one latency, so independent `partir_hlo.all_reduce`s with
+    the same reduction, axes and element type become one variadic `partir_hlo.all_reduce` (one
+    packed buffer on MPI, one `stablehlo.all_reduce` on XLA), e.g. all the gradient all_reduces
+    of a batch-parallel step; independent `partir_hlo.reduce_scatter`s that also share their
+    scattered dim (ZeRO's gradient shards) become one variadic `partir_hlo.reduce_scatter`
+    (one packed `stablehlo.reduce_scatter` on XLA).
 
     Walking each function body in order, an all_reduce joins the open group of its kind, axes
     and element type unless its operand depends on a result of that group (it then starts a
@@ -619,7 +621,8 @@ def PartirCombineCollectives : Pass<"partir-combine-collectives", "::mlir::Modul
     op sits where the group's last member was (its operands are all ready there); ops that
     used an earlier member's result before that point move after it, in their order. That
     delay can hold buffers longer: the pass reports each function's peak live bytes before and
-    after as a remark (`combined 30 all_reduce into 1; peak memory 1.50 MiB -> 1.62 MiB`).
+    after as a remark (`combined 30 all_reduce into 1; peak memory 1.50 MiB -> 1.62 MiB`, or
+    `combined 1 all_reduce into 1, 29 reduce_scatter into 2; ...`).
 
     Options: `threshold` (default `30MiB`, XLA's default; units B, KiB, MiB, GiB) and `count`
     (default 256). Diagnostics (errors; the pass fails): `expects a PartIR:HLO program` on a

@@ -236,14 +236,26 @@ LogicalResult AllReduceOp::inferReturnTypes(MLIRContext *, std::optional<Locatio
 }
 
 LogicalResult ReduceScatterOp::verify() {
+  if (getOperands().empty())
+    return emitOpError() << "reduces nothing: it needs at least one operand";
+  if (getOperands().size() != getResults().size())
+    return emitOpError() << "has " << getOperands().size() << " operands but "
+                         << getResults().size() << " results (one result per operand)";
   FailureOr<int64_t> devices = groupSize(*this, getAxes());
-  if (failed(devices) || failed(checkDim(*this, getOperand().getType(), getDim(), "scattered")))
+  if (failed(devices))
     return failure();
-  SmallVector<int64_t> shape(getOperand().getType().getShape());
-  if (failed(shrink(*this, shape, getDim(), *devices, getAxes())))
-    return failure();
-  return expectType(*this, getOperand().getType(), shape, getType(),
-                    "reduce_scatter divides the scattered dim by the size of its axes");
+  for (auto [operand, result] : llvm::zip(getOperands(), getResults())) {
+    auto type = cast<RankedTensorType>(operand.getType());
+    if (failed(checkDim(*this, type, getDim(), "scattered")))
+      return failure();
+    SmallVector<int64_t> shape(type.getShape());
+    if (failed(shrink(*this, shape, getDim(), *devices, getAxes())))
+      return failure();
+    if (failed(expectType(*this, type, shape, result.getType(),
+                          "reduce_scatter divides the scattered dim by the size of its axes")))
+      return failure();
+  }
+  return success();
 }
 
 LogicalResult AllSliceOp::verify() {

@@ -37,6 +37,13 @@ pub fn with_dim<'c>(ty: Type<'c>, dim: usize, size: i64) -> Type<'c> {
     RankedTensorType::new(&shape, tensor.element(), tensor.encoding()).into()
 }
 
+/// The same tensor type (element, encoding) with shape `shape`.
+pub fn with_shape<'c>(ty: Type<'c>, shape: &[i64]) -> Type<'c> {
+    let tensor = RankedTensorType::try_from(ty).expect("a ranked tensor");
+    let dims: Vec<u64> = shape.iter().map(|&size| size as u64).collect();
+    RankedTensorType::new(&dims, tensor.element(), tensor.encoding()).into()
+}
+
 /// `tile(v, dim, axis)` as an identity loop over `axis`:
 /// ```mlir
 /// %v2 = partir.loop "batch" [#partir.tile<0>] (%r: !partir.range<4>) {

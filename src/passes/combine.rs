@@ -43,7 +43,7 @@ pub fn run<'c>(
     for func in names::functions(module) {
         let before = peak_bytes(module, func)?;
         let summary = combine_function(context, func, limits);
-        if summary.combined == 0 {
+        if summary.combined() == 0 {
             continue;
         }
         let after = peak_bytes(module, func)?;
@@ -51,9 +51,7 @@ pub fn run<'c>(
             func.location(),
             ffi::Severity::Remark,
             &format!(
-                "{PASS}: combined {} all_reduce into {}; peak memory {} -> {}",
-                summary.combined,
-                summary.into,
+                "{PASS}: combined {summary}; peak memory {} -> {}",
                 crate::report::text::bytes(before),
                 crate::report::text::bytes(after)
             ),

@@ -31,7 +31,7 @@ use melior::{
     ir::{
         attribute::{DenseI64ArrayAttribute, TypeAttribute},
         operation::{OperationBuilder, OperationLike},
-        r#type::{FunctionType, RankedTensorType},
+        r#type::FunctionType,
         Attribute, BlockLike, Identifier, OperationRef, RegionLike, Type, Value, ValueLike,
     },
     Context,
@@ -372,7 +372,7 @@ impl<'c, 'a> Plan<'c, 'a> {
             let (value, split) = (*value, split);
             let old = value.r#type();
             let shape = core::static_shape(old).expect("planned values are static");
-            let new = tensor_type(old, &split.expand(&shape));
+            let new = core::with_shape(old, &split.expand(&shape));
             let entry_argument = ffi::argument_owner(value)
                 .and_then(|block| block.parent_operation())
                 .filter(|owner| func::is_function(*owner));
@@ -440,13 +440,6 @@ fn shapes_of(op: OperationRef) -> Shapes {
         results: op.results().map(|r| shape(r.into())).collect(),
         local_inputs: Vec::new(),
     }
-}
-
-/// `ty` with shape `shape`.
-fn tensor_type<'c>(ty: Type<'c>, shape: &[i64]) -> Type<'c> {
-    let element = ffi::shaped_element(ty);
-    let dims: Vec<u64> = shape.iter().map(|&size| size as u64).collect();
-    RankedTensorType::new(&dims, element, None).into()
 }
 
 /// A reshape of `value` to `to`, right after its definition.

@@ -148,11 +148,27 @@ fn lower_function<'c, 'a>(
         let axes = collective_axes(op);
         let group = groups[&axes];
         let builder = Builder::before(context, op);
-        if name == "partir_hlo.all_reduce" && op.operand_count() > 1 {
+        let combined = matches!(
+            name.as_str(),
+            "partir_hlo.all_reduce" | "partir_hlo.reduce_scatter"
+        );
+        if combined && op.operand_count() > 1 {
             let operands: Vec<Value> = (0..op.operand_count())
                 .map(|index| op.operand(index).expect("in range"))
                 .collect();
-            let reduced = packed_allreduce(&builder, &operands, reduction_of(op), group);
+            let mut reduced = packed_allreduce(&builder, &operands, reduction_of(op), group);
+            // A combined reduce_scatter: one packed MPI_Allreduce, then each device's chunks.
+            if name == "partir_hlo.reduce_scatter" {
+                let dim = integer_attribute(op, "dim") as usize;
+                reduced = reduced
+                    .into_iter()
+                    .enumerate()
+                    .map(|(index, value)| {
+                        let result_type = op.result(index).expect("in range").r#type();
+                        local_chunk(&builder, value, dim, result_type, group)
+                    })
+                    .collect();
+            }
             for (index, value) in reduced.into_iter().enumerate() {
                 ffi::replace_all_uses(Value::from(op.result(index).expect("in range")), value);
             }

@@ -47,11 +47,17 @@ def PartirHlo_ReduceScatterOp : PartirHlo_Op<"reduce_scatter", [Pure]> {
   let summary = "combine partial values over mesh axes, each device keeping its shard of a dim";
   let description = [{
     `partir_hlo.reduce_scatter sum %x dim 0 axes ["batch"] : tensor<64x256xf32> -> tensor<16x256xf32>`
+
+    Variadic, like XLA's combined reduce-scatter: one collective reduces every operand and
+    scatters each on `dim`. `partir-combine-collectives` forms these from independent
+    reduce_scatters (ZeRO's gradient shards):
+
+    `%g:2 = partir_hlo.reduce_scatter sum %dw1, %dw2 dim 0 axes ["batch"] : tensor<64x256xf32>, tensor<256xf32> -> tensor<16x256xf32>, tensor<64xf32>`
   }];
-  let arguments = (ins Partir_ReductionKind:$kind, AnyRankedTensor:$operand, I64Attr:$dim,
-                       StrArrayAttr:$axes);
-  let results = (outs AnyRankedTensor:$result);
-  let assemblyFormat = "$kind $operand `dim` $dim `axes` $axes attr-dict `:` type($operand) `->` type($result)";
+  let arguments = (ins Partir_ReductionKind:$kind, Variadic<AnyRankedTensor>:$operands,
+                       I64Attr:$dim, StrArrayAttr:$axes);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let assemblyFormat = "$kind $operands `dim` $dim `axes` $axes attr-dict `:` type($operands) `->` type($results)";
 }
 
 def PartirHlo_AllSliceOp : PartirHlo_Op<"all_slice", [Pure]> {

@@ -29,7 +29,19 @@ use melior::{
 };
 use std::collections::HashSet;
 
-const ALL_REDUCE: &str = "partir_hlo.all_reduce";
+/// The collectives that combine: the all_reduces of a BP step's gradients, the reduce_scatters
+/// of ZeRO's gradient shards.
+const COMBINABLE: [&str; 2] = ["partir_hlo.all_reduce", "partir_hlo.reduce_scatter"];
+
+/// The attributes a member's combined collective takes from it: kind and axes, and a
+/// reduce_scatter's dim.
+fn attributes_of<'c>(op: OperationRef<'c, '_>) -> Vec<(&'static str, melior::ir::Attribute<'c>)> {
+    let mut attributes = hlo::reduction_attributes(op).to_vec();
+    if let Ok(dim) = op.attribute("dim") {
+        attributes.push(("dim", dim));
+    }
+    attributes
+}
 
 /// How large one combined collective may grow.
 #[derive(Clone, Copy, Debug)]
@@ -48,25 +60,43 @@ impl Default for Limits {
     }
 }
 
-/// What combining did to one function: `combined` all_reduces became `into` ones.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// What combining did to one function: per collective (`all_reduce`, `reduce_scatter`),
+/// `combined` of them became `into` ones.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Summary {
-    pub combined: usize,
-    pub into: usize,
+    pub kinds: Vec<(&'static str, usize, usize)>,
 }
 
-/// The key all_reduces must share to combine: `sum ["batch"] f32`.
+impl std::fmt::Display for Summary {
+    /// `3 all_reduce into 1, 21 reduce_scatter into 1`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let parts: Vec<String> = self
+            .kinds
+            .iter()
+            .map(|(op, combined, into)| {
+                format!(
+                    "{combined} {} into {into}",
+                    op.trim_start_matches("partir_hlo.")
+                )
+            })
+            .collect();
+        f.write_str(&parts.join(", "))
+    }
+}
+
+/// The key collectives must share to combine: `all_reduce sum ["batch"] f32` (and a
+/// reduce_scatter's dim).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 struct Key {
+    op: &'static str,
     kind: String,
     axes: Vec<String>,
     element: String,
+    dim: Option<i64>,
 }
 
 fn key_of(op: OperationRef) -> Option<Key> {
-    if !crate::ffi::op_is(op, ALL_REDUCE) {
-        return None;
-    }
+    let name = *COMBINABLE.iter().find(|name| crate::ffi::op_is(op, name))?;
     let element = op
         .operand(0)
         .ok()
@@ -77,6 +107,8 @@ fn key_of(op: OperationRef) -> Option<Key> {
         })
     });
     all_same.then(|| Key {
+        op: name,
+        dim: hlo::integer_attribute(op, "dim"),
         kind: hlo::reduction(op)
             .map(|kind| kind.name().to_string())
             .unwrap_or_default(),
@@ -118,7 +150,7 @@ pub fn combine_function<'c>(
                 let fits = group.members.len() < limits.count
                     && group.bytes + operand_bytes(op) <= limits.bytes;
                 if group.reads_tainted(op) || !fits {
-                    summary.add(group.close(context));
+                    summary.add(key.op, group.close(context));
                     group = Group::default();
                 }
                 group.join(op);
@@ -126,17 +158,26 @@ pub fn combine_function<'c>(
                 group.taint(op);
             }
         }
-        summary.add(group.close(context));
+        summary.add(key.op, group.close(context));
     }
     summary
 }
 
 impl Summary {
-    fn add(&mut self, closed: Option<usize>) {
-        if let Some(members) = closed {
-            self.combined += members;
-            self.into += 1;
+    fn add(&mut self, op: &'static str, closed: Option<usize>) {
+        let Some(members) = closed else { return };
+        match self.kinds.iter_mut().find(|(known, _, _)| *known == op) {
+            Some((_, combined, into)) => {
+                *combined += members;
+                *into += 1;
+            }
+            None => self.kinds.push((op, members, 1)),
         }
+    }
+
+    /// How many collectives were combined away.
+    pub fn combined(&self) -> usize {
+        self.kinds.iter().map(|(_, combined, _)| combined).sum()
     }
 }
 
@@ -201,17 +242,22 @@ impl<'c, 'a> Group<'c, 'a> {
         let mut types: Vec<Type> = Vec::new();
         for member in &self.members {
             for index in 0..member.operand_count() {
-                let operand = member.operand(index).expect("in range");
-                operands.push(operand);
-                types.push(operand.r#type());
+                operands.push(member.operand(index).expect("in range"));
+                types.push(
+                    member
+                        .result(index)
+                        .expect("one result per operand")
+                        .r#type(),
+                );
             }
         }
-        let combined = builder.op(
-            ALL_REDUCE,
-            &operands,
-            &hlo::reduction_attributes(last),
-            &types,
-        );
+        let name = last
+            .name()
+            .as_string_ref()
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let combined = builder.op(&name, &operands, &attributes_of(last), &types);
         let mut next = 0;
         for member in &self.members {
             for index in 0..member.result_count() {
@@ -239,23 +285,24 @@ impl<'c, 'a> Group<'c, 'a> {
     }
 }
 
-/// The inverse, for consumers without a variadic all_reduce (upstream `shard.all_reduce`):
-/// one single-operand all_reduce per operand of `op`, in its place. Returns the new ops (just
-/// `op` when it has one operand).
+/// The inverse, for consumers without variadic collectives (upstream `shard.all_reduce`,
+/// `shard.reduce_scatter`): one single-operand collective per operand of `op`, in its place.
+/// Returns the new ops (just `op` when it has one operand).
 pub fn split<'c, 'a>(context: &'c Context, op: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
-    if !crate::ffi::op_is(op, ALL_REDUCE) || op.operand_count() < 2 {
+    let Some(name) = COMBINABLE.iter().find(|name| crate::ffi::op_is(op, name)) else {
+        return vec![op];
+    };
+    if op.operand_count() < 2 {
         return vec![op];
     }
     let builder = Builder::before(context, op);
-    let attributes = hlo::reduction_attributes(op);
+    let attributes = attributes_of(op);
     let mut singles = Vec::new();
     for index in 0..op.operand_count() {
         let operand = op.operand(index).expect("in range");
-        let single = builder.op(ALL_REDUCE, &[operand], &attributes, &[operand.r#type()]);
-        ffi::replace_all_uses(
-            op.result(index).expect("one result per operand").into(),
-            single.result(0).expect("one result").into(),
-        );
+        let result = op.result(index).expect("one result per operand");
+        let single = builder.op(name, &[operand], &attributes, &[result.r#type()]);
+        ffi::replace_all_uses(result.into(), single.result(0).expect("one result").into());
         singles.push(single);
     }
     // SAFETY: every use was replaced above and `op` is not used after this.

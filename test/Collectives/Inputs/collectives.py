@@ -13,7 +13,8 @@ Bytes per device = the local tensor bytes of ONE device's buffer that the collec
 - all_reduce:      the operand (= result) bytes; a combined (variadic) all_reduce is one
                    collective of all its operands' bytes;
 - all_gather:      the result bytes (the gathered, larger buffer);
-- reduce_scatter:  the operand bytes (the buffer being reduced, before scattering);
+- reduce_scatter:  the operand bytes (the buffer being reduced, before scattering; a combined
+                   one, all its operands: one packed buffer);
 - all_to_all:      the operand bytes (= result bytes);
 - all_slice:       local, no communication: counted but 0 bytes (listed with bytes=0).
 This is the buffer size, not the ring traffic; multiply by (n-1)/n (x2 for all_reduce) for that.
@@ -60,6 +61,10 @@ def collectives(text: str):
         elif kind == "all_reduce":
             # A combined all_reduce lists every operand's type: one packed buffer.
             size = sum(tensor_bytes(tensor) for tensor in tensors)
+        elif kind == "reduce_scatter":
+            # A combined reduce_scatter lists its operands' types, then its results': the
+            # operands are one packed buffer.
+            size = sum(tensor_bytes(tensor) for tensor in tensors[:len(tensors) // 2])
         else:
             size = tensor_bytes(operand)
         yield kind, reduction or "", axes, size, attrs.strip(), types.strip()
