@@ -152,16 +152,7 @@ fn already_expanded(target: &crate::ir::NamedValue, split: &DimSplit) -> bool {
     let Site::Argument { func, index } = target.site else {
         return false;
     };
-    let fields = &func_attrs::entries(func, "arg_attrs", index + 1)[index];
-    let viewed = fields
-        .iter()
-        .find(|field| func_attrs::is_named(field, VIEW_OF_ATTR))
-        .and_then(|field| DenseI64ArrayAttribute::try_from(field.1).ok())
-        .map(|array| {
-            (0..array.len())
-                .filter_map(|i| array.element(i).ok())
-                .collect::<Vec<i64>>()
-        });
+    let viewed = views(func).0.into_iter().nth(index).flatten();
     viewed.is_some_and(|shape| {
         shape.get(split.dim) == Some(&split.sizes.iter().product())
             && core::static_shape(target.value.r#type()) == Some(split.expand(&shape))

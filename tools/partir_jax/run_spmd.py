@@ -43,9 +43,8 @@ def _dims(body: str) -> list[list[str]]:
     return [re.findall(r'"([^"]+)"', d) for d in re.findall(r"\{([^}]*)\}", body)]
 
 
-def shardings(text: str, pattern: re.Pattern = SHARDING) -> tuple[list[list[list[str]]], list[list[list[str]]]]:
-    """(argument shardings, result shardings) of @main, from its signature: each
-    `partir_hlo.sharding` attribute (or what `pattern` matches, its group 1 the dims)."""
+def signature(text: str) -> tuple[str, str]:
+    """@main's signature as text: (its arguments `(%arg0: ...)`, its results `-> (...)`)."""
     start = text.index("@main(")
     depth, i = 0, start + len("@main")
     while True:
@@ -54,8 +53,13 @@ def shardings(text: str, pattern: re.Pattern = SHARDING) -> tuple[list[list[list
         i += 1
         if depth == 0:
             break
-    args = text[start:i]
-    rest = text[i:text.index("{\n", i)]
+    return text[start:i], text[i:text.index("{\n", i)]
+
+
+def shardings(text: str, pattern: re.Pattern = SHARDING) -> tuple[list[list[list[str]]], list[list[list[str]]]]:
+    """(argument shardings, result shardings) of @main, from its signature: each
+    `partir_hlo.sharding` attribute (or what `pattern` matches, its group 1 the dims)."""
+    args, rest = signature(text)
     return [_dims(m) for m in pattern.findall(args)], [_dims(m) for m in pattern.findall(rest)]
 
 

@@ -34,15 +34,8 @@ _VIEW_OF = re.compile(r"partir\.view_of = array<i64: ([0-9, ]*)>")
 def views(text: str) -> tuple[list, list]:
     """(per argument, per result) of @main: (its type's shape, the caller's shape
     (`partir.view_of`) or None)."""
-    start = text.index("@main(")
-    depth, i = 0, start + len("@main")
-    while True:
-        depth += text[i] == "("
-        depth -= text[i] == ")"
-        i += 1
-        if depth == 0:
-            break
-    args, rest = text[start + len("@main("):i], text[i:text.index("{\n", i)]
+    args, rest = run_spmd.signature(text)
+    args = args[len("@main("):]
 
     def each(segment: str) -> list:
         out = []
