@@ -267,3 +267,31 @@ fn mixtral_8x7b_shapes_fit_with_expert_parallelism_on_dgx_nodes() {
         "{across} s on InfiniBand vs {across_nvlink} s on NVLink"
     );
 }
+
+/// LLaMA-3 70B's shapes scanned over its 80 layers and rematerialised
+/// (`tools/published_models.py llama-70b-scan-remat`, batch 1024 x 2048) on 1024 devices as 128
+/// DGX nodes of 8, `{ data = 128, model = 8 }`, with FSDP (BP and ZeRO-3 on `data`) and
+/// Megatron on `model` (`examples/published/schedules/llama-70b-scan/FSDP_TP.toml`): partitioned
+/// inside its loops with no stop, Megatron's all_reduces over `model` per layer (80 layers x 5:
+/// attention and MLP forward and backward, and the recomputed forward's attention), every
+/// layer's weights gathered and gradients reduce-scattered over `data`. (Its peak, 146 GiB per
+/// device, does not fit yet: f32 activations whole on the tensor-parallel group, no sequence
+/// parallelism.)
+#[test]
+fn llama_70b_scanned_partitions_with_fsdp_and_megatron_on_1024_devices() {
+    let program = abstract_program("llama-70b-scan-remat");
+    let report = report_on(
+        program.to_str().expect("utf-8"),
+        &published_schedule("llama-70b-scan", "FSDP_TP"),
+        "llama-70b-scan-remat-FSDP_TP",
+        "h100-dgx",
+    );
+    let (megatron, _) = collectives(&report, "all_reduce", "sum", "model");
+    assert_eq!(megatron, 80 * 5, "{report}");
+    let (scatters, _) = collectives(&report, "reduce_scatter", "sum", "data");
+    let (gathers, _) = collectives(&report, "all_gather", "", "data");
+    assert!(
+        scatters >= 9 * 80 && gathers >= 4 * 80,
+        "{scatters} reduce_scatters, {gathers} all_gathers: {report}"
+    );
+}

@@ -255,6 +255,28 @@ def llama_8b(variant: str = "") -> Published:
     return Published(name, step, (params, opt, tokens, tokens), "transformers FlaxLlamaForCausalLM, 8B shapes")
 
 
+def llama_70b(variant: str = "scan") -> Published:
+    """transformers' FlaxLlama with LLaMA-3 70B's shapes (vocab 128256, width 8192, MLP 28672,
+    64 query and 8 KV heads, 80 layers, 70.6 B parameters), scanned over its layers (`"scan"`) or
+    scanned and rematerialised (`"scan-remat"`, MaxText's default), a batch of 1024 x 2048 tokens
+    (one sequence per device on 1024 devices), on abstract arguments."""
+    import jax
+    import jax.numpy as jnp
+    from transformers import LlamaConfig
+
+    batch, seq = 1024, 2048
+    config = LlamaConfig(vocab_size=128256, hidden_size=8192, intermediate_size=28672,
+                         num_hidden_layers=80, num_attention_heads=64, num_key_value_heads=8,
+                         max_position_embeddings=seq, rope_theta=500000.0, tie_word_embeddings=False)
+    model = _llama_model(config, variant, shape=(batch, seq), init=False)
+    params = jax.eval_shape(lambda: model.init_weights(jax.random.key(0), (batch, seq)))
+    step, tx = _training_step(lambda p, tokens: model(tokens, params=p, train=False).logits)
+    opt = jax.eval_shape(tx.init, params)
+    tokens = jax.ShapeDtypeStruct((batch, seq), jnp.int32)
+    return Published(f"llama-70b-{variant}", step, (params, opt, tokens, tokens),
+                     "transformers FlaxLlamaForCausalLM, 70B shapes")
+
+
 def mixtral_8x7b() -> Published:
     """The zoo's GShard MoE step (`partir_jax/models/moe.py`) with Mixtral 8x7B's shapes (width
     4096, 32 query and 8 KV heads, 8 experts of SwiGLU 14336, top-2 routing, vocabulary 32000),
@@ -310,7 +332,8 @@ VARIANTS = ["", "scan", "remat"]
 ALL = [m + (f"-{v}" if v else "") for m in MODELS for v in VARIANTS]
 # Abstract cases, built on request only (not in ALL: too big to commit, nothing to run).
 ABSTRACT = {"llama-8b": llama_8b, "llama-8b-scan": lambda: llama_8b("scan"),
-            "llama-8b-scan-remat": lambda: llama_8b("scan-remat"), "mixtral-8x7b": lambda: mixtral_8x7b()}
+            "llama-8b-scan-remat": lambda: llama_8b("scan-remat"), "mixtral-8x7b": lambda: mixtral_8x7b(),
+            "llama-70b-scan": lambda: llama_70b("scan"), "llama-70b-scan-remat": lambda: llama_70b("scan-remat")}
 LAYERS_8B = 2
 
 
