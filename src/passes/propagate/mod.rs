@@ -207,8 +207,16 @@ impl<'c> Propagation<'c> {
         } else {
             op.operand_count()
         };
+        let carries = body::carried_body(op).is_some();
         let tilings: Vec<Option<usize>> = (0..inputs)
-            .map(|index| view::tiling(view::operand_source(op, index).source, axis))
+            .map(|index| {
+                let source = view::operand_source(op, index).source;
+                if carries {
+                    view::carried_tiling(source, axis)
+                } else {
+                    view::tiling(source, axis)
+                }
+            })
             .collect();
         let mut first_stop = None;
         // Of the partitionings the tiled operands ask for, the one most of them agree with:

@@ -219,6 +219,34 @@ pub fn tiling(value: Value, axis: &str) -> Option<usize> {
     tiling(yielded(producer, index)?, axis)
 }
 
+/// [`tiling`] of a loop's carry, looking through views along other axes of a program input: a
+/// stacked weight that Megatron views on `model` and ZeRO-3 then splits on `data` is carried
+/// tiled on `data`, so the loop is entered on `data` and each layer's weights are gathered in
+/// its body, not all layers before it. (Views of computed values, a scan's saved activations,
+/// are not looked through: entering those along `model` costs gathers in the body.)
+pub fn carried_tiling(value: Value, axis: &str) -> Option<usize> {
+    let mut source = value;
+    let mut looked_through = false;
+    while let Some((viewed, _, view_axis)) = ffi::result_owner(source).and_then(identity_view) {
+        if view_axis == axis {
+            break;
+        }
+        source = viewed;
+        looked_through = true;
+    }
+    let mut root = source;
+    while let Some((viewed, _, _)) = ffi::result_owner(root).and_then(identity_view) {
+        root = viewed;
+    }
+    let input = ffi::argument_owner(root)
+        .and_then(|block| block.parent_operation())
+        .is_some_and(crate::ir::func::is_function);
+    if looked_through && !input {
+        return tiling(value, axis);
+    }
+    tiling(source, axis)
+}
+
 pub fn result_number(op: OperationRef, value: Value) -> Option<usize> {
     (0..op.result_count()).find(|&index| {
         op.result(index)
