@@ -274,9 +274,10 @@ fn mixtral_8x7b_shapes_fit_with_expert_parallelism_on_dgx_nodes() {
 /// Megatron on `model` (`examples/published/schedules/llama-70b-scan/FSDP_TP.toml`): partitioned
 /// inside its loops with no stop, Megatron's all_reduces over `model` per layer (80 layers x 5:
 /// attention and MLP forward and backward, and the recomputed forward's attention), every
-/// layer's weights gathered and gradients reduce-scattered over `data`. (Its peak, 146 GiB per
-/// device, does not fit yet: f32 activations whole on the tensor-parallel group, no sequence
-/// parallelism.)
+/// layer's weights gathered in both scans' bodies and gradients reduce-scattered over `data`
+/// (the forward scan entered on `data` through Megatron's views: 4 all_gathers per layer and
+/// scan at least). (Its peak, 82.7 GiB per device, is just over 80 GB: f32 activations whole on
+/// the tensor-parallel group.)
 #[test]
 fn llama_70b_scanned_partitions_with_fsdp_and_megatron_on_1024_devices() {
     let program = abstract_program("llama-70b-scan-remat");
