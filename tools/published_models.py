@@ -237,8 +237,6 @@ def llama_8b(variant: str = "") -> Published:
     partitioning at the size people train: as written with `LAYERS_8B` layers (the
     vocab-parallel test's step), or scanned over all 32 (`variant="scan"`, 8.03 B parameters; and
     `"scan-remat"`, each scanned layer under `nn.remat`, as MaxText trains by default)."""
-    import jax
-    import jax.numpy as jnp
     from transformers import LlamaConfig
 
     batch, seq = 64, 2048
@@ -246,13 +244,22 @@ def llama_8b(variant: str = "") -> Published:
     config = LlamaConfig(vocab_size=128256, hidden_size=4096, intermediate_size=14336,
                          num_hidden_layers=layers, num_attention_heads=32, num_key_value_heads=8,
                          max_position_embeddings=seq, rope_theta=500000.0, tie_word_embeddings=False)
-    model = _llama_model(config, variant, shape=(batch, seq), init=False)
-    params = jax.eval_shape(lambda: model.init_weights(jax.random.key(0), (batch, seq)))
+    name = "llama-8b" + (f"-{variant}" if variant else "")
+    return _abstract_llama(config, variant, (batch, seq), name, "transformers FlaxLlamaForCausalLM, 8B shapes")
+
+
+def _abstract_llama(config, variant: str, shape: tuple, name: str, what: str) -> Published:
+    """transformers' FlaxLlama with `config`'s shapes, its step on abstract arguments (nothing
+    is materialised) of a batch of `shape` tokens."""
+    import jax
+    import jax.numpy as jnp
+
+    model = _llama_model(config, variant, shape=shape, init=False)
+    params = jax.eval_shape(lambda: model.init_weights(jax.random.key(0), shape))
     step, tx = _training_step(lambda p, tokens: model(tokens, params=p, train=False).logits)
     opt = jax.eval_shape(tx.init, params)
-    tokens = jax.ShapeDtypeStruct((batch, seq), jnp.int32)
-    name = "llama-8b" + (f"-{variant}" if variant else "")
-    return Published(name, step, (params, opt, tokens, tokens), "transformers FlaxLlamaForCausalLM, 8B shapes")
+    tokens = jax.ShapeDtypeStruct(shape, jnp.int32)
+    return Published(name, step, (params, opt, tokens, tokens), what)
 
 
 def llama_70b(variant: str = "scan") -> Published:
@@ -260,21 +267,14 @@ def llama_70b(variant: str = "scan") -> Published:
     64 query and 8 KV heads, 80 layers, 70.6 B parameters), scanned over its layers (`"scan"`) or
     scanned and rematerialised (`"scan-remat"`, MaxText's default), a batch of 1024 x 2048 tokens
     (one sequence per device on 1024 devices), on abstract arguments."""
-    import jax
-    import jax.numpy as jnp
     from transformers import LlamaConfig
 
     batch, seq = 1024, 2048
     config = LlamaConfig(vocab_size=128256, hidden_size=8192, intermediate_size=28672,
                          num_hidden_layers=80, num_attention_heads=64, num_key_value_heads=8,
                          max_position_embeddings=seq, rope_theta=500000.0, tie_word_embeddings=False)
-    model = _llama_model(config, variant, shape=(batch, seq), init=False)
-    params = jax.eval_shape(lambda: model.init_weights(jax.random.key(0), (batch, seq)))
-    step, tx = _training_step(lambda p, tokens: model(tokens, params=p, train=False).logits)
-    opt = jax.eval_shape(tx.init, params)
-    tokens = jax.ShapeDtypeStruct((batch, seq), jnp.int32)
-    return Published(f"llama-70b-{variant}", step, (params, opt, tokens, tokens),
-                     "transformers FlaxLlamaForCausalLM, 70B shapes")
+    return _abstract_llama(config, variant, (batch, seq), f"llama-70b-{variant}",
+                           "transformers FlaxLlamaForCausalLM, 70B shapes")
 
 
 def mixtral_8x7b() -> Published:

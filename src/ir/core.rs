@@ -27,14 +27,9 @@ pub fn static_shape(ty: Type) -> Option<Vec<i64>> {
 
 /// The same tensor type with `dim` resized to `size`.
 pub fn with_dim<'c>(ty: Type<'c>, dim: usize, size: i64) -> Type<'c> {
-    let tensor = RankedTensorType::try_from(ty).expect("a ranked tensor");
-    let mut shape: Vec<u64> = static_shape(ty)
-        .expect("static")
-        .iter()
-        .map(|&size| size as u64)
-        .collect();
-    shape[dim] = size as u64;
-    RankedTensorType::new(&shape, tensor.element(), tensor.encoding()).into()
+    let mut shape = static_shape(ty).expect("static");
+    shape[dim] = size;
+    with_shape(ty, &shape)
 }
 
 /// The same tensor type (element, encoding) with shape `shape`.

@@ -87,6 +87,19 @@ impl Sharding {
         Ok(local)
     }
 
+    /// The global shape of a `local` shape under this sharding: each dim times the devices
+    /// of its axes (the inverse of [`Self::local_shape_on`]; axes not in `mesh` count 1).
+    pub fn global_shape_on(&self, local: &[i64], mesh: &Mesh) -> Vec<i64> {
+        let mut global = local.to_vec();
+        for (dim, axes) in self.0.iter().enumerate().take(global.len()) {
+            global[dim] *= axes
+                .iter()
+                .filter_map(|axis| mesh.axis_size(axis))
+                .product::<i64>();
+        }
+        global
+    }
+
     /// The sharding a `#partir_hlo.sharding` attribute holds; None for any other attribute.
     pub fn from_attribute(attr: Attribute) -> Option<Self> {
         let dims = ArrayAttribute::try_from(crate::ffi::sharding_dims(attr)?).ok()?;

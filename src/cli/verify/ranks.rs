@@ -61,64 +61,20 @@ impl Spmd<'_> {
         // An argument or result seen expanded (`partir.view_of`, a fused dim as its factors) is
         // the original's, read row-major as the program's global type.
         let (arg_views, res_views) = crate::passes::expand_dim::views(main_function(partitioned)?);
-        let viewed = |global: &TensorType,
-                      view: Option<&Option<Vec<i64>>>,
-                      sharding: Option<&crate::ir::Sharding>,
-                      local: Option<&TensorType>| {
-            match (view.and_then(Option::as_ref), local) {
-                (Some(_), Some(local)) => {
-                    let mut expanded = local.clone();
-                    for (d, axes) in sharding
-                        .map(|s| s.0.as_slice())
-                        .unwrap_or(&[])
-                        .iter()
-                        .enumerate()
-                    {
-                        let devices: i64 = axes
-                            .iter()
-                            .filter_map(|axis| mesh.axis_size(axis))
-                            .product();
-                        expanded.shape[d] *= devices as usize;
-                    }
-                    if expanded.shape.iter().product::<usize>()
-                        == global.shape.iter().product::<usize>()
-                    {
-                        expanded
-                    } else {
-                        global.clone()
-                    }
-                }
-                _ => global.clone(),
-            }
-        };
-        let inputs_global: Vec<TensorType> = self
-            .signature
-            .inputs
-            .iter()
-            .enumerate()
-            .map(|(i, ty)| {
-                viewed(
-                    ty,
-                    arg_views.get(i),
-                    arg_shardings.get(i).and_then(Option::as_ref),
-                    local.inputs.get(i),
-                )
-            })
-            .collect();
-        let outputs_global: Vec<TensorType> = self
-            .signature
-            .outputs
-            .iter()
-            .enumerate()
-            .map(|(j, ty)| {
-                viewed(
-                    ty,
-                    res_views.get(j),
-                    res_shardings.get(j).and_then(Option::as_ref),
-                    local.outputs.get(j),
-                )
-            })
-            .collect();
+        let inputs_global = program_globals(
+            &self.signature.inputs,
+            &arg_views,
+            &arg_shardings,
+            &local.inputs,
+            &mesh,
+        );
+        let outputs_global = program_globals(
+            &self.signature.outputs,
+            &res_views,
+            &res_shardings,
+            &local.outputs,
+            &mesh,
+        );
         if local.inputs.len() != self.signature.inputs.len()
             || local.outputs.len() != self.signature.outputs.len()
         {
@@ -199,4 +155,41 @@ impl Spmd<'_> {
             },
         ))
     }
+}
+
+/// The global types the partitioned program's signature means: the original's, or, for an
+/// argument or result seen expanded (`partir.view_of`), its local type times its sharding
+/// (the same elements, read row-major).
+fn program_globals(
+    original: &[TensorType],
+    views: &crate::passes::expand_dim::Views,
+    shardings: &[Option<crate::ir::Sharding>],
+    local: &[TensorType],
+    mesh: &Mesh,
+) -> Vec<TensorType> {
+    original
+        .iter()
+        .enumerate()
+        .map(|(i, global)| {
+            let (Some(Some(_)), Some(local)) = (views.get(i), local.get(i)) else {
+                return global.clone();
+            };
+            let shape: Vec<i64> = local.shape.iter().map(|&size| size as i64).collect();
+            let shape = match shardings.get(i).and_then(Option::as_ref) {
+                Some(sharding) => sharding.global_shape_on(&shape, mesh),
+                None => shape,
+            };
+            let expanded = TensorType {
+                shape: shape.iter().map(|&size| size as usize).collect(),
+                elem: global.elem,
+            };
+            let same_count =
+                expanded.shape.iter().product::<usize>() == global.shape.iter().product::<usize>();
+            if same_count {
+                expanded
+            } else {
+                global.clone()
+            }
+        })
+        .collect()
 }

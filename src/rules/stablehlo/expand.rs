@@ -44,23 +44,12 @@ pub(super) fn register(rules: &mut Entries) {
             set_dense(context, op, "broadcast_dimensions", &dims);
         },
     );
+    // A list of operand dims: each becomes the dims it expanded into.
     rules.add_expansion("stablehlo.transpose", None, |context, op, splits, _| {
-        let old = OpView::new(op).dense("permutation");
-        let permutation: Vec<i64> = old
-            .iter()
-            .flat_map(|&d| new_dims(splits, Port::Operand(0), d as usize))
-            .map(|d| d as i64)
-            .collect();
-        set_dense(context, op, "permutation", &permutation);
+        operand_dims(context, op, splits, "permutation")
     });
     rules.add_expansion("stablehlo.reduce", None, |context, op, splits, _| {
-        let old = OpView::new(op).dense("dimensions");
-        let dims: Vec<i64> = old
-            .iter()
-            .flat_map(|&d| new_dims(splits, Port::Operand(0), d as usize))
-            .map(|d| d as i64)
-            .collect();
-        set_dense(context, op, "dimensions", &dims);
+        operand_dims(context, op, splits, "dimensions")
     });
     rules.add_expansion("stablehlo.dot_general", None, dot_general);
     // A scan's carry expands with its region arguments and what its body yields (the pass
@@ -97,6 +86,22 @@ pub(super) fn register(rules: &mut Entries) {
             ffi::set_attribute(op, "dimension", IntegerAttribute::new(ty, dim).into());
         },
     );
+}
+
+/// `op`'s `name`, a list of operand 0's dims, with each dim replaced by the dims it became.
+fn operand_dims<'c>(
+    context: &'c melior::Context,
+    op: OperationRef<'c, '_>,
+    splits: &Splits,
+    name: &str,
+) {
+    let dims: Vec<i64> = OpView::new(op)
+        .dense(name)
+        .iter()
+        .flat_map(|&d| new_dims(splits, Port::Operand(0), d as usize))
+        .map(|d| d as i64)
+        .collect();
+    set_dense(context, op, name, &dims);
 }
 
 /// `dot_dimension_numbers` with every listed dim replaced by the dims it became.
