@@ -6,7 +6,11 @@
 //! lowered copy and a second remark gives its cost; `report=R.json` writes them all.
 
 pub use super::tactic::{apply_tactic, TacticOutcome};
-use super::{auto, program_location, propagate::Propagation, simulate, PassError, PassResult};
+use super::{
+    auto, program_location,
+    propagate::{LaterSplits, Propagation},
+    simulate, PassError, PassResult,
+};
 use super::{names::SCHEDULE as PASS, options::ScheduleOptions};
 use crate::{
     ffi::{self, Severity},
@@ -191,23 +195,22 @@ pub fn apply<'c>(
     Ok(())
 }
 
-/// The values the written tactics in `later` tile, per axis (a selector that matches nothing
-/// yet is that tactic's error to report, not this lookahead's). Propagation enters a scan
-/// rather than tiling it whole along an axis on which a later tactic splits what the scan
-/// carries (ZeRO-3 on stacked layer weights after BP: `propagate::body`).
-fn later_splits(
-    module: OperationRef,
-    later: &[Tactic],
-) -> std::collections::HashMap<String, std::collections::HashSet<usize>> {
-    let mut splits: std::collections::HashMap<String, std::collections::HashSet<usize>> =
-        std::collections::HashMap::new();
+/// The values the written tactics in `later` tile, per axis, with the dims they tile (a
+/// selector that matches nothing yet is that tactic's error to report, not this lookahead's).
+/// Propagation enters a scan rather than tiling it whole along an axis on which a later
+/// tactic splits what the scan carries on a dim its body sees (ZeRO-3 on stacked layer
+/// weights after BP: `propagate::body`).
+fn later_splits(module: OperationRef, later: &[Tactic]) -> LaterSplits {
+    let mut splits = LaterSplits::new();
     for tactic in later {
-        for (selector, _) in &tactic.tile {
+        for (selector, dim) in &tactic.tile {
             if let Ok(values) = super::select_values(module, PASS, selector) {
-                splits
-                    .entry(tactic.axis.clone())
-                    .or_default()
-                    .extend(values.iter().map(|(_, named)| ffi::value_id(named.value)));
+                let axis = splits.entry(tactic.axis.clone()).or_default();
+                for (_, named) in &values {
+                    axis.entry(ffi::value_id(named.value))
+                        .or_default()
+                        .insert(*dim);
+                }
             }
         }
     }

@@ -29,6 +29,7 @@ use super::{view, Propagation};
 use crate::{ffi, ir::core};
 use melior::ir::{
     block::BlockLike, operation::OperationLike, BlockRef, OperationRef, RegionLike, Value,
+    ValueLike,
 };
 
 /// The body block of a loop op propagation may partition inside.
@@ -54,6 +55,45 @@ fn read_whole(value: Value, axis: &str, except: Option<OperationRef>) -> bool {
             && core::slice_axis(user).as_deref() == Some(axis);
         !sliced && except.is_none_or(|except| !ffi::same_operation(user, except))
     })
+}
+
+/// The dims of a loop's body argument that the body steps through: every reader but the
+/// yield (`except`) accesses one block of it at run-time offsets (`rules::block_access`: a
+/// scan's `dynamic_slice` of one layer, its `dynamic_update_slice` of one step's output) and
+/// the block is smaller than the value on the dim. Empty when anything reads it whole.
+fn stepped_dims(argument: Value, except: Option<OperationRef>) -> Vec<usize> {
+    let Some(shape) = core::static_shape(argument.r#type()) else {
+        return Vec::new();
+    };
+    let mut stepped: Option<Vec<usize>> = None;
+    for (user, _) in ffi::uses(argument) {
+        if except.is_some_and(|except| ffi::same_operation(user, except)) {
+            continue;
+        }
+        if !crate::rules::block_access(user) {
+            return Vec::new();
+        }
+        // The block: the result of a slice, the update of an update (operand 1).
+        let block = [user.result(0).ok().map(Value::from), user.operand(1).ok()]
+            .into_iter()
+            .flatten()
+            .filter_map(|value| core::static_shape(value.r#type()))
+            .find(|block| block.len() == shape.len() && block != &shape);
+        let Some(block) = block else {
+            return Vec::new();
+        };
+        let here: Vec<usize> = (0..shape.len())
+            .filter(|&dim| block[dim] < shape[dim])
+            .collect();
+        stepped = Some(match stepped {
+            None => here,
+            Some(before) => before
+                .into_iter()
+                .filter(|dim| here.contains(dim))
+                .collect(),
+        });
+    }
+    stepped.unwrap_or_default()
 }
 
 impl<'c> Propagation<'c> {
@@ -103,21 +143,37 @@ impl<'c> Propagation<'c> {
     }
 
     /// Whether `op` is a loop that carries a value a later tactic of the schedule tiles along
-    /// `axis`: it is then entered rather than tiled whole along `axis`, so that the later
-    /// split is one too (FSDP on a scan: BP, then ZeRO-3 on the stacked weights; wrapped
-    /// whole on `data`, the weights would be gathered once, for all layers, before it).
+    /// `axis`, on a dim its body sees: it is then entered rather than tiled whole along
+    /// `axis`, so that the later split is one too (FSDP on a scan: BP, then ZeRO-3 on the
+    /// stacked weights' dim 1; wrapped whole on `data`, the weights would be gathered once,
+    /// for all layers, before it). A later split of the dim the scan steps through (the
+    /// stacked layers' dim 0) cannot enter a body that reads one layer a step, so it does not
+    /// count: entering would only gather the stack in every step.
     pub(super) fn carries_later_split(&self, op: OperationRef, axis: &str) -> bool {
         let Some(later) = self.later.get(axis) else {
             return false;
         };
-        carried_body(op).is_some()
-            && (0..op.operand_count()).any(|index| {
-                let source = view::operand_source(op, index).source;
-                let source = ffi::result_owner(source)
-                    .and_then(view::identity_view)
-                    .map_or(source, |(viewed, _, _)| viewed);
-                later.contains(&ffi::value_id(source))
+        let Some(body) = carried_body(op) else {
+            return false;
+        };
+        (0..op.operand_count()).any(|index| {
+            let source = view::operand_source(op, index).source;
+            let source = ffi::result_owner(source)
+                .and_then(view::identity_view)
+                .map_or(source, |(viewed, _, _)| viewed);
+            let Some(dims) = later.get(&ffi::value_id(source)) else {
+                return false;
+            };
+            let stepped = body
+                .argument(index)
+                .ok()
+                .map(|argument| stepped_dims(Value::from(argument), crate::ir::last_op(body)));
+            dims.iter().any(|dim| {
+                stepped
+                    .as_ref()
+                    .is_none_or(|stepped| !stepped.contains(dim))
             })
+        })
     }
 
     /// Views the results of an entered `op` tiled as its body yields them along `axis`, so

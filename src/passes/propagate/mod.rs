@@ -75,6 +75,10 @@ pub fn run<'c>(
     Ok(())
 }
 
+/// Per axis, per value (`ffi::value_id`), the dims a later tactic of the schedule tiles it
+/// on along that axis.
+pub type LaterSplits = HashMap<String, HashMap<usize, HashSet<usize>>>;
+
 /// What one propagation run remembers: the rules, and what it already reported.
 pub struct Propagation<'c> {
     context: &'c Context,
@@ -95,7 +99,7 @@ pub struct Propagation<'c> {
     /// Whether the last op wrapped had a body propagation looks into (see `run`).
     erased_body: bool,
     /// Per axis, the values later tactics of the schedule tile along it (see `body.rs`).
-    later: HashMap<String, HashSet<usize>>,
+    later: LaterSplits,
 }
 
 pub use crate::sim::report::STOP_DETAIL;
@@ -120,7 +124,7 @@ impl Stop {
 
 impl<'c> Propagation<'c> {
     /// Says which values later tactics tile along which axes (`schedule.rs`).
-    pub fn split_later(&mut self, later: HashMap<String, HashSet<usize>>) {
+    pub fn split_later(&mut self, later: LaterSplits) {
         self.later = later;
     }
 
