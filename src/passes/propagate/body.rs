@@ -156,6 +156,23 @@ impl<'c> Propagation<'c> {
         let Some(body) = carried_body(op) else {
             return false;
         };
+        let stepped = |index: usize| {
+            body.argument(index)
+                .ok()
+                .map(|argument| stepped_dims(Value::from(argument), crate::ir::last_op(body)))
+        };
+        // A carry already tiled along `axis` on the dim the scan steps through (the stacked
+        // layers split over devices) would be gathered whole in every step of an entered
+        // body: the loop is better tiled whole, with that carry gathered once before it.
+        let steps_through_a_split = (0..op.operand_count()).any(|index| {
+            op.operand(index)
+                .ok()
+                .and_then(|operand| view::tiling(operand, axis))
+                .is_some_and(|dim| stepped(index).is_some_and(|stepped| stepped.contains(&dim)))
+        });
+        if steps_through_a_split {
+            return false;
+        }
         (0..op.operand_count()).any(|index| {
             let source = view::operand_source(op, index).source;
             let source = ffi::result_owner(source)
@@ -164,10 +181,7 @@ impl<'c> Propagation<'c> {
             let Some(dims) = later.get(&ffi::value_id(source)) else {
                 return false;
             };
-            let stepped = body
-                .argument(index)
-                .ok()
-                .map(|argument| stepped_dims(Value::from(argument), crate::ir::last_op(body)));
+            let stepped = stepped(index);
             dims.iter().any(|dim| {
                 stepped
                     .as_ref()
