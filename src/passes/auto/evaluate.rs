@@ -131,6 +131,34 @@ impl<'c, 'm> Evaluator<'c, 'm> {
         Some((state, fresh))
     }
 
+    /// The state values (by name, with the dim) that `tactics` return split along the axis on
+    /// a dim their argument does not come in split on: what a plan's `deferred` gathers back.
+    /// Tiling a stacked Megatron kernel alone returns its Adam moments split (their update
+    /// reads its split gradient) while they come in whole.
+    pub fn returned_splits(&self, tactics: &[Tactic]) -> Vec<(String, usize)> {
+        let _quiet = Quiet::new(self.context);
+        let Some((_, copy)) = self.job().apply(self.context, self.base, tactics) else {
+            return Vec::new();
+        };
+        let Ok(lowered) = simulate::lower_in_place(self.context, copy) else {
+            return Vec::new();
+        };
+        let shardings = simulate::value_shardings(lowered.as_operation());
+        let mut found = Vec::new();
+        for (argument, result) in state_pairs(&shardings) {
+            for (dim, axes) in result.axes.iter().enumerate() {
+                let split_in = argument
+                    .axes
+                    .get(dim)
+                    .is_some_and(|axes| axes.contains(&self.axis));
+                if axes.contains(&self.axis) && !split_in {
+                    found.push((result.name.clone(), dim));
+                }
+            }
+        }
+        found
+    }
+
     /// The price after `tactics`, or `None` when they do not apply or cannot be lowered.
     pub fn price(&mut self, tactics: &[Tactic]) -> Option<Priced> {
         self.state_and_price(tactics).and_then(|(_, priced)| priced)
@@ -361,13 +389,7 @@ pub fn state_resharding(
             .map_or(1, |known| known.size)
     };
     let mut seconds = 0.0;
-    for result in shardings.iter().filter(|value| value.is_result) {
-        let Some(argument) = shardings
-            .iter()
-            .find(|value| !value.is_result && value.name == result.name)
-        else {
-            continue;
-        };
+    for (argument, result) in state_pairs(shardings) {
         let extra: Vec<String> = result
             .axes
             .iter()
@@ -398,6 +420,21 @@ pub fn state_resharding(
         .seconds;
     }
     seconds
+}
+
+/// The state of a step: (argument, result) pairs of one name (`params/w1` in, `params/w1` out).
+fn state_pairs(
+    shardings: &[ValueSharding],
+) -> impl Iterator<Item = (&ValueSharding, &ValueSharding)> {
+    shardings
+        .iter()
+        .filter(|value| value.is_result)
+        .filter_map(|result| {
+            shardings
+                .iter()
+                .find(|value| !value.is_result && value.name == result.name)
+                .map(|argument| (argument, result))
+        })
 }
 
 /// An entry function's argument (static shapes only) and how it is split so far.
@@ -595,6 +632,43 @@ func.func @main(%x: tensor<8x16xf32> {partir.name = "x"}, %w: tensor<16x16xf32> 
         assert_eq!(
             partitioning_digest(module.as_operation(), "b"),
             partitioning_digest(module.as_operation(), "a")
+        );
+    }
+
+    /// A step that updates state `m` (in and out under one name) by an input `g`: tiling `g`
+    /// ties `m` (propagation tiles it in too), so nothing comes out skewed; with `m` pinned
+    /// whole, the update still runs split and returns `m` split on dim 0 while it came in
+    /// whole, which `returned_splits` names (the analysis then tiles `m` in too).
+    #[test]
+    fn returned_splits_names_the_state_a_plan_returns_split_but_takes_whole() {
+        let context = context();
+        // Lowering makes partir_hlo attributes, and runs upstream passes (cse).
+        context.load_all_available_dialects();
+        melior::utility::register_all_passes();
+        let text = r#"
+partir.mesh @mesh ["a"=2]
+func.func @main(%m: tensor<8x16xf32> {partir.name = "m"}, %g: tensor<8x16xf32> {partir.name = "g"}) -> (tensor<8x16xf32> {partir.name = "m"}) {
+  %e = tensor.empty() : tensor<8x16xf32>
+  %u = linalg.add ins(%m, %g : tensor<8x16xf32>, tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %u : tensor<8x16xf32>
+}"#;
+        let module = Module::parse(&context, text).expect("parses");
+        let device = Device::resolve("tpu-v3").unwrap();
+        let evaluator = Evaluator::new(&context, module.as_operation(), &device, "a", None);
+        let tactic = |replicate: &[&str]| Tactic {
+            name: "t".into(),
+            axis: "a".into(),
+            tile: vec![("g".to_string(), 0)],
+            replicate: replicate.iter().map(|name| name.to_string()).collect(),
+            reach: crate::schedule::Reach::All,
+            auto: None,
+            comment: Vec::new(),
+            line: 0,
+        };
+        assert!(evaluator.returned_splits(&[tactic(&[])]).is_empty());
+        assert_eq!(
+            evaluator.returned_splits(&[tactic(&["m"])]),
+            vec![("m".to_string(), 0)]
         );
     }
 }

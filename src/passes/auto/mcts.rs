@@ -66,6 +66,9 @@ pub struct Plan {
 pub struct Outcome {
     /// The fastest plan that fits (fewer actions among equals).
     pub best: Option<Plan>,
+    /// The plan to take: the one with the fewest actions among those that fit within [`NEAR`]
+    /// of `best` (see [`Search::simplest_near_best`]).
+    pub simplest: Option<Plan>,
     /// The plan with the smallest peak memory: what to build on when nothing fits yet.
     pub smallest: Option<Plan>,
     /// Distinct plans priced.
@@ -93,6 +96,10 @@ struct Node {
 const EXPLORATION: f64 = 0.3;
 /// Children a node may have per square root of its visits (progressive widening).
 const WIDENING: f64 = 2.0;
+/// How close to the fastest plan a simpler one may be and still be chosen (see
+/// [`Search::simplest_near_best`]).
+const NEAR: f64 = 0.01;
+
 /// How much a branch's best plan counts against its average.
 const MAX_WEIGHT: f64 = 0.5;
 /// A rollout adds another action with this probability.
@@ -147,6 +154,7 @@ pub fn search<P: Problem>(problem: &mut P, limits: &Limits) -> Outcome {
         };
     }
     search.outcome.exhausted = search.nodes[root].exhausted;
+    search.outcome.simplest = search.simplest_near_best();
     search.outcome
 }
 
@@ -225,6 +233,32 @@ impl<P: Problem> Search<'_, P> {
             }
         }
         self.problem.prefetch(&fresh);
+    }
+
+    /// Among the plans that fit and are within [`NEAR`] of the fastest, the one with the fewest
+    /// actions (then the fastest): a plan that saves 1% with three more decisions spends what
+    /// later axes could use better. LLaMA-3 70B on `{data = 128, model = 8}`: Megatron and BP
+    /// together on `data` price 39.75 s, BP alone 40.14 s; taking the first leaves `model` no
+    /// Megatron to do (21.8 s in the end), BP alone leaves it the Megatron of experts.
+    fn simplest_near_best(&self) -> Option<Plan> {
+        let fastest = self.outcome.best.as_ref()?;
+        let limit = fastest.score.seconds * (1.0 + NEAR);
+        self.cache
+            .iter()
+            .filter_map(|(actions, score)| score.map(|score| (actions, score)))
+            .filter(|(_, score)| {
+                score.peak_bytes <= self.limits.budget_bytes && score.seconds <= limit
+            })
+            .min_by(|(a, one), (b, other)| {
+                a.len()
+                    .cmp(&b.len())
+                    .then(one.seconds.total_cmp(&other.seconds))
+                    .then(a.cmp(b))
+            })
+            .map(|(actions, score)| Plan {
+                actions: actions.clone(),
+                score,
+            })
     }
 
     /// The price of `chosen`, from the cache or the problem; keeps the best plans.

@@ -182,7 +182,8 @@ impl Phase<'_> {
                 .iter()
                 .map(|&(count, seconds)| (offset + count, seconds)),
         );
-        let (mut plan, mut fits) = match (&outcome.best, &outcome.smallest) {
+        let taken = outcome.simplest.as_ref().or(outcome.best.as_ref());
+        let (mut plan, mut fits) = match (taken, &outcome.smallest) {
             (Some(best), _) => (best.clone(), true),
             (None, Some(smallest)) => (smallest.clone(), false),
             (None, None) => {

@@ -57,6 +57,9 @@ pub struct Action {
     pub reaches: Vec<usize>,
     /// The plan of this action alone, priced (for tiles): how promising it looks.
     pub alone: Option<super::evaluate::Priced>,
+    /// State arguments (name, dim) the action tiles too, because alone it would return them
+    /// split on that dim while they come in whole (a Megatron kernel's Adam moments).
+    pub with: Vec<(String, usize)>,
 }
 
 /// The reduced action space of one phase of one axis.
@@ -169,6 +172,12 @@ pub fn tactic(space: &Space, actions: &[usize], axis: &str, name: &str, reach: R
             Kind::Tile(dim) | Kind::Shard(dim) => tactic.tile.push((selector, dim)),
             Kind::Replicate => tactic.replicate.push(selector),
         }
+        for tile in &action.with {
+            // Two actions may both take a moment in: it is tiled once.
+            if !tactic.tile.contains(tile) {
+                tactic.tile.push(tile.clone());
+            }
+        }
     }
     tactic
 }
@@ -229,6 +238,7 @@ pub fn analyse(
                     ties: Vec::new(),
                     reaches: Vec::new(),
                     alone: None,
+                    with: Vec::new(),
                 }],
                 raw: 0,
             };
@@ -237,8 +247,9 @@ pub fn analyse(
         }
     }
     let batch = evaluator.parallelism();
-    for (index, &(group_index, kind, ref tactic)) in probes.iter().enumerate() {
-        let group = &groups[group_index];
+    // Each probe's state and price, in probe order (None: refused, or out of time).
+    let mut results: Vec<Option<(State, Option<super::evaluate::Priced>)>> = Vec::new();
+    for (index, (_, _, tactic)) in probes.iter().enumerate() {
         if std::time::Instant::now() >= deadline {
             // Out of time: the groups not probed yet are not offered to the search.
             break;
@@ -251,20 +262,75 @@ pub fn analyse(
             evaluator.prefetch(&ahead);
         }
         progress(1);
-        let Some((state, alone)) = evaluator.state_and_price(std::slice::from_ref(tactic)) else {
+        results.push(evaluator.state_and_price(std::slice::from_ref(tactic)));
+    }
+    // Whether the tile of argument `name` on `dim`, probed alone, returned everything as it
+    // took it: such a tile is a decision of its own, not a partner to take along.
+    let consistent_alone = |name: &str, dim: usize| {
+        let Some(argument) = candidates.iter().find(|candidate| candidate.name == name) else {
+            return false;
+        };
+        probes
+            .iter()
+            .zip(&results)
+            .any(|((group_index, kind, _), result)| {
+                groups[*group_index].members.contains(&argument.index)
+                    && *kind == Kind::Tile(dim)
+                    && result.as_ref().is_some_and(|(_, alone)| {
+                        alone.is_some_and(|priced| priced.deferred == 0.0)
+                    })
+            })
+    };
+    for (&(group_index, kind, ref tactic), result) in probes.iter().zip(results.iter()) {
+        let group = &groups[group_index];
+        let Some((mut state, mut alone)) = result.clone() else {
             continue; // refused: non-divisible, pinned, already tiled
         };
+        let mut with = Vec::new();
+        if reach == Reach::All && alone.is_some_and(|priced| priced.deferred > 0.0) {
+            // Returns some state split differently from how it takes it. When tiling that state
+            // in as well makes the plan consistent (a Megatron kernel of a scanned layer with its
+            // partners, which propagation does not reach through the loop), that is the action; otherwise (tiling an Adam moment splits the parameter's
+            // update, not its use) it is a storage decision, which the memory phase makes with
+            // the state split both ways.
+            with = evaluator.returned_splits(std::slice::from_ref(tactic));
+            // Partners only: tiles no better alone (Megatron's column split of q with the row
+            // split of o). A moment's tile would take its parameter's, a decision already.
+            if with.iter().any(|(name, dim)| consistent_alone(name, *dim)) {
+                continue;
+            }
+            let mut extended = tactic.clone();
+            extended.tile.extend(with.iter().cloned());
+            // ... and only when together they are faster than the program as it is (Megatron's
+            // pairs are; a width split that drags every weight along is not).
+            let before = evaluator.price(&[]).map(|priced| priced.score.seconds);
+            match evaluator.state_and_price(std::slice::from_ref(&extended)) {
+                Some((wider, priced))
+                    if !with.is_empty()
+                        && priced.is_some_and(|priced| {
+                            priced.deferred == 0.0
+                                && before.is_some_and(|before| priced.score.seconds < before)
+                        }) =>
+                {
+                    (state, alone) = (wider, priced);
+                }
+                _ => continue,
+            }
+        }
+        if std::env::var_os("PARTIR_AUTO_DEBUG").is_some() {
+            eprintln!(
+                "probe {} {:?} with {:?}: step {:?}",
+                group.selector,
+                kind,
+                with,
+                alone.map(|priced| priced.score.seconds),
+            );
+        }
         // Actions are told apart by what they tile (and how many ops, how many conflicts), not
         // by the exact ops: tiles that reach the same arguments are one decision.
         let state = state.tied();
         if state == base.tied() || seen.contains_key(&state) {
             continue; // changes nothing, or the same as an action kept already
-        }
-        if reach == Reach::All && alone.is_some_and(|priced| priced.deferred > 0.0) {
-            // Returns some state split differently from how it takes it (tiling an Adam
-            // moment splits the parameter's update, not its use): a storage decision,
-            // which the memory phase makes with the state split both ways.
-            continue;
         }
         let ties: Vec<(String, usize)> = state
             .tiled
@@ -297,6 +363,7 @@ pub fn analyse(
             ties,
             reaches,
             alone,
+            with,
         });
     }
     if reach == Reach::All {
@@ -308,6 +375,7 @@ pub fn analyse(
                     ties: Vec::new(),
                     reaches: Vec::new(),
                     alone: None,
+                    with: Vec::new(),
                 });
             }
         }
