@@ -277,7 +277,7 @@ fn mixtral_8x7b_shapes_fit_with_expert_parallelism_on_dgx_nodes() {
 /// layer's weights gathered in both scans' bodies and gradients reduce-scattered over `data`
 /// (the forward scan entered on `data` through Megatron's views: 4 all_gathers per layer and
 /// scan at least). (Its peak, 82.7 GiB per device, is just over 80 GB: f32 activations whole on
-/// the tensor-parallel group.)
+/// the tensor-parallel group; in bf16 it fits: the next test.)
 #[test]
 fn llama_70b_scanned_partitions_with_fsdp_and_megatron_on_1024_devices() {
     let program = abstract_program("llama-70b-scan-remat");
@@ -295,4 +295,39 @@ fn llama_70b_scanned_partitions_with_fsdp_and_megatron_on_1024_devices() {
         scatters >= 9 * 80 && gathers >= 4 * 80,
         "{scatters} reduce_scatters, {gathers} all_gathers: {report}"
     );
+}
+
+/// The same 70B step computing in bf16 on f32 master weights (`llama-70b-scan-remat-bf16`, as
+/// MaxText trains by default: `dtype=bfloat16`, `weight_dtype=float32`) with the same FSDP+TP
+/// schedule fits an 80 GB H100 (55.2 GiB: bf16 activations), and its bf16 matmuls are priced at
+/// the H100's dense BF16 peak (989 TFLOP/s), twice the TF32 one f32 matmuls get.
+#[test]
+fn llama_70b_in_bf16_fits_with_fsdp_and_megatron_on_1024_devices() {
+    let program = abstract_program("llama-70b-scan-remat-bf16");
+    let report = report_on(
+        program.to_str().expect("utf-8"),
+        &published_schedule("llama-70b-scan", "FSDP_TP"),
+        "llama-70b-scan-remat-bf16-FSDP_TP",
+        "h100-dgx",
+    );
+    assert_eq!(report["totals"]["fits"], true, "{report}");
+    let peak = report["totals"]["peak_memory_bytes"]
+        .as_f64()
+        .expect("a peak");
+    assert!(peak < 60.0 * 2f64.powi(30), "peak {peak} B");
+    let tf32 = report["device"]["matrix_flops"].as_f64().expect("a peak");
+    let dots: Vec<f64> = report["top_ops"]
+        .as_array()
+        .expect("top ops")
+        .iter()
+        .filter(|op| op["op"] == "stablehlo.dot_general" && op["bound"] == "compute")
+        .map(|op| op["flops"].as_f64().unwrap_or(0.0) / op["seconds"].as_f64().unwrap_or(1.0))
+        .collect();
+    assert!(!dots.is_empty(), "{report}");
+    for rate in dots {
+        assert!(
+            (rate / (2.0 * tf32) - 1.0).abs() < 1e-6,
+            "{rate} FLOP/s vs TF32 {tf32}"
+        );
+    }
 }

@@ -168,13 +168,17 @@ def _gpt2_model(config, variant: str):
     return Model(config, input_shape=(BATCH, SEQ), seed=0)
 
 
-def _llama_model(config, variant: str, shape=(BATCH, SEQ), init: bool = True):
-    """`init=False`: no weights are made (`_do_init`), for abstract arguments."""
+def _llama_model(config, variant: str, shape=(BATCH, SEQ), init: bool = True, dtype=None):
+    """`init=False`: no weights are made (`_do_init`), for abstract arguments. `dtype`: the
+    computation's (flax's `dtype`; the parameters stay f32, flax's `param_dtype`)."""
+    import jax.numpy as jnp
+
+    dtype = dtype or jnp.float32
     from transformers import FlaxLlamaForCausalLM
     from transformers.models.llama import modeling_flax_llama as lib
 
     if not variant:
-        return FlaxLlamaForCausalLM(config, input_shape=shape, seed=0, _do_init=init)
+        return FlaxLlamaForCausalLM(config, input_shape=shape, seed=0, _do_init=init, dtype=dtype)
     import flax.linen as nn
     import jax
 
@@ -198,7 +202,7 @@ def _llama_model(config, variant: str, shape=(BATCH, SEQ), init: bool = True):
     class Model(FlaxLlamaForCausalLM):
         module_class = LMHead
 
-    return Model(config, input_shape=shape, seed=0, _do_init=init)
+    return Model(config, input_shape=shape, seed=0, _do_init=init, dtype=dtype)
 
 
 def _transformers_step(model):
@@ -236,7 +240,9 @@ def llama_8b(variant: str = "") -> Published:
     (`jax.ShapeDtypeStruct`s: nothing is materialised, nothing can run). For pricing and
     partitioning at the size people train: as written with `LAYERS_8B` layers (the
     vocab-parallel test's step), or scanned over all 32 (`variant="scan"`, 8.03 B parameters; and
-    `"scan-remat"`, each scanned layer under `nn.remat`, as MaxText trains by default)."""
+    `"scan-remat"`, each scanned layer under `nn.remat`, as MaxText trains by default; a
+    `-bf16` suffix computes in bfloat16 on f32 master weights, as MaxText's default
+    `dtype=bfloat16`, `weight_dtype=float32`)."""
     from transformers import LlamaConfig
 
     batch, seq = 64, 2048
@@ -250,23 +256,29 @@ def llama_8b(variant: str = "") -> Published:
 
 def _abstract_llama(config, variant: str, shape: tuple, name: str, what: str) -> Published:
     """transformers' FlaxLlama with `config`'s shapes, its step on abstract arguments (nothing
-    is materialised) of a batch of `shape` tokens."""
+    is materialised) of a batch of `shape` tokens. A `-bf16` suffix of `variant`: bfloat16
+    compute on f32 parameters and optimizer state, the logits cast to f32 for the loss
+    (MaxText: `dtype=bfloat16`, `weight_dtype=float32`, f32 cross-entropy)."""
     import jax
     import jax.numpy as jnp
 
-    model = _llama_model(config, variant, shape=shape, init=False)
+    variant, bf16 = (variant[: -len("-bf16")], True) if variant.endswith("-bf16") else (variant, False)
+    dtype = jnp.bfloat16 if bf16 else jnp.float32
+    model = _llama_model(config, variant, shape=shape, init=False, dtype=dtype)
     params = jax.eval_shape(lambda: model.init_weights(jax.random.key(0), shape))
-    step, tx = _training_step(lambda p, tokens: model(tokens, params=p, train=False).logits)
+    step, tx = _training_step(
+        lambda p, tokens: model(tokens, params=p, train=False).logits.astype(jnp.float32))
     opt = jax.eval_shape(tx.init, params)
     tokens = jax.ShapeDtypeStruct(shape, jnp.int32)
-    return Published(name, step, (params, opt, tokens, tokens), what)
+    return Published(name, step, (params, opt, tokens, tokens), what + (", bf16 compute" if bf16 else ""))
 
 
 def llama_70b(variant: str = "scan") -> Published:
     """transformers' FlaxLlama with LLaMA-3 70B's shapes (vocab 128256, width 8192, MLP 28672,
     64 query and 8 KV heads, 80 layers, 70.6 B parameters), scanned over its layers (`"scan"`) or
-    scanned and rematerialised (`"scan-remat"`, MaxText's default), a batch of 1024 x 2048 tokens
-    (one sequence per device on 1024 devices), on abstract arguments."""
+    scanned and rematerialised (`"scan-remat"`, MaxText's default; `-bf16`: bfloat16 compute on
+    f32 master weights), a batch of 1024 x 2048 tokens (one sequence per device on 1024
+    devices), on abstract arguments."""
     from transformers import LlamaConfig
 
     batch, seq = 1024, 2048
@@ -333,7 +345,9 @@ ALL = [m + (f"-{v}" if v else "") for m in MODELS for v in VARIANTS]
 # Abstract cases, built on request only (not in ALL: too big to commit, nothing to run).
 ABSTRACT = {"llama-8b": llama_8b, "llama-8b-scan": lambda: llama_8b("scan"),
             "llama-8b-scan-remat": lambda: llama_8b("scan-remat"), "mixtral-8x7b": lambda: mixtral_8x7b(),
-            "llama-70b-scan": lambda: llama_70b("scan"), "llama-70b-scan-remat": lambda: llama_70b("scan-remat")}
+            "llama-8b-scan-remat-bf16": lambda: llama_8b("scan-remat-bf16"),
+            "llama-70b-scan": lambda: llama_70b("scan"), "llama-70b-scan-remat": lambda: llama_70b("scan-remat"),
+            "llama-70b-scan-remat-bf16": lambda: llama_70b("scan-remat-bf16")}
 LAYERS_8B = 2
 
 

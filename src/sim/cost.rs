@@ -19,6 +19,8 @@ pub struct Work {
     pub bytes: f64,
     /// Runs on the matrix units (a contraction).
     pub matrix: bool,
+    /// Its operands are 16-bit floats (bf16, f16): a contraction runs at the 16-bit peak.
+    pub half: bool,
 }
 
 /// Which roof an op hits.
@@ -32,7 +34,9 @@ pub enum Bound {
 /// Roofline time of `work` on `device`: the slower of computing and moving its bytes.
 /// Transcendentals count as one vector FLOP each.
 pub fn op_time(work: &Work, device: &Device) -> (f64, Bound) {
-    let peak = if work.matrix {
+    let peak = if work.matrix && work.half {
+        device.matrix_flops_16
+    } else if work.matrix {
         device.matrix_flops
     } else {
         device.vector_flops
@@ -157,6 +161,7 @@ mod tests {
             transcendentals: 0.0,
             bytes: 4.0 * (m * k + k * n + m * n),
             matrix: true,
+            half: false,
         };
         let (seconds, bound) = op_time(&work, &device);
         assert_eq!(bound, Bound::Compute);
@@ -172,6 +177,7 @@ mod tests {
             transcendentals: 0.0,
             bytes: 12.0 * elements,
             matrix: false,
+            half: false,
         };
         let (seconds, bound) = op_time(&work, &device);
         assert_eq!(bound, Bound::Memory);

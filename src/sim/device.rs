@@ -48,6 +48,9 @@ pub struct Device {
     pub name: String,
     /// FLOP/s of the matrix units (contractions) for the program's float type.
     pub matrix_flops: f64,
+    /// FLOP/s of the matrix units on 16-bit floats (bf16, f16): a contraction of bf16
+    /// operands (mixed precision) runs at this peak.
+    pub matrix_flops_16: f64,
     /// FLOP/s for elementwise and reduction work.
     pub vector_flops: f64,
     /// Bytes of device memory.
@@ -197,6 +200,7 @@ impl Device {
         Ok(Device {
             name: raw.name,
             matrix_flops: raw.matrix_tflops * TERA,
+            matrix_flops_16: raw.matrix_tflops_16.unwrap_or(raw.matrix_tflops) * TERA,
             vector_flops: raw.vector_tflops.unwrap_or(raw.matrix_tflops) * TERA,
             memory_bytes: raw.memory_gib * GIB,
             memory_bandwidth: raw.memory_gbps * GB,
@@ -213,6 +217,7 @@ impl Device {
 struct RawDevice {
     name: String,
     matrix_tflops: f64,
+    matrix_tflops_16: Option<f64>,
     vector_tflops: Option<f64>,
     memory_gib: f64,
     memory_gbps: f64,
@@ -263,6 +268,7 @@ pub const PRESETS: [&str; 9] = [
 /// - `matrix_flops` is the dense bf16 matrix peak for TPUs (JAX's default precision runs f32
 ///   matmuls as one bf16 pass on TPU) and the dense TF32 tensor-core peak for NVIDIA GPUs
 ///   (JAX's default precision for f32 matmuls there);
+/// - `matrix_flops_16` is the dense bf16 peak: a TPU's matrix peak, twice TF32's on NVIDIA;
 /// - the link of an axis is a bidirectional ring over that axis's two neighbour links, so a
 ///   device moves data at twice one link's per-direction bandwidth;
 /// - latencies are not on datasheets: 1 µs per ICI hop and 5 µs per NVLink step are assumed.
@@ -378,9 +384,17 @@ pub fn preset(name: &str) -> Option<Device> {
         "link latency: assumed (1 us per ICI hop, 5 us per NVLink ring step), not a datasheet figure"
             .into(),
     );
+    // NVIDIA's dense BF16 tensor-core peak is twice its TF32 one (A100 312 and 156, H100 SXM5
+    // 989.4 and 494.7 TFLOP/s: the datasheets above); a TPU's matrix peak is bf16's already.
+    let matrix_tflops_16 = if name.starts_with("tpu") {
+        matrix_tflops
+    } else {
+        2.0 * matrix_tflops
+    };
     Some(Device {
         name: name.to_string(),
         matrix_flops: matrix_tflops * TERA,
+        matrix_flops_16: matrix_tflops_16 * TERA,
         vector_flops: vector_tflops * TERA,
         memory_bytes: memory_gib
             * if name.starts_with("tpu") {
@@ -410,6 +424,9 @@ mod tests {
             assert!(device.sources.len() >= 2, "{name} cites its figures");
         }
         assert_eq!(Device::resolve("tpu-v3").unwrap().matrix_flops, 123e12);
+        // bf16: a TPU's matrix peak already; twice TF32's on NVIDIA (H100 SXM5: 989 TFLOP/s).
+        assert_eq!(Device::resolve("tpu-v3").unwrap().matrix_flops_16, 123e12);
+        assert_eq!(Device::resolve("h100-dgx").unwrap().matrix_flops_16, 989e12);
     }
 
     #[test]

@@ -217,6 +217,7 @@ mod tests {
                     transcendentals: 0.0,
                     bytes: 3.0 * 4.0 * 64.0 * 64.0,
                     matrix: true,
+                    half: false,
                 },
             }],
             collectives: vec![CollectiveProfile {

@@ -1,0 +1,87 @@
+"""partir's simulated peak memory per device against XLA's own accounting of the same program.
+
+    tools/.venv/bin/python tools/xla_memory.py PROGRAM.mlir REPORT.json [--json OUT]
+
+PROGRAM.mlir is `partir partition ... --stage xla`'s device-local StableHLO (one replica per
+device), REPORT.json that run's `--report`. XLA compiles the program for its replicas on the CPU
+backend (compiling allocates nothing, so programs of billions of parameters are fine) and its
+buffer assignment says what one device holds: arguments, outputs and temporaries, less what
+outputs alias of arguments (`compiled.memory_analysis()`'s figures; the peak is
+`argument + output + temp - alias`). Prints both peaks and their ratio; the exit status is 0.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+
+def replicas(text: str) -> int:
+    found = re.search(r"mhlo\.num_replicas = (\d+)", text)
+    return int(found.group(1)) if found else 1
+
+
+def xla_stats(text: str) -> dict:
+    """XLA's memory accounting of `text` compiled for its replicas, one CPU device each."""
+    import numpy as np
+    from jax._src import xla_bridge
+    from jax._src.lib import xla_client
+
+    count = replicas(text)
+    backend = xla_bridge.get_backend("cpu")
+    devices = backend.local_devices()[:count]
+    options = xla_client.CompileOptions()
+    build = options.executable_build_options
+    build.num_replicas = count
+    build.num_partitions = 1
+    build.device_assignment = xla_client.DeviceAssignment.create(np.arange(count).reshape(count, 1))
+    executable = backend.compile_and_load(text, xla_client.DeviceList(tuple(devices)), options)
+    stats = executable.get_compiled_memory_stats()
+    figures = {
+        "argument_bytes": stats.argument_size_in_bytes,
+        "output_bytes": stats.output_size_in_bytes,
+        "temp_bytes": stats.temp_size_in_bytes,
+        "alias_bytes": stats.alias_size_in_bytes,
+    }
+    figures["peak_bytes"] = (figures["argument_bytes"] + figures["output_bytes"] + figures["temp_bytes"]
+                             - figures["alias_bytes"])
+    return figures
+
+
+def partir_peak(report: Path) -> tuple[float, dict]:
+    last = json.loads(report.read_text())["tactics"][-1]["report"]
+    return last["totals"]["peak_memory_bytes"], last["memory"]
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("program", type=Path)
+    parser.add_argument("report", type=Path)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args(argv)
+    text = args.program.read_text()
+    count = replicas(text)
+    # Before JAX is imported: one CPU device per replica, CPU only.
+    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "")
+                               + f" --xla_force_host_platform_device_count={count}").strip()
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    xla = xla_stats(text)
+    peak, memory = partir_peak(args.report)
+    unit, scale = ("GiB", 2.0 ** 30) if peak >= 2.0 ** 30 else ("MiB", 2.0 ** 20)
+    print(f"{args.program.name}: {count} replicas, per device in {unit}")
+    print(f"  XLA (CPU): peak {xla['peak_bytes'] / scale:.2f} = arguments {xla['argument_bytes'] / scale:.2f} "
+          f"+ outputs {xla['output_bytes'] / scale:.2f} + temporaries {xla['temp_bytes'] / scale:.2f} "
+          f"- aliased {xla['alias_bytes'] / scale:.2f}")
+    print(f"  partir:    peak {peak / scale:.2f} (arguments {memory.get('arguments_bytes', 0) / scale:.2f}, "
+          f"results {memory.get('results_bytes', 0) / scale:.2f})")
+    print(f"  partir / XLA = {peak / xla['peak_bytes']:.3f}")
+    if args.json:
+        args.json.write_text(json.dumps({"xla": xla, "partir_peak_bytes": peak}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
