@@ -25,7 +25,7 @@ fn is_data_movement(name: &str) -> bool {
 }
 
 /// Ops whose result is a view of operand 0 (no new buffer).
-fn is_view(name: &str) -> bool {
+pub(super) fn is_view(name: &str) -> bool {
     cost(name) == Some(Cost::View)
 }
 
@@ -40,7 +40,7 @@ pub(super) struct Reader {
     arguments: Vec<usize>,
     /// Per value, the last step that uses it (filled per block before reading it).
     last_use: HashMap<usize, usize>,
-    /// Loop bodies' peaks added so far (each one buffer, see [`body_peak`]).
+    /// Loop bodies' peaks added so far (each one buffer, see [`super::loop_memory::body_peak`]).
     transient: usize,
     /// Whether steps and ops carry their source locations (for a report); pricing alone
     /// skips them: describing every op's location was a tenth of a search's pricing.
@@ -159,7 +159,7 @@ impl Reader {
             self.looped(op, 1.0);
             // What one iteration holds beyond its carries, live while the loop runs (a
             // rematerialised layer's recomputed activations and its gradients).
-            let temporaries = body_peak(op);
+            let temporaries = super::loop_memory::body_peak(op);
             if temporaries > 0.0 {
                 self.transient += 1;
                 self.new_buffer(usize::MAX - self.transient, temporaries, step, step);
@@ -243,7 +243,8 @@ impl Reader {
 
     /// The work of a loop's regions, each op as itself, `times` (the enclosing loops' trip
     /// counts) times its own trip count: a roofline is linear in the work, so an op's time
-    /// scales exactly. The body's temporaries are one buffer of the loop's step ([`body_peak`]).
+    /// scales exactly. The body's temporaries are one buffer of the loop's step
+    /// ([`super::loop_memory::body_peak`]).
     fn looped(&mut self, op: OperationRef, times: f64) {
         let trips = crate::rules::trip_count(op).unwrap_or_else(|| {
             self.note(format!(
@@ -583,111 +584,11 @@ fn half_operands(op: OperationRef) -> bool {
     })
 }
 
-/// The peak of one iteration of loop `op`'s regions beyond the buffers the loop's step holds
-/// already (its operands, the carries, and its results): every value a region's ops define,
-/// from its definition to its last use in the region, what the region yields to the end. Views
-/// share their source's buffer, and a block written at a run-time offset (`dynamic_update_slice`
-/// of one layer's output into the stack) updates its operand in place, as XLA does. A loop
-/// inside counts its own body's peak at its step. On LLaMA-3 8B scanned and rematerialised with
-/// FSDP on 64 devices, XLA's CPU buffer assignment holds 11.66 GiB per device; without the
-/// backward body's recomputed layer the simulator said 7.42 GiB.
-pub fn body_peak(op: OperationRef) -> f64 {
-    let mut highest: f64 = 0.0;
-    for block in crate::rules::regions::blocks(op) {
-        let ops = crate::rules::regions::ops_of(block);
-        let position: HashMap<usize, usize> = ops
-            .iter()
-            .enumerate()
-            .map(|(index, inner)| (ffi::operation_id(*inner), index))
-            .collect();
-        let end = ops.len();
-        let mut buffers = Vec::new();
-        // Each defined value's buffer index, shared by views and in-place updates.
-        let mut buffer_of: HashMap<usize, usize> = HashMap::new();
-        for (step, inner) in ops.iter().enumerate() {
-            let name = op_name(*inner);
-            if cost(&name) == Some(Cost::Loop) {
-                let nested = body_peak(*inner);
-                if nested > 0.0 {
-                    buffers.push(Buffer {
-                        bytes: nested,
-                        start: step,
-                        end: step,
-                    });
-                }
-            }
-            for index in 0..inner.result_count() {
-                let Ok(result) = inner.result(index) else {
-                    continue;
-                };
-                let result = Value::from(result);
-                let bytes = tensor_bytes(result.r#type());
-                if bytes == 0.0 || cost(&name) == Some(Cost::Empty) {
-                    continue;
-                }
-                let last = ffi::uses(result)
-                    .into_iter()
-                    .map(|(user, _)| {
-                        let user = directly_in(user, block).unwrap_or(user);
-                        position
-                            .get(&ffi::operation_id(user))
-                            .copied()
-                            .unwrap_or(end)
-                    })
-                    .max()
-                    .unwrap_or(step);
-                let in_place = crate::rules::block_access(*inner)
-                    && inner
-                        .operand(0)
-                        .is_ok_and(|source| source.r#type() == result.r#type());
-                let shared = if is_view(&name) || in_place {
-                    inner
-                        .operand(0)
-                        .ok()
-                        .and_then(|source| buffer_of.get(&ffi::value_id(source)).copied())
-                } else {
-                    None
-                };
-                let buffer = match shared {
-                    Some(buffer) => buffer,
-                    None if is_view(&name) || in_place => continue, // a carry's: held already
-                    None => {
-                        buffers.push(Buffer {
-                            bytes,
-                            start: step,
-                            end: step,
-                        });
-                        buffers.len() - 1
-                    }
-                };
-                buffers[buffer].end = buffers[buffer].end.max(last);
-                buffer_of.insert(ffi::value_id(result), buffer);
-            }
-        }
-        highest = highest.max(crate::sim::liveness::peak(&buffers).0);
-    }
-    highest
-}
-
 /// `op`'s name, `?` when it is not UTF-8.
-fn op_name(op: OperationRef) -> String {
+pub(super) fn op_name(op: OperationRef) -> String {
     op.name()
         .as_string_ref()
         .as_str()
         .unwrap_or("?")
         .to_string()
-}
-
-/// `op`, or the op enclosing it that sits directly in `block`.
-fn directly_in<'c, 'a>(
-    op: OperationRef<'c, 'a>,
-    block: melior::ir::BlockRef<'c, 'a>,
-) -> Option<OperationRef<'c, 'a>> {
-    let mut op = op;
-    loop {
-        if op.block() == Some(block) {
-            return Some(op);
-        }
-        op = op.parent_operation()?;
-    }
 }
