@@ -53,6 +53,18 @@ fn abstract_program(case: &str) -> PathBuf {
     generated_program(case, "vocab_parallel")
 }
 
+/// The last tactic's report of the abstract `case` partitioned by `folder`'s `schedule` on
+/// `device` (its files tagged `<case>-<schedule>`).
+fn priced(case: &str, folder: &str, schedule: &str, device: &str) -> Value {
+    let program = abstract_program(case);
+    report_on(
+        program.to_str().expect("utf-8"),
+        &published_schedule(folder, schedule),
+        &format!("{case}-{schedule}"),
+        device,
+    )
+}
+
 /// (count, bytes) of the collectives of `kind` and `reduction` over exactly `axis`.
 fn collectives(report: &Value, kind: &str, reduction: &str, axis: &str) -> (u64, f64) {
     let rows = report["collectives"].as_array().expect("collectives");
@@ -173,13 +185,8 @@ fn vocab_parallel_llama_8b_shapes_move_no_table_or_logits() {
 /// One test, as both read the one generated program.
 #[test]
 fn llama_8b_scanned_partitions_with_fsdp_and_megatron_on_64_devices() {
-    let program = abstract_program("llama-8b-scan");
     let started = std::time::Instant::now();
-    let fsdp = report(
-        program.to_str().expect("utf-8"),
-        &published_schedule("llama-8b-scan", "FSDP"),
-        "llama-8b-scan-FSDP",
-    );
+    let fsdp = priced("llama-8b-scan", "llama-8b-scan", "FSDP", "h100-sxm");
     let seconds = started.elapsed().as_secs_f64();
     assert_eq!(all_gathers(&fsdp), 9 * 32 * 2 + 3, "{fsdp}");
     let (scatters, _) = collectives(&fsdp, "reduce_scatter", "sum", "data");
@@ -188,11 +195,7 @@ fn llama_8b_scanned_partitions_with_fsdp_and_megatron_on_64_devices() {
     assert!(peak < 150.0 * 1024f64.powi(3), "peak {peak} B: {fsdp}");
     assert!(seconds < 120.0, "partitioning took {seconds:.1} s");
 
-    let megatron = report(
-        program.to_str().expect("utf-8"),
-        &published_schedule("llama-8b-scan", "BP_MP"),
-        "llama-8b-scan-BP_MP",
-    );
+    let megatron = priced("llama-8b-scan", "llama-8b-scan", "BP_MP", "h100-sxm");
     assert_eq!(all_gathers(&megatron), 0, "{megatron}");
     let (sums, bytes) = collectives(&megatron, "all_reduce", "sum", "model");
     assert_eq!(sums, 128, "{megatron}");
@@ -210,12 +213,7 @@ fn llama_8b_scanned_partitions_with_fsdp_and_megatron_on_64_devices() {
 /// backward scan recomputes the rest).
 #[test]
 fn llama_8b_scanned_and_rematerialised_fits_with_fsdp_on_64_devices() {
-    let program = abstract_program("llama-8b-scan-remat");
-    let fsdp = report(
-        program.to_str().expect("utf-8"),
-        &published_schedule("llama-8b-scan", "FSDP"),
-        "llama-8b-scan-remat-FSDP",
-    );
+    let fsdp = priced("llama-8b-scan-remat", "llama-8b-scan", "FSDP", "h100-sxm");
     assert_eq!(all_gathers(&fsdp), 9 * 32 * 2 + 3, "{fsdp}");
     let (scatters, _) = collectives(&fsdp, "reduce_scatter", "sum", "data");
     assert_eq!(scatters, 9 * 32 + 3, "{fsdp}");
@@ -280,11 +278,10 @@ fn mixtral_8x7b_shapes_fit_with_expert_parallelism_on_dgx_nodes() {
 /// the tensor-parallel group; in bf16 it fits: the next test.)
 #[test]
 fn llama_70b_scanned_partitions_with_fsdp_and_megatron_on_1024_devices() {
-    let program = abstract_program("llama-70b-scan-remat");
-    let report = report_on(
-        program.to_str().expect("utf-8"),
-        &published_schedule("llama-70b-scan", "FSDP_TP"),
-        "llama-70b-scan-remat-FSDP_TP",
+    let report = priced(
+        "llama-70b-scan-remat",
+        "llama-70b-scan",
+        "FSDP_TP",
         "h100-dgx",
     );
     let (megatron, _) = collectives(&report, "all_reduce", "sum", "model");
@@ -303,11 +300,10 @@ fn llama_70b_scanned_partitions_with_fsdp_and_megatron_on_1024_devices() {
 /// the H100's dense BF16 peak (989 TFLOP/s), twice the TF32 one f32 matmuls get.
 #[test]
 fn llama_70b_in_bf16_fits_with_fsdp_and_megatron_on_1024_devices() {
-    let program = abstract_program("llama-70b-scan-remat-bf16");
-    let report = report_on(
-        program.to_str().expect("utf-8"),
-        &published_schedule("llama-70b-scan", "FSDP_TP"),
-        "llama-70b-scan-remat-bf16-FSDP_TP",
+    let report = priced(
+        "llama-70b-scan-remat-bf16",
+        "llama-70b-scan",
+        "FSDP_TP",
         "h100-dgx",
     );
     assert_eq!(report["totals"]["fits"], true, "{report}");

@@ -26,19 +26,10 @@ def replicas(text: str) -> int:
 
 def xla_stats(text: str) -> dict:
     """XLA's memory accounting of `text` compiled for its replicas, one CPU device each."""
-    import numpy as np
-    from jax._src import xla_bridge
-    from jax._src.lib import xla_client
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from partir_jax.xla_run import compile_replicas
 
-    count = replicas(text)
-    backend = xla_bridge.get_backend("cpu")
-    devices = backend.local_devices()[:count]
-    options = xla_client.CompileOptions()
-    build = options.executable_build_options
-    build.num_replicas = count
-    build.num_partitions = 1
-    build.device_assignment = xla_client.DeviceAssignment.create(np.arange(count).reshape(count, 1))
-    executable = backend.compile_and_load(text, xla_client.DeviceList(tuple(devices)), options)
+    executable, _ = compile_replicas(text, replicas(text))
     stats = executable.get_compiled_memory_stats()
     figures = {
         "argument_bytes": stats.argument_size_in_bytes,

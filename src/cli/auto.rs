@@ -8,7 +8,7 @@
 use super::{
     args::{AutoArgs, ModelArgs},
     error::CliError,
-    partition::{name_source, partition_priced, read_model, write_reports},
+    partition::{name_source, partition_priced, prepare, read_model, write_reports},
     pipeline::Session,
     progress::{seconds_text, shown, Progress, Step},
 };
@@ -240,10 +240,7 @@ fn search_in_order(
     let step = Step::start(&format!("parsing {source}"));
     let mut module = session.parse(text).inspect_err(|_| eprintln!("failed"))?;
     step.done();
-    crate::passes::frontend::run(session.context(), module.as_operation())
-        .map_err(|error| session.pass_error(error))?;
-    crate::passes::unmerge::run(module.as_operation())
-        .map_err(|error| session.pass_error(error))?;
+    prepare(&session, &module)?;
     let context = session.context();
     let mut plan = Schedule {
         mesh: fixed.mesh.clone(),
@@ -372,10 +369,7 @@ fn replayed<'s>(
     device: &Device,
 ) -> Result<Module<'s>, CliError> {
     let module = session.parse(text)?;
-    crate::passes::frontend::run(session.context(), module.as_operation())
-        .map_err(|error| session.pass_error(error))?;
-    crate::passes::unmerge::run(module.as_operation())
-        .map_err(|error| session.pass_error(error))?;
+    prepare(session, &module)?;
     schedule::apply(
         session.context(),
         module.as_operation(),

@@ -183,6 +183,17 @@ pub fn partition<'s>(session: &'s Session, args: &ModelArgs) -> Result<Module<'s
     partition_priced(session, args, None).map(|(module, _)| module)
 }
 
+/// What every tactic starts from: the program as JAX emits it made partir's (calls inlined,
+/// names adopted: `passes::frontend`), and batch dims an importer merged (attention's
+/// [batch*heads]) separate again, so that each can be tiled on its own axis.
+pub fn prepare(session: &Session, module: &Module) -> Result<(), CliError> {
+    crate::passes::frontend::run(session.context(), module.as_operation())
+        .map_err(|error| session.pass_error(error))?;
+    crate::passes::unmerge::run(module.as_operation())
+        .map_err(|error| session.pass_error(error))?;
+    Ok(())
+}
+
 /// [`partition`], and with a device, the program priced before the first tactic and after
 /// each one: a table row per tactic (long schedules show a progress bar on terminals).
 pub fn partition_priced<'s>(
@@ -196,12 +207,7 @@ pub fn partition_priced<'s>(
     let step = Step::start(&format!("parsing {}", shown(&args.model)));
     let module = session.parse(&text).inspect_err(|_| eprintln!("failed"))?;
     step.done();
-    // Batch dims an importer merged (attention's [batch*heads]) are separate again before any
-    // tactic, so that each can be tiled on its own axis.
-    crate::passes::frontend::run(session.context(), module.as_operation())
-        .map_err(|error| session.pass_error(error))?;
-    crate::passes::unmerge::run(module.as_operation())
-        .map_err(|error| session.pass_error(error))?;
+    prepare(session, &module)?;
     eprintln!(
         "partir: partitioning with {} (partir-schedule{})",
         shown(&args.schedule),

@@ -105,6 +105,24 @@ def assemble(shards: list[np.ndarray], dims, mesh) -> np.ndarray:
     return out
 
 
+def compile_replicas(text: str, replicas: int):
+    """`text` compiled by XLA's CPU backend with one replica per device: (executable, devices)."""
+    from jax._src import xla_bridge
+    from jax._src.lib import xla_client
+
+    backend = xla_bridge.get_backend("cpu")
+    devices = backend.local_devices()[:replicas]
+    if len(devices) < replicas:
+        raise SystemExit(f"xla_run: the module needs {replicas} devices, XLA has {len(devices)} "
+                         "(XLA_FLAGS=--xla_force_host_platform_device_count=N)")
+    options = xla_client.CompileOptions()
+    build = options.executable_build_options
+    build.num_replicas = replicas
+    build.num_partitions = 1
+    build.device_assignment = xla_client.DeviceAssignment.create(np.arange(replicas).reshape(replicas, 1))
+    return backend.compile_and_load(text, xla_client.DeviceList(tuple(devices)), options), devices
+
+
 class Compiled:
     """A StableHLO module compiled by XLA for its replicas (`mhlo.num_replicas`, one CPU device
     each), called with global arrays: each replica gets its shard by the arguments'
@@ -114,8 +132,6 @@ class Compiled:
         import time
 
         import jax
-        from jax._src import xla_bridge
-        from jax._src.lib import xla_client
 
         replicas_match = re.search(r"mhlo\.num_replicas = (\d+)", text)
         self.replicas = int(replicas_match.group(1)) if replicas_match else 1
@@ -125,19 +141,8 @@ class Compiled:
         else:  # one device (the original): every value whole
             self.arg_shardings, self.res_shardings = None, None
         self.arg_views, self.res_views = views(text) if "@main(" in text else ([], [])
-        backend = xla_bridge.get_backend("cpu")
-        self.devices = backend.local_devices()[:self.replicas]
-        if len(self.devices) < self.replicas:
-            raise SystemExit(f"xla_run: the module needs {self.replicas} devices, XLA has {len(self.devices)} "
-                             "(XLA_FLAGS=--xla_force_host_platform_device_count=N)")
-        options = xla_client.CompileOptions()
-        build = options.executable_build_options
-        build.num_replicas = self.replicas
-        build.num_partitions = 1
-        build.device_assignment = xla_client.DeviceAssignment.create(
-            np.arange(self.replicas).reshape(self.replicas, 1))
         started = time.perf_counter()
-        self.executable = backend.compile_and_load(text, xla_client.DeviceList(tuple(self.devices)), options)
+        self.executable, self.devices = compile_replicas(text, self.replicas)
         self.compile_seconds = time.perf_counter() - started
         # Each device's buffer is its replica's argument: declared "replicated" over a 1-D mesh
         # of the replicas (JAX does not look at the contents), which is how the executable,

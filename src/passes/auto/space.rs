@@ -317,15 +317,6 @@ pub fn analyse(
                 _ => continue,
             }
         }
-        if std::env::var_os("PARTIR_AUTO_DEBUG").is_some() {
-            eprintln!(
-                "probe {} {:?} with {:?}: step {:?}",
-                group.selector,
-                kind,
-                with,
-                alone.map(|priced| priced.score.seconds),
-            );
-        }
         // Actions are told apart by what they tile (and how many ops, how many conflicts), not
         // by the exact ops: tiles that reach the same arguments are one decision.
         let state = state.tied();
