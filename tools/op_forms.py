@@ -55,7 +55,8 @@ EXPECTED_TO_PASS: set[str] = {
     "log_softmax", "matmul", "matmul_batch_minor", "matmul_grad", "max_pool", "max_pool_grad",
     "mean_loss", "mlp_sgd", "nested_jit", "one_hot_matmul", "pad", "pad_interior", "random_bits",
     "random_rbg", "random_uniform", "reduce_max", "reduce_sum", "relu", "reshape_merge",
-    "reshape_regroup", "reshape_split", "reverse", "reverse_2d", "rng_bit_generator",
+    "reshape_regroup", "reshape_split", "reverse", "reverse_2d", "reverse_batch",
+    "slice_batch_halo", "concatenate_batch", "concatenate_batch_unequal", "pad_batch", "rng_bit_generator",
     "scan_layers", "scan_outputs", "scan_remat", "scatter_add", "scatter_set", "scatter_vmap_add", "segment_sum",
     "silu", "slice", "slice_strided", "softmax", "softplus", "sort", "take_along_axis",
     "take_along_axis_grad", "take_table", "top_k", "transpose", "transpose_batch_minor",
@@ -776,6 +777,15 @@ def slice_batch(d):
     return f, (d.f(B, 4),)
 
 
+@form(X, "x[4:12] of 16 rows (slice on the batch dim, a whole share per device)",
+      note="each device's rows live on its neighbours: collective_permutes")
+def slice_batch_halo(d):
+    def f(x):
+        return x[4:12] * 2.0
+
+    return f, (d.f(2 * B, 4),)
+
+
 @form({"x": 0, "y": 0}, "concatenate on a non-batch dim")
 def concatenate(d):
     def f(x, y):
@@ -785,12 +795,21 @@ def concatenate(d):
 
 
 @form({"x": 0, "y": 0}, "concatenate on the batch dim",
-      note="the result's blocks of 2 rows are not the blocks the devices hold")
+      note="the result's blocks of 2 rows are not the blocks the devices hold: collective_permutes")
 def concatenate_batch(d):
     def f(x, y):
         return jnp.concatenate([x, y], axis=0)
 
     return f, (d.f(B, 4), d.f(B, 4))
+
+
+@form({"x": 0, "y": 0}, "concatenate of 8 and 16 rows on the batch dim",
+      note="3 result rows per device from 1 and 2 held: collective_permutes")
+def concatenate_batch_unequal(d):
+    def f(x, y):
+        return jnp.concatenate([x, y], axis=0)
+
+    return f, (d.f(B, 4), d.f(2 * B, 4))
 
 
 @form(X, "jnp.pad on a non-batch dim")
@@ -809,10 +828,19 @@ def pad_interior(d):
     return f, (d.f(B, 4),)
 
 
-@form(X, "jnp.pad on the batch dim (8 -> 16 rows)", note="padding rows shifts the batch across devices")
+@form(X, "jnp.pad on the batch dim (8 -> 16 rows)",
+      note="padding rows shifts the batch across devices: collective_permutes")
 def pad_batch(d):
     def f(x):
         return jnp.pad(x, ((4, 4), (0, 0)))
+
+    return f, (d.f(B, 4),)
+
+
+@form(X, "jnp.flip of the batch dim", note="device r reverses device 7-r's rows: one collective_permute")
+def reverse_batch(d):
+    def f(x):
+        return jnp.flip(x, axis=0) + 1.0
 
     return f, (d.f(B, 4),)
 

@@ -10,6 +10,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -365,6 +366,100 @@ LogicalResult SliceOp::verify() {
   if (!range || !isa_and_nonnull<LoopOp>(range.getOwner()->getParentOp()))
     return emitOpError("range must be the index of an enclosing partir.loop");
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Permute
+//===----------------------------------------------------------------------===//
+
+LogicalResult mlir::partir::verifyPermutation(Operation *op, ArrayRef<int64_t> sources,
+                                              int64_t size) {
+  if (static_cast<int64_t>(sources.size()) != size)
+    return op->emitOpError() << "lists " << sources.size() << " sources for " << size
+                             << " devices";
+  llvm::SmallDenseSet<int64_t> seen;
+  for (int64_t source : sources) {
+    if (source < -1 || source >= size)
+      return op->emitOpError() << "source " << source << " is not in [-1, " << size << ")";
+    if (source >= 0 && !seen.insert(source).second)
+      return op->emitOpError() << "reads source " << source
+                               << " twice (each sends to at most one other)";
+  }
+  return success();
+}
+
+ParseResult PermuteOp::parse(OpAsmParser &parser, OperationState &result) {
+  int64_t dim;
+  OpAsmParser::UnresolvedOperand source, range;
+  Type sourceType, resultType;
+  SmallVector<int64_t> sources;
+  SMLoc typesLoc;
+  auto parseSource = [&]() -> ParseResult {
+    int64_t value;
+    if (parser.parseInteger(value))
+      return failure();
+    sources.push_back(value);
+    return success();
+  };
+  if (parser.parseInteger(dim) || parser.parseOperand(source) || parser.parseLSquare() ||
+      parser.parseOperand(range) || parser.parseRSquare() || parser.parseKeyword("from") ||
+      parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Square, parseSource) ||
+      parser.parseOptionalAttrDict(result.attributes) || parser.parseColon() ||
+      parser.getCurrentLocation(&typesLoc) || parser.parseType(sourceType) ||
+      parser.parseArrow() || parser.parseType(resultType))
+    return failure();
+  auto sourceTensor = dyn_cast<RankedTensorType>(sourceType);
+  auto resultTensor = dyn_cast<RankedTensorType>(resultType);
+  if (!sourceTensor || !resultTensor || dim < 0 || dim >= sourceTensor.getRank() ||
+      dim >= resultTensor.getRank())
+    return parser.emitError(typesLoc)
+           << "partir.permute needs ranked tensor types with a dim " << dim;
+  int64_t whole = sourceTensor.getDimSize(dim), chunk = resultTensor.getDimSize(dim);
+  if (ShapedType::isDynamic(whole) || ShapedType::isDynamic(chunk) || chunk <= 0 ||
+      whole % chunk != 0)
+    return parser.emitError(typesLoc) << "partir.permute of dim " << dim
+                                      << " needs static sizes there that divide into chunks, got "
+                                      << sourceType << " -> " << resultType;
+  Builder &builder = parser.getBuilder();
+  result.addAttribute(getDimAttrName(result.name), builder.getI64IntegerAttr(dim));
+  result.addAttribute(getSourcesAttrName(result.name), builder.getDenseI64ArrayAttr(sources));
+  result.addTypes(resultType);
+  Type rangeType = RangeType::get(parser.getContext(), whole / chunk);
+  if (parser.resolveOperand(source, sourceType, result.operands) ||
+      parser.resolveOperand(range, rangeType, result.operands))
+    return failure();
+  return success();
+}
+
+void PermuteOp::print(OpAsmPrinter &printer) {
+  printer << ' ' << getDim() << ' ' << getSource() << '[' << getRange() << "] from [";
+  llvm::interleaveComma(getSources(), printer);
+  printer << ']';
+  printer.printOptionalAttrDict((*this)->getAttrs(), {getDimAttrName(), getSourcesAttrName()});
+  printer << " : " << getSource().getType() << " -> " << getType();
+}
+
+LogicalResult PermuteOp::verify() {
+  RankedTensorType source = getSource().getType();
+  int64_t dim = getDim();
+  if (dim < 0 || dim >= source.getRank())
+    return emitOpError() << "permutes dim " << dim << " of a rank-" << source.getRank()
+                         << " tensor";
+  int64_t rangeSize = getRange().getType().getSize();
+  int64_t whole = source.getDimSize(dim);
+  if (ShapedType::isDynamic(whole) || whole % rangeSize != 0)
+    return emitOpError() << "dim " << dim << " of size " << whole
+                         << " is not divisible by the range size " << rangeSize;
+  SmallVector<int64_t> shape(source.getShape());
+  shape[dim] = whole / rangeSize;
+  auto expected = RankedTensorType::get(shape, source.getElementType(), source.getEncoding());
+  if (expected != getType())
+    return emitOpError() << "result type " << getType() << " should be " << expected
+                         << " (chunk of " << rangeSize << " along dim " << dim << ")";
+  auto range = dyn_cast<BlockArgument>(getRange());
+  if (!range || !isa_and_nonnull<LoopOp>(range.getOwner()->getParentOp()))
+    return emitOpError("range must be the index of an enclosing partir.loop");
+  return verifyPermutation(*this, getSources(), rangeSize);
 }
 
 //===----------------------------------------------------------------------===//

@@ -286,5 +286,15 @@ LogicalResult AllToAllOp::verify() {
                     "all_to_all divides the split dim and multiplies the concat dim");
 }
 
+LogicalResult CollectivePermuteOp::verify() {
+  FailureOr<int64_t> devices = groupSize(*this, getAxes());
+  if (failed(devices))
+    return failure();
+  if (getAxes().size() != 1)
+    return emitOpError() << "permutes along " << getAxes().size()
+                         << " axes; a collective_permute names one";
+  return mlir::partir::verifyPermutation(*this, getSources(), *devices);
+}
+
 #define GET_OP_CLASSES
 #include "partir/Hlo/HloOps.cpp.inc"

@@ -110,6 +110,64 @@ impl<'c, 'a> Builder<'c, 'a> {
         )
     }
 
+    /// The one result of `name` (see [`Self::op`]).
+    pub fn value_of(
+        &self,
+        name: &str,
+        operands: &[Value<'c, '_>],
+        attributes: &[(&str, Attribute<'c>)],
+        result: Type<'c>,
+    ) -> Value<'c, 'a> {
+        Value::from(
+            self.op(name, operands, attributes, &[result])
+                .result(0)
+                .expect("one result"),
+        )
+    }
+
+    /// Chunk `sources[index]` of `value` along `dim` (chunks of `chunk_type`'s size), zeros
+    /// where that is -1: a `partir.permute` read sequentially, or on MPI from the gathered
+    /// value.
+    ///
+    /// ```mlir
+    /// %s = tensor.extract %sources[%index] : tensor<4xindex>
+    /// %c = tensor.extract_slice %value[max(%s, 0) * chunk, ...]
+    /// %y = arith.select (%s >= 0), %c, zeros
+    /// ```
+    pub fn chunk_from(
+        &self,
+        value: Value<'c, '_>,
+        dim: usize,
+        sources: &[i64],
+        index: Value<'c, '_>,
+        chunk_type: Type<'c>,
+    ) -> Value<'c, 'a> {
+        let chunk = crate::ir::core::static_shape(chunk_type).expect("static")[dim];
+        let index_type = Type::index(self.context);
+        let listed: Vec<String> = sources.iter().map(i64::to_string).collect();
+        let table_type: Type =
+            RankedTensorType::new(&[sources.len() as u64], index_type, None).into();
+        let table = self.constant(
+            Attribute::parse(
+                self.context,
+                &format!("dense<[{}]> : {table_type}", listed.join(", ")),
+            )
+            .expect("a dense index table"),
+            table_type,
+        );
+        let source = self.value_of("tensor.extract", &[table, index], &[], index_type);
+        let zero = self.index(0);
+        let first = self.binary("arith.maxsi", source, zero);
+        let offset = self.binary("arith.muli", first, self.index(chunk));
+        let extracted = self.extract_slice(value, dim, offset, chunk_type);
+        // `sge` is predicate 5 of arith.cmpi.
+        let sge = Attribute::parse(self.context, "5 : i64").expect("an i64");
+        let bit = IntegerType::new(self.context, 1).into();
+        let read = self.value_of("arith.cmpi", &[source, zero], &[("predicate", sge)], bit);
+        let zeros = self.filled(chunk_type, 0.0);
+        self.value_of("arith.select", &[read, extracted, zeros], &[], chunk_type)
+    }
+
     pub fn constant(&self, attribute: Attribute<'c>, ty: Type<'c>) -> Value<'c, 'a> {
         Value::from(
             self.op("arith.constant", &[], &[("value", attribute)], &[ty])

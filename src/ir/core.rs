@@ -1,4 +1,5 @@
-//! Builders and matchers for PartIR:Core ops (`partir.loop`, `slice`, `yield`, `replicate`).
+//! Builders and matchers for PartIR:Core ops (`partir.loop`, `slice`, `permute`, `yield`,
+//! `replicate`).
 
 use crate::{
     ffi,
@@ -19,6 +20,7 @@ pub const LOOP_OP: &str = "partir.loop";
 pub const SLICE_OP: &str = "partir.slice";
 pub const YIELD_OP: &str = "partir.yield";
 pub const REPLICATE_OP: &str = "partir.replicate";
+pub const PERMUTE_OP: &str = "partir.permute";
 
 /// Static shape of a ranked tensor type (None for any other type or a dynamic dim).
 pub fn static_shape(ty: Type) -> Option<Vec<i64>> {
@@ -121,6 +123,46 @@ pub fn slice<'c>(
         .expect("partir.slice is registered")
 }
 
+/// `partir.permute DIM %source[%range] from [SOURCES] : T -> CHUNK`: chunk `sources[r]`
+/// (zeros where -1).
+pub fn permute<'c>(
+    context: &'c Context,
+    source: Value<'c, '_>,
+    range: Value<'c, '_>,
+    dim: usize,
+    sources: &[i64],
+    chunk: Type<'c>,
+    location: Location<'c>,
+) -> Operation<'c> {
+    let i64_type = IntegerType::new(context, 64).into();
+    OperationBuilder::new(PERMUTE_OP, location)
+        .add_attributes(&[
+            (
+                Identifier::new(context, "dim"),
+                IntegerAttribute::new(i64_type, dim as i64).into(),
+            ),
+            (
+                Identifier::new(context, "sources"),
+                melior::ir::attribute::DenseI64ArrayAttribute::new(context, sources).into(),
+            ),
+        ])
+        .add_operands(&[source, range])
+        .add_results(&[chunk])
+        .build()
+        .expect("partir.permute is registered")
+}
+
+/// The `from` list of a `partir.permute` or `partir_hlo.collective_permute`.
+pub fn permute_sources(op: OperationRef) -> Option<Vec<i64>> {
+    let attribute = op.attribute("sources").ok()?;
+    let array = melior::ir::attribute::DenseI64ArrayAttribute::try_from(attribute).ok()?;
+    Some(
+        (0..array.len())
+            .filter_map(|i| array.element(i).ok())
+            .collect(),
+    )
+}
+
 /// `partir.yield VALUES`.
 pub fn yield_<'c>(
     _context: &'c Context,
@@ -201,7 +243,7 @@ pub fn holds_core(op: OperationRef) -> bool {
     let mut found = false;
     ffi::walk(op, |inner| {
         found |= !ffi::same_operation(inner, op)
-            && [LOOP_OP, SLICE_OP, REPLICATE_OP]
+            && [LOOP_OP, SLICE_OP, PERMUTE_OP, REPLICATE_OP]
                 .iter()
                 .any(|name| ffi::op_is(inner, name));
     });

@@ -294,6 +294,47 @@ fn export_collective<'c, 'a>(
             ],
             None,
         ),
+        "partir_hlo.collective_permute" => {
+            let sources = crate::ir::core::permute_sources(op)
+                .ok_or_else(|| fail(format!("'{name}' has no sources")))?;
+            let pairs: Vec<Vec<i64>> = replica_groups(&sizes, &indices)
+                .iter()
+                .flat_map(|group| {
+                    sources
+                        .iter()
+                        .enumerate()
+                        .filter(|&(_, &source)| source >= 0)
+                        .map(|(target, &source)| vec![group[source as usize], group[target]])
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            if pairs.is_empty() {
+                // Nobody sends: every device receives zeros.
+                let zero = Attribute::parse(context, &format!("dense<0.0> : {result_type}"))
+                    .or_else(|| Attribute::parse(context, &format!("dense<0> : {result_type}")))
+                    .ok_or_else(|| fail(format!("'{name}' of {result_type} has no zero")))?;
+                Value::from(
+                    builder
+                        .op(
+                            "stablehlo.constant",
+                            &[],
+                            &[("value", zero)],
+                            &[result_type],
+                        )
+                        .result(0)
+                        .expect("one result"),
+                )
+            } else {
+                generic(
+                    &builder,
+                    "stablehlo.collective_permute",
+                    operand,
+                    result_type,
+                    &[("source_target_pairs", groups_attribute(context, &pairs))],
+                    None,
+                )
+            }
+        }
         "partir_hlo.all_slice" => {
             let dim = usize::try_from(integer("dim")?)
                 .map_err(|_| fail(format!("'{name}' has a negative dim")))?;

@@ -23,7 +23,7 @@ use crate::{
     ir::{
         attrs::{Action, RangeType},
         builder::{combining_op, element_type, identity_for, Builder},
-        core::{self, static_shape, LOOP_OP, REPLICATE_OP, SLICE_OP},
+        core::{self, static_shape, LOOP_OP, PERMUTE_OP, REPLICATE_OP, SLICE_OP},
     },
 };
 use melior::{
@@ -117,6 +117,8 @@ fn lower_loop<'c>(context: &'c Context, loop_op: OperationRef<'c, '_>) {
     for (user, _) in ffi::uses(range) {
         if crate::ffi::op_is(user, SLICE_OP) {
             lower_slice(context, user, range);
+        } else if crate::ffi::op_is(user, PERMUTE_OP) {
+            lower_permute(context, user, range);
         }
     }
 
@@ -183,4 +185,23 @@ fn lower_slice<'c>(context: &'c Context, slice: OperationRef<'c, '_>, induction:
     ffi::replace_all_uses(Value::from(slice.result(0).expect("one result")), extracted);
     // SAFETY: `slice` is unused and no handle to it is used after this.
     unsafe { ffi::erase(slice) };
+}
+
+/// `partir.permute d %x[%i] from S` as chunk `S[%i]` of `%x` ([`Builder::chunk_from`]).
+fn lower_permute<'c>(
+    context: &'c Context,
+    permute: OperationRef<'c, '_>,
+    induction: Value<'c, '_>,
+) {
+    let builder = Builder::before(context, permute);
+    let dim = IntegerAttribute::try_from(permute.attribute("dim").expect("verified permute"))
+        .expect("an integer")
+        .value() as usize;
+    let sources = core::permute_sources(permute).expect("a verified permute has sources");
+    let chunk_type = permute.result(0).expect("one result").r#type();
+    let source = permute.operand(0).expect("a source");
+    let chunk = builder.chunk_from(source, dim, &sources, induction, chunk_type);
+    ffi::replace_all_uses(Value::from(permute.result(0).expect("one result")), chunk);
+    // SAFETY: `permute` is unused and no handle to it is used after this.
+    unsafe { ffi::erase(permute) };
 }

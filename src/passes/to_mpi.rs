@@ -9,7 +9,9 @@
 //!   into one buffer first (one MPI call);
 //! - `all_gather`: allreduce-sum of a zero buffer holding the local chunk at `key * chunk`;
 //! - `all_slice`: the local `tensor.extract_slice` at `key * chunk` (no communication);
-//! - `reduce_scatter` = all_reduce then all_slice; `all_to_all` = all_gather then all_slice.
+//! - `reduce_scatter` = all_reduce then all_slice; `all_to_all` = all_gather then all_slice;
+//! - `collective_permute` = all_gather then the source's chunk (MLIR 22 lowers no
+//!   point-to-point MPI op; this checks the semantics, not the speed).
 //!
 //! The mesh and sharding attributes are dropped, and the module gets the `dlti.map` the MPI
 //! lowering needs (MPICH's ABI).
@@ -217,6 +219,14 @@ fn lower_function<'c, 'a>(
                     result_type,
                     group,
                 )
+            }
+            "partir_hlo.collective_permute" => {
+                // MLIR 22 lowers no point-to-point MPI op: the group's chunks gathered, and the
+                // source's kept.
+                let gathered = all_gather(&builder, operand, 0, group);
+                let sources =
+                    crate::ir::core::permute_sources(op).expect("a verified collective_permute");
+                builder.chunk_from(gathered, 0, &sources, group.position, result_type)
             }
             other => {
                 return Err(PassError::new(

@@ -9,7 +9,7 @@
 //! | `tosa.*` (elementwise, matmul, transpose, reshape, reduce_*) | [`tosa`] |
 //! | elementwise `arith.*` / `math.*`, `arith.constant` | [`arith`] |
 //! | `stablehlo.*` (generic form in a stock mlir-opt, or registered), `chlo` elementwise | [`stablehlo`] |
-//! | `func.return`, `partir.replicate` | [`Rules::default`] below |
+//! | `func.return`, `partir.replicate`, `partir.permute` | [`Rules::default`] below |
 //! | ops registered at run time in einsum notation (C API) | [`register_einsum_rule`] |
 //!
 //! Adding an op is adding an entry; adding an array dialect is adding a file of entries. A
@@ -43,8 +43,11 @@ pub use model::{
 
 use crate::{
     ffi,
-    ir::{core::REPLICATE_OP, func::RETURN_OP},
-    tmr::{Rule, DYNAMIC},
+    ir::{
+        core::{PERMUTE_OP, REPLICATE_OP},
+        func::RETURN_OP,
+    },
+    tmr::{FactorKind, Rule, TensorDims, DYNAMIC},
 };
 use melior::ir::{
     attribute::{DenseI32ArrayAttribute, DenseI64ArrayAttribute, IntegerAttribute},
@@ -232,6 +235,32 @@ static BUILTIN: LazyLock<Entries> = LazyLock::new(|| {
     // own axis before asking for a rule).
     entries.add(REPLICATE_OP, |op| {
         Ok(Rule::elementwise(op.result(0)?, 1, 1))
+    });
+    // A permute (a halo's fetch, `stablehlo/halo.rs`) moves chunks of its dim along its own
+    // loop's axis; along any other axis it is elementwise but for that dim, whose chunks
+    // another split would change. Its range is read as it is.
+    entries.add(PERMUTE_OP, |op| {
+        let shape = op.result(0)?;
+        let dim = op.integer("dim").ok_or("partir.permute without a dim")? as usize;
+        let mut rule = Rule::new();
+        let dims = TensorDims(
+            shape
+                .iter()
+                .enumerate()
+                .map(|(d, &size)| {
+                    let kind = if d == dim {
+                        FactorKind::MustReplicate
+                    } else {
+                        FactorKind::PassThrough
+                    };
+                    Some(rule.add_factor(size, kind))
+                })
+                .collect(),
+        );
+        rule.push_operand(dims.clone());
+        rule.push_operand(TensorDims::unindexed(0));
+        rule.push_result(dims);
+        Ok(rule)
     });
     entries
 });

@@ -297,7 +297,8 @@ pub(super) fn join_by_rule(
                     .entry(ffi::operation_id(op))
                     .or_default()
                     .push((kind, node)),
-                FactorKind::MustReplicate => classes.block(node),
+                // A loop body's halo would need a permute per iteration: kept whole.
+                FactorKind::MustReplicate | FactorKind::Moved => classes.block(node),
             }
             classes.join(nodes[0], node);
         }

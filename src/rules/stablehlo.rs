@@ -10,6 +10,7 @@ mod batching;
 mod contraction;
 mod control;
 mod expand;
+mod halo;
 mod indexing;
 mod lookup;
 mod ordering;
@@ -98,6 +99,8 @@ pub(super) fn register(rules: &mut Entries) {
     // Sizes in attributes: a tiled dim is read whole (see the rules), so its limit or size is
     // the new local size.
     rules.add_retype("stablehlo.slice", |context, op, before| {
+        // A cut dim split: its rows come from other devices (`halo.rs`), taken whole.
+        let moved = halo::slice(context, op, before);
         let view = OpView::new(op);
         let (start, mut limit, strides) = (
             view.dense("start_indices"),
@@ -109,7 +112,7 @@ pub(super) fn register(rules: &mut Entries) {
         };
         let old = before.results.first().cloned().unwrap_or_default();
         for (d, &size) in shape.iter().enumerate() {
-            if old.get(d) == Some(&size) {
+            if old.get(d) == Some(&size) || moved == Some(d) {
                 continue;
             }
             if let (Some(&s), Some(l)) = (start.get(d), limit.get_mut(d)) {
@@ -160,7 +163,15 @@ pub(super) fn register(rules: &mut Entries) {
     rules.add("stablehlo.select_and_scatter", select_and_scatter);
     rules.add("stablehlo.sort", sort);
     rules.add("chlo.top_k", top_k);
-    rules.add("stablehlo.reverse", reverse);
+    rules.add("stablehlo.reverse", |op| {
+        let mut rule = reverse(op)?;
+        let shape = op.operand(0)?;
+        for d in op.dims_in(&op.dense("dimensions"), shape.len())? {
+            rule = halo::moved(rule, d, &[shape[d]]);
+        }
+        Ok(rule)
+    });
+    rules.add_retype("stablehlo.reverse", halo::reverse);
     rules.add("stablehlo.bitcast_convert", bitcast_convert);
     // `jax.checkpoint`'s barrier: each value passes through unchanged.
     rules.add_per_value("stablehlo.optimization_barrier");
@@ -220,10 +231,14 @@ pub(super) fn register(rules: &mut Entries) {
         let rank = op.operand(0)?.len();
         let dim: Vec<i64> = op.integer("dimension").into_iter().collect();
         match op.dims_in(&dim, rank)?[..] {
-            [d] => Rule::concat(&op.operands, d),
+            [d] => {
+                let sizes: Vec<i64> = op.operands.iter().map(|shape| shape[d]).collect();
+                Ok(halo::moved(Rule::concat(&op.operands, d)?, d, &sizes))
+            }
             _ => Err("stablehlo.concatenate needs one dimension".into()),
         }
     });
+    rules.add_retype("stablehlo.concatenate", halo::concatenate);
     rules.add("stablehlo.slice", |op| {
         let (start, limit, strides) = (
             op.dense("start_indices"),
@@ -236,7 +251,15 @@ pub(super) fn register(rules: &mut Entries) {
             .zip(&strides)
             .map(|((&s, &l), &st)| (l - s + st.max(1) - 1) / st.max(1))
             .collect();
-        Rule::extract_slice(op.operand(0)?, &start, &sizes, &strides, op.result(0)?)
+        let input = op.operand(0)?;
+        let mut rule = Rule::extract_slice(input, &start, &sizes, &strides, op.result(0)?)?;
+        // A cut dim of stride 1 tiles with a halo (`halo.rs`).
+        for d in 0..input.len() {
+            if strides.get(d) == Some(&1) && sizes[d] != input[d] {
+                rule = halo::moved(rule, d, &[input[d], sizes[d]]);
+            }
+        }
+        Ok(rule)
     });
     rules.add("stablehlo.pad", |op| {
         let rule = Rule::pad(
@@ -245,8 +268,22 @@ pub(super) fn register(rules: &mut Entries) {
             &op.dense("edge_padding_high"),
         )?;
         let interior = op.dense("interior_padding");
+        let (input, low, high) = (
+            op.operand(0)?,
+            op.dense("edge_padding_low"),
+            op.dense("edge_padding_high"),
+        );
+        let mut rule = rule;
+        // An edge-padded dim tiles with a halo (`halo.rs`).
+        for d in 0..input.len() {
+            let rows = input[d] + low[d] + high[d];
+            if interior[d] == 0 && (low[d] != 0 || high[d] != 0) && rows > 0 {
+                rule = halo::moved(rule, d, &[input[d], rows]);
+            }
+        }
         Ok(must_replicate(rule, 0, &nonzero(&interior)).with_whole_operands(&op.ranks_from(1)))
     });
+    rules.add_retype("stablehlo.pad", halo::pad);
     rules.add("stablehlo.dynamic_slice", |op| {
         // Dims read whole pass through; the others depend on run-time offsets.
         let (input, result) = (op.operand(0)?, op.result(0)?);

@@ -59,6 +59,7 @@ pub enum CollectiveKind {
     ReduceScatter,
     AllToAll,
     AllSlice,
+    CollectivePermute,
 }
 
 impl CollectiveKind {
@@ -69,6 +70,7 @@ impl CollectiveKind {
             "reduce_scatter" => Self::ReduceScatter,
             "all_to_all" => Self::AllToAll,
             "all_slice" => Self::AllSlice,
+            "collective_permute" => Self::CollectivePermute,
             _ => return None,
         })
     }
@@ -80,6 +82,7 @@ impl CollectiveKind {
             Self::ReduceScatter => "reduce_scatter",
             Self::AllToAll => "all_to_all",
             Self::AllSlice => "all_slice",
+            Self::CollectivePermute => "collective_permute",
         }
     }
 }
@@ -99,7 +102,8 @@ pub struct CollectiveCost {
 /// - all_gather, reduce_scatter: (n-1)·alpha + (n-1)/n · S · beta
 /// - all_reduce (reduce_scatter then all_gather): twice that
 /// - all_to_all (each device keeps 1/n, sends the rest): (n-1)·alpha + (n-1)/n · S · beta
-/// - all_slice: local, free.
+/// - all_slice: local, free;
+/// - collective_permute (each device sends its buffer to one other): alpha + S · beta.
 pub fn collective_cost(
     kind: CollectiveKind,
     group_size: i64,
@@ -110,6 +114,12 @@ pub fn collective_cost(
         return CollectiveCost {
             traffic: 0.0,
             seconds: 0.0,
+        };
+    }
+    if kind == CollectiveKind::CollectivePermute {
+        return CollectiveCost {
+            traffic: buffer_bytes,
+            seconds: link.latency + buffer_bytes / link.bandwidth,
         };
     }
     let n = group_size as f64;
@@ -199,6 +209,10 @@ mod tests {
         assert!(close(reduce.seconds, 6.0e-6 + 1.5 * bytes / 100e9));
         let scatter = collective_cost(CollectiveKind::ReduceScatter, 4, bytes, &link);
         assert_eq!(scatter, gather);
+        // One hop: a halo or a mirror moves the buffer once, whatever the group.
+        let permute = collective_cost(CollectiveKind::CollectivePermute, 4, bytes, &link);
+        assert!(close(permute.traffic, bytes));
+        assert!(close(permute.seconds, 1.0e-6 + bytes / 100e9));
     }
 
     #[test]

@@ -234,6 +234,7 @@ fn parse(spec: &str) -> Result<Spec, String> {
                     (n.trim(), FactorKind::Reduction(k))
                 }
                 "replicate" => (item.as_str(), FactorKind::MustReplicate),
+                "moved" => (item.as_str(), FactorKind::Moved),
                 _ => continue,
             };
             let f = s.id(name)?.ok_or("`_` is not a factor")?;
@@ -343,6 +344,15 @@ impl fmt::Display for Rule {
             .collect();
         if !reps.is_empty() {
             write!(f, " replicate={{{}}}", reps.join(","))?;
+        }
+        let moved: Vec<&str> = self
+            .factors()
+            .iter()
+            .filter(|x| x.kind == FactorKind::Moved)
+            .map(|x| x.name.as_str())
+            .collect();
+        if !moved.is_empty() {
+            write!(f, " moved={{{}}}", moved.join(","))?;
         }
         if f.alternate() {
             let sizes: Vec<String> = self

@@ -83,6 +83,11 @@ pub enum FactorKind {
     Reduction(ReductionKind),
     /// Cannot be tiled.
     MustReplicate,
+    /// Tiles like a pass-through, but a device's result chunk reads other devices' operand
+    /// chunks (a slice, pad or concatenate on the dim, a reverse along it): the op's local
+    /// form fetches them (`partir.permute`, `src/rules/stablehlo/halo.rs`). Its size divides
+    /// every dim it indexes (their gcd).
+    Moved,
 }
 
 /// One iteration factor of a rule.
@@ -301,6 +306,13 @@ impl Rule {
     /// Factors of kind [`FactorKind::MustReplicate`].
     pub fn replicated_factors(&self) -> Vec<FactorId> {
         self.ids_where(|k| k == FactorKind::MustReplicate)
+    }
+
+    /// Makes `factor` [`FactorKind::Moved`] with `size` (the gcd of the dims it indexes).
+    pub fn moved(mut self, factor: FactorId, size: i64) -> Self {
+        self.set_kind(factor, FactorKind::Moved);
+        self.factors[factor.0].size = size;
+        self
     }
 
     /// Factors of kind [`FactorKind::Reduction`].

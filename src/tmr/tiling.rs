@@ -244,7 +244,7 @@ impl Rule {
                 return Err(Conflict::UnknownCombiner { factor: name() })
             }
             FactorKind::Reduction(k) => Some(k),
-            FactorKind::PassThrough => None,
+            FactorKind::PassThrough | FactorKind::Moved => None,
         };
         let single = |dims: &TensorDims, value| match dims.dims_of(factor)[..] {
             [] => Ok(None),

@@ -146,3 +146,15 @@ func.func @replicate(%w: tensor<64x256xf32>) -> tensor<64x256xf32> {
 func.func private @types(!partir.range<4>, !partir.range<1>)
   attributes {a = #partir.tile<0>, b = #partir.tile<3>, c = #partir.sum, d = #partir.sum<max>,
               e = #partir.sum<min>, f = #partir.sum<mul>, g = #partir.sum<sum>}
+
+// CHECK-LABEL: func.func @permute(
+// CHECK:         partir.permute 0 %{{.*}}[%{{.*}}] from [3, 2, -1, 0] : tensor<32x64xf32> -> tensor<8x64xf32>
+// GENERIC-LABEL: sym_name = "permute"
+// GENERIC:         "partir.permute"(%{{.*}}, %{{.*}}) <{dim = 0 : i64, sources = array<i64: 3, 2, -1, 0>}> : (tensor<32x64xf32>, !partir.range<4>) -> tensor<8x64xf32>
+func.func @permute(%x: tensor<32x64xf32>) -> tensor<32x64xf32> {
+  %y = partir.loop "batch" [#partir.tile<0>] (%r: !partir.range<4>) {
+    %c = partir.permute 0 %x[%r] from [3, 2, -1, 0] : tensor<32x64xf32> -> tensor<8x64xf32>
+    partir.yield %c : tensor<8x64xf32>
+  } : tensor<32x64xf32>
+  return %y : tensor<32x64xf32>
+}

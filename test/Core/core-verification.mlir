@@ -423,3 +423,43 @@ func.func private @tile_negative() attributes {a = #partir.tile<-1>}
 // expected-error @+2 {{expected one of [sum, max, min, mul] for combiner of partial results, got: avg}}
 // expected-error @+1 {{failed to parse Partir_SumAttr parameter 'kind' which is to be a `::mlir::partir::ReductionKind`}}
 func.func private @sum_unknown_kind() attributes {a = #partir.sum<avg>}
+
+//===----------------------------------------------------------------------===//
+// partir.permute
+//===----------------------------------------------------------------------===//
+
+// -----
+
+partir.mesh @mesh ["batch"=4]
+func.func @permute_reads_twice(%x: tensor<32xf32>) -> tensor<32xf32> {
+  %y = partir.loop "batch" [#partir.tile<0>] (%r: !partir.range<4>) {
+    // expected-error @+1 {{'partir.permute' op reads source 1 twice (each sends to at most one other)}}
+    %c = partir.permute 0 %x[%r] from [1, 1, -1, -1] : tensor<32xf32> -> tensor<8xf32>
+    partir.yield %c : tensor<8xf32>
+  } : tensor<32xf32>
+  return %y : tensor<32xf32>
+}
+
+// -----
+
+partir.mesh @mesh ["batch"=4]
+func.func @permute_source_out_of_range(%x: tensor<32xf32>) -> tensor<32xf32> {
+  %y = partir.loop "batch" [#partir.tile<0>] (%r: !partir.range<4>) {
+    // expected-error @+1 {{'partir.permute' op source 4 is not in [-1, 4)}}
+    %c = partir.permute 0 %x[%r] from [4, 0, 1, 2] : tensor<32xf32> -> tensor<8xf32>
+    partir.yield %c : tensor<8xf32>
+  } : tensor<32xf32>
+  return %y : tensor<32xf32>
+}
+
+// -----
+
+partir.mesh @mesh ["batch"=4]
+func.func @permute_too_few_sources(%x: tensor<32xf32>) -> tensor<32xf32> {
+  %y = partir.loop "batch" [#partir.tile<0>] (%r: !partir.range<4>) {
+    // expected-error @+1 {{'partir.permute' op lists 2 sources for 4 devices}}
+    %c = partir.permute 0 %x[%r] from [1, 0] : tensor<32xf32> -> tensor<8xf32>
+    partir.yield %c : tensor<8xf32>
+  } : tensor<32xf32>
+  return %y : tensor<32xf32>
+}

@@ -105,6 +105,15 @@ func.func @all_to_all(%x: tensor<8x64xf32>) -> (tensor<32x16xf32>, tensor<64x8xf
   return %a, %b : tensor<32x16xf32>, tensor<64x8xf32>
 }
 
+// CHECK-LABEL: func.func @collective_permute(
+// CHECK:         partir_hlo.collective_permute %{{.*}} axes ["batch"] from [-1, 0, 1, 2] : tensor<8x64xf32>
+// GENERIC-LABEL: sym_name = "collective_permute"
+// GENERIC:         "partir_hlo.collective_permute"(%{{.*}}) <{axes = ["batch"], sources = array<i64: -1, 0, 1, 2>}> : (tensor<8x64xf32>) -> tensor<8x64xf32>
+func.func @collective_permute(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  %y = partir_hlo.collective_permute %x axes ["batch"] from [-1, 0, 1, 2] : tensor<8x64xf32>
+  return %y : tensor<8x64xf32>
+}
+
 // Dynamic dims pass through untouched.
 // CHECK-LABEL: func.func @dynamic(
 // CHECK:         partir_hlo.all_gather %{{.*}} dim 0 axes ["batch"] : tensor<?x64xf32> -> tensor<?x64xf32>

@@ -328,3 +328,25 @@ func.func private @arg_sharding_not_sharding(tensor<8xf32> {partir_hlo.sharding 
 partir.mesh @mesh ["batch"=4, "model"=2]
 // expected-error @+1 {{'func.func' op result #0 has unknown attribute "partir_hlo.shardng"; the only partir_hlo attribute there is partir_hlo.sharding}}
 func.func private @result_unknown_hlo_attr() -> (tensor<8xf32> {partir_hlo.shardng = #partir_hlo.sharding<[{"batch"}]>})
+
+//===----------------------------------------------------------------------===//
+// collective_permute
+//===----------------------------------------------------------------------===//
+
+// -----
+
+partir.mesh @mesh ["batch"=4, "model"=2]
+func.func @collective_permute_two_axes(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  // expected-error @+1 {{'partir_hlo.collective_permute' op permutes along 2 axes; a collective_permute names one}}
+  %y = partir_hlo.collective_permute %x axes ["batch", "model"] from [1, 2, 3, 4, 5, 6, 7, 0] : tensor<8x64xf32>
+  return %y : tensor<8x64xf32>
+}
+
+// -----
+
+partir.mesh @mesh ["batch"=4, "model"=2]
+func.func @collective_permute_twice(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  // expected-error @+1 {{'partir_hlo.collective_permute' op reads source 0 twice (each sends to at most one other)}}
+  %y = partir_hlo.collective_permute %x axes ["batch"] from [0, 0, 1, 2] : tensor<8x64xf32>
+  return %y : tensor<8x64xf32>
+}

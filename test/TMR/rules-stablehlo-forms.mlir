@@ -5,7 +5,7 @@
 // argsort: values and indices sorted together along dim 1; rows pass.
 // CHECK: stablehlo.sort: ([i,j],[i,j]) -> ([i,j],[i,j]) replicate={j} sizes={i=8,j=6}
 // CHECK: chlo.top_k: ([i,j]) -> ([i,k],[i,k]) replicate={j,k} sizes={i=8,j=6,k=3}
-// CHECK: stablehlo.reverse: ([i,j,k,l]) -> ([i,j,k,l]) replicate={i,j} sizes={i=3,j=3,k=4,l=1}
+// CHECK: stablehlo.reverse: ([i,j,k,l]) -> ([i,j,k,l]) moved={i,j} sizes={i=3,j=3,k=4,l=1}
 // argmax: a value and its index reduced together; the kept dim passes.
 // CHECK: stablehlo.reduce: ([i,j],[i,j],[],[]) -> ([i],[i]) replicate={j} sizes={i=8,j=6}
 // A 2x2 pool: batch and channels pass, the pooled dims are used whole.

@@ -32,6 +32,10 @@ MeshOp getMesh(Operation *op);
 /// Looks up `axis` in the mesh of `op`'s module; on failure emits an error on `op` that says
 /// what was wrong and which axes exist, and returns std::nullopt.
 std::optional<int64_t> lookupAxisSize(Operation *op, StringRef axis);
+
+/// Checks a permutation's `from` list (entry r: the chunk or device that r receives, -1 for
+/// none): one entry per index of `size`, each in [-1, size), no source read twice.
+LogicalResult verifyPermutation(Operation *op, ArrayRef<int64_t> sources, int64_t size);
 } // namespace mlir::partir
 
 #endif

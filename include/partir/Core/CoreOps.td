@@ -71,6 +71,23 @@ def Partir_SliceOp : Partir_Op<"slice", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Partir_PermuteOp : Partir_Op<"permute", [Pure]> {
+  let summary = "chunk from[r] of N equal chunks of a tensor along a dimension";
+  let description = [{
+    `partir.permute 0 %x[%r] from [1, 2, 3, -1] : tensor<32x64xf32> -> tensor<8x64xf32>` with
+    `%r : !partir.range<4>` is chunk `from[r]` of %x (rows 8·from[r] .. 8·from[r]+7), or zeros
+    where `from[r]` is -1: a `partir.slice` that reads another iteration's chunk. No two
+    iterations read the same chunk, so when %x is split that way it lowers to one
+    `partir_hlo.collective_permute` (the halo of a slice, pad or concatenate on a split dim, the
+    mirror of a reverse).
+  }];
+  let arguments = (ins I64Attr:$dim, AnyRankedTensor:$source, Partir_RangeType:$range,
+                       DenseI64ArrayAttr:$sources);
+  let results = (outs AnyRankedTensor:$result);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+}
+
 def Partir_YieldOp : Partir_Op<"yield", [Pure, Terminator, ReturnLike,
                                          HasParent<"::mlir::partir::LoopOp">]> {
   let summary = "the per-iteration values of a partir.loop";

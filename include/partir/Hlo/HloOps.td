@@ -82,4 +82,18 @@ def PartirHlo_AllToAllOp : PartirHlo_Op<"all_to_all", [Pure]> {
   let assemblyFormat = "$operand `split` $split_dim `concat` $concat_dim `axes` $axes attr-dict `:` type($operand) `->` type($result)";
 }
 
+def PartirHlo_CollectivePermuteOp : PartirHlo_Op<"collective_permute", [Pure,
+    AllTypesMatch<["operand", "result"]>]> {
+  let summary = "each device receives the local value of one other device along a mesh axis";
+  let description = [{
+    `partir_hlo.collective_permute %x axes ["batch"] from [3, 2, 1, 0] : tensor<2x64xf32>` on a
+    mesh with batch=4: device r along `batch` receives device `from[r]`'s `%x` (zeros where
+    `from[r]` is -1); one axis, every device sending to at most one other (StableHLO's
+    `collective_permute` within each group of the other axes).
+  }];
+  let arguments = (ins AnyRankedTensor:$operand, StrArrayAttr:$axes, DenseI64ArrayAttr:$sources);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$operand `axes` $axes `from` $sources attr-dict `:` type($operand)";
+}
+
 #endif // PARTIR_HLO_OPS

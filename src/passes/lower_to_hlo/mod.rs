@@ -20,6 +20,7 @@
 mod block;
 pub mod combine;
 mod optimize;
+mod permute;
 mod remake;
 mod reshard;
 mod scope;
@@ -105,7 +106,17 @@ fn agreed_sharding(mesh: &Mesh, value: Value, hands_on: impl Fn(OperationRef) ->
         let wanted = match consumer {
             Consumer::Payload(user, _) if hands_on(user) => continue,
             Consumer::Payload(user, index) => {
-                chain_sharding(rank, &view::operand_source(user, index).slices)
+                let mut slices = Vec::new();
+                // A permute reads chunks as a slice does: split like it, the same permute.
+                if ffi::op_is(user, crate::ir::core::PERMUTE_OP) {
+                    if let (Some(axis), Some(dim)) =
+                        (crate::ir::core::slice_axis(user), view::slice_dim(user))
+                    {
+                        slices.push((axis, dim));
+                    }
+                }
+                slices.extend(view::operand_source(user, index).slices);
+                chain_sharding(rank, &slices)
             }
             Consumer::View(view_op) => view_sharding(mesh, view_op, rank),
             Consumer::Opaque => Sharding::replicated(rank),

@@ -159,6 +159,33 @@ impl<'c> Emitter<'c, '_> {
         )
     }
 
+    /// `partir_hlo.collective_permute`: device r along `axis` receives device `sources[r]`'s
+    /// `value` (zeros where -1).
+    pub fn collective_permute<'a>(
+        &self,
+        anchor: OperationRef<'c, 'a>,
+        location: Location<'c>,
+        value: Value<'c, 'a>,
+        axis: &str,
+        sources: &[i64],
+    ) -> Value<'c, 'a> {
+        let attrs = vec![
+            ("axes", self.axes_attr(&[axis.to_string()])),
+            (
+                "sources",
+                melior::ir::attribute::DenseI64ArrayAttribute::new(self.context, sources).into(),
+            ),
+        ];
+        self.emit(
+            anchor,
+            location,
+            "partir_hlo.collective_permute",
+            value,
+            attrs,
+            |_| {},
+        )
+    }
+
     /// `partir_hlo.all_reduce <kind>`.
     pub fn all_reduce<'a>(
         &self,

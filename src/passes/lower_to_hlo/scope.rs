@@ -31,7 +31,7 @@ use crate::{
     ffi,
     ir::{
         attrs::Action,
-        core::{self, axis_of, LOOP_OP, REPLICATE_OP, SLICE_OP, YIELD_OP},
+        core::{self, axis_of, LOOP_OP, PERMUTE_OP, REPLICATE_OP, SLICE_OP, YIELD_OP},
         sharding::Sharding,
     },
     passes::{propagate::view, PassError},
@@ -127,7 +127,7 @@ pub struct Lowering<'c, 'a, 'e, 'm> {
     core_types: HashMap<usize, melior::ir::Type<'c>>,
 }
 
-fn rank_of(value: Value) -> usize {
+pub(super) fn rank_of(value: Value) -> usize {
     ffi::tensor_shape(value.r#type())
         .map(|shape| shape.len())
         .unwrap_or(0)
@@ -435,6 +435,7 @@ impl<'c, 'a, 'e, 'm> Lowering<'c, 'a, 'e, 'm> {
             match name_of(op).as_str() {
                 YIELD_OP => {}
                 SLICE_OP => self.record_slice(op),
+                PERMUTE_OP => self.lower_permute(op, scope),
                 LOOP_OP => self.lower_loop(op, scope)?,
                 REPLICATE_OP => {
                     // A pin inside a nest: the value, whole within the scope.
@@ -457,7 +458,7 @@ impl<'c, 'a, 'e, 'm> Lowering<'c, 'a, 'e, 'm> {
         Ok(())
     }
 
-    fn record_slice(&mut self, slice: OperationRef<'c, 'a>) {
+    pub(super) fn record_slice(&mut self, slice: OperationRef<'c, 'a>) {
         let source = slice.operand(0).expect("a slice has a source");
         let axis = crate::ir::core::slice_axis(slice).expect("a verified slice has a loop range");
         let dim = view::slice_dim(slice).expect("a verified slice has a dim");
