@@ -23,8 +23,7 @@ fn scratch(test: &str) -> PathBuf {
 
 #[test]
 fn every_zoo_model_and_schedule_runs_on_xla() {
-    let mut failures = Vec::new();
-    let mut runs = 0;
+    let mut pairs = Vec::new();
     for model in ["mlp", "transformer", "unet", "gns", "mqa", "llama", "moe"] {
         let mut schedules: Vec<PathBuf> =
             std::fs::read_dir(root().join(format!("examples/{model}/schedules")))
@@ -32,27 +31,47 @@ fn every_zoo_model_and_schedule_runs_on_xla() {
                 .map(|entry| entry.unwrap().path())
                 .collect();
         schedules.sort();
-        for schedule in schedules {
-            let program = stablehlo(model);
-            let out = partir(&[
-                "verify",
-                program.to_str().unwrap(),
-                "--schedule",
-                schedule.to_str().unwrap(),
-                "--xla",
-            ]);
-            runs += 1;
-            let stdout = text(&out.stdout);
-            if !out.status.success() || !stdout.contains("partir: PASS") {
-                failures.push(format!(
-                    "{model} {}:\n{stdout}\n{}",
-                    schedule.display(),
-                    text(&out.stderr)
-                ));
-            }
-        }
+        pairs.extend(schedules.into_iter().map(|schedule| (model, schedule)));
     }
-    assert!(runs >= 35, "only {runs} model x schedule pairs");
+    // Two at a time: each run is mostly JAX starting and XLA compiling, one core each.
+    let failures: Vec<String> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..2)
+            .map(|worker| {
+                let pairs = &pairs;
+                scope.spawn(move || {
+                    let mut failures = Vec::new();
+                    for (model, schedule) in pairs.iter().skip(worker).step_by(2) {
+                        let program = stablehlo(model);
+                        let out = partir(&[
+                            "verify",
+                            program.to_str().unwrap(),
+                            "--schedule",
+                            schedule.to_str().unwrap(),
+                            "--xla",
+                        ]);
+                        let stdout = text(&out.stdout);
+                        if !out.status.success() || !stdout.contains("partir: PASS") {
+                            failures.push(format!(
+                                "{model} {}:\n{stdout}\n{}",
+                                schedule.display(),
+                                text(&out.stderr)
+                            ));
+                        }
+                    }
+                    failures
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|worker| worker.join().expect("a worker"))
+            .collect()
+    });
+    assert!(
+        pairs.len() >= 35,
+        "only {} model x schedule pairs",
+        pairs.len()
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 

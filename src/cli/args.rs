@@ -52,6 +52,9 @@ pub enum Stage {
     /// A StableHLO SPMD module for XLA, one replica per device (partir-export-stablehlo; the
     /// model's payload must be StableHLO).
     Xla,
+    /// The input program annotated for XLA's own partitioner: `sdy.mesh`, `sdy.sharding` on
+    /// @main's arguments and results, `sdy.sharding_constraint` on the values the plan splits.
+    Sdy,
 }
 
 #[derive(Debug, Args)]

@@ -23,8 +23,16 @@ pub fn partition_command(args: &PartitionArgs) -> Result<i32, CliError> {
     let source = shown(&args.model.model);
     let session = Session::new(&source);
     let device = Device::resolve(&args.device).map_err(CliError::new)?;
-    let (mut module, mut story) = partition_priced(&session, &args.model, Some(&device))?;
+    let tagged = (args.stage == Stage::Sdy).then(|| tagged_input(&session, &args.model));
+    let tagged = tagged.transpose()?;
+    let (mut module, mut story) = partition_priced(
+        &session,
+        &args.model,
+        Some(&device),
+        args.stage == Stage::Sdy,
+    )?;
     let mut shardings = Vec::new();
+    let mut annotated = None;
     let what = match args.stage {
         Stage::Core => "Core",
         Stage::Hlo => {
@@ -38,8 +46,21 @@ pub fn partition_command(args: &PartitionArgs) -> Result<i32, CliError> {
             export_stablehlo(&session, &mut module)?;
             "StableHLO SPMD"
         }
+        Stage::Sdy => {
+            let input = tagged.expect("tagged for the sdy stage");
+            let plan = crate::passes::export_sdy::plan(module.as_operation());
+            lower_to_hlo(&session, &mut module)?;
+            shardings = simulate::value_shardings(module.as_operation());
+            annotate_input(&session, &input, &module, &plan)?;
+            annotated = Some(input);
+            "Shardy-annotated"
+        }
     };
-    let text = module.as_operation().to_string();
+    let text = annotated
+        .as_ref()
+        .unwrap_or(&module)
+        .as_operation()
+        .to_string();
     if let Some(story) = story.as_mut() {
         for tactic in &mut story.tactics {
             name_source(&mut tactic.report, &source);
@@ -71,6 +92,43 @@ pub fn partition_command(args: &PartitionArgs) -> Result<i32, CliError> {
         seconds_text(total.elapsed().as_secs_f64())
     );
     Ok(0)
+}
+
+/// The input as partition reads it (calls inlined, names adopted), every op tagged with its
+/// id (`export_sdy::tag`) so that the plan can be written back onto it.
+fn tagged_input<'s>(session: &'s Session, args: &ModelArgs) -> Result<Module<'s>, CliError> {
+    let module = session.parse(&read_model(&args.model)?)?;
+    prepare(session, &module)?;
+    crate::passes::export_sdy::tag(session.context(), module.as_operation());
+    Ok(module)
+}
+
+/// Writes `plan` (read off the partitioned Core program) and the lowered program's argument
+/// and result shardings onto the tagged `input` as Shardy annotations.
+fn annotate_input(
+    session: &Session,
+    input: &Module,
+    lowered: &Module,
+    plan: &std::collections::HashMap<i64, Vec<Option<crate::passes::export_sdy::Planned>>>,
+) -> Result<(), CliError> {
+    let Some((mesh, _)) = crate::ir::Mesh::find(lowered.as_operation()) else {
+        return Err(CliError::new("the partitioned program declares no mesh"));
+    };
+    let main = crate::ir::names::entry_functions(lowered.as_operation())
+        .into_iter()
+        .next()
+        .ok_or_else(|| CliError::new("the partitioned program has no entry function"))?;
+    let arguments = crate::ir::Sharding::of_function(main, "arg_attrs");
+    let results = crate::ir::Sharding::of_function(main, "res_attrs");
+    crate::passes::export_sdy::annotate(
+        session.context(),
+        input.as_operation(),
+        &mesh,
+        plan,
+        &arguments,
+        &results,
+    );
+    Ok(())
 }
 
 /// Writes the JSON report and the picture where asked.
@@ -180,7 +238,7 @@ pub fn lower_to_hlo(session: &Session, module: &mut Module) -> Result<(), CliErr
 /// Reads, parses and partitions the model with its schedule; prints diagnostics and the tactic
 /// table on stderr.
 pub fn partition<'s>(session: &'s Session, args: &ModelArgs) -> Result<Module<'s>, CliError> {
-    partition_priced(session, args, None).map(|(module, _)| module)
+    partition_priced(session, args, None, false).map(|(module, _)| module)
 }
 
 /// What every tactic starts from: the program as JAX emits it made partir's (calls inlined,
@@ -195,11 +253,13 @@ pub fn prepare(session: &Session, module: &Module) -> Result<(), CliError> {
 }
 
 /// [`partition`], and with a device, the program priced before the first tactic and after
-/// each one: a table row per tactic (long schedules show a progress bar on terminals).
+/// each one: a table row per tactic (long schedules show a progress bar on terminals). With
+/// `tag`, every op carries its id (`export_sdy::tag`), as [`tagged_input`]'s copy does.
 pub fn partition_priced<'s>(
     session: &'s Session,
     args: &ModelArgs,
     device: Option<&Device>,
+    tag: bool,
 ) -> Result<(Module<'s>, Option<PartitionReport>), CliError> {
     let text = read_model(&args.model)?;
     check_schedule(&args.schedule)?;
@@ -208,6 +268,9 @@ pub fn partition_priced<'s>(
     let module = session.parse(&text).inspect_err(|_| eprintln!("failed"))?;
     step.done();
     prepare(session, &module)?;
+    if tag {
+        crate::passes::export_sdy::tag(session.context(), module.as_operation());
+    }
     eprintln!(
         "partir: partitioning with {} (partir-schedule{})",
         shown(&args.schedule),

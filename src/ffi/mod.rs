@@ -241,6 +241,14 @@ pub fn set_attribute(op: OperationRef, name: &str, attr: Attribute) {
     }
 }
 
+/// Removes attribute `name` from `op` (nothing when it has none).
+pub fn remove_attribute(op: OperationRef, name: &str) {
+    // SAFETY: a live handle; MLIR reads the name during the call.
+    unsafe {
+        mlir_sys::mlirOperationRemoveAttributeByName(op.to_raw(), to_string_ref(name));
+    }
+}
+
 /// For a splat dense elements attribute, the same splat with type `ty`; None otherwise.
 pub fn resplat<'c>(attr: Attribute<'c>, ty: Type<'c>) -> Option<Attribute<'c>> {
     // SAFETY: type-checked accessors on a live attribute.

@@ -5,6 +5,7 @@
 pub mod auto;
 pub mod combine;
 pub mod expand_dim;
+pub mod export_sdy;
 pub mod export_shard;
 pub mod export_stablehlo;
 pub mod frontend;

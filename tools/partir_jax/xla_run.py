@@ -123,6 +123,28 @@ def compile_replicas(text: str, replicas: int):
     return backend.compile_and_load(text, xla_client.DeviceList(tuple(devices)), options), devices
 
 
+def compile_partitions(text: str, partitions: int):
+    """`text` (annotated for XLA's partitioner: `sdy.mesh`, `sdy.sharding`) compiled by XLA's
+    CPU backend as one SPMD program over `partitions` devices, partitioned by Shardy:
+    (executable, devices). Partition r is device r, at the mesh's row-major coordinates."""
+    from jax._src import xla_bridge
+    from jax._src.lib import xla_client
+
+    backend = xla_bridge.get_backend("cpu")
+    devices = backend.local_devices()[:partitions]
+    if len(devices) < partitions:
+        raise SystemExit(f"xla_run: the module needs {partitions} devices, XLA has {len(devices)} "
+                         "(XLA_FLAGS=--xla_force_host_platform_device_count=N)")
+    options = xla_client.CompileOptions()
+    build = options.executable_build_options
+    build.num_replicas = 1
+    build.num_partitions = partitions
+    build.use_spmd_partitioning = True
+    build.use_shardy_partitioner = True
+    build.device_assignment = xla_client.DeviceAssignment.create(np.arange(partitions).reshape(1, partitions))
+    return backend.compile_and_load(text, xla_client.DeviceList(tuple(devices)), options), devices
+
+
 class Compiled:
     """A StableHLO module compiled by XLA for its replicas (`mhlo.num_replicas`, one CPU device
     each), called with global arrays: each replica gets its shard by the arguments'
@@ -135,6 +157,11 @@ class Compiled:
 
         replicas_match = re.search(r"mhlo\.num_replicas = (\d+)", text)
         self.replicas = int(replicas_match.group(1)) if replicas_match else 1
+        # A Shardy-annotated program (`partir partition --stage sdy`) is one program over
+        # partitions; its devices are numbered as the replicas of partir's own export.
+        self.shardy = "sdy.mesh" in text
+        if self.shardy:
+            self.replicas = int(re.search(r"mhlo\.num_partitions = (\d+)", text).group(1))
         self.mesh = _mesh(text)
         if "partir.sharding" in text:
             self.arg_shardings, self.res_shardings = run_spmd.shardings(text, _SHARDING)
@@ -142,7 +169,8 @@ class Compiled:
             self.arg_shardings, self.res_shardings = None, None
         self.arg_views, self.res_views = views(text) if "@main(" in text else ([], [])
         started = time.perf_counter()
-        self.executable, self.devices = compile_replicas(text, self.replicas)
+        compile_for = compile_partitions if self.shardy else compile_replicas
+        self.executable, self.devices = compile_for(text, self.replicas)
         self.compile_seconds = time.perf_counter() - started
         # Each device's buffer is its replica's argument: declared "replicated" over a 1-D mesh
         # of the replicas (JAX does not look at the contents), which is how the executable,

@@ -118,8 +118,19 @@ pub fn run(args: &VerifyArgs) -> Result<i32, CliError> {
         ));
     }
 
+    let shardy = crate::passes::export_sdy::is_annotated(partitioned.as_operation());
+    if shardy && !args.xla {
+        return Err(CliError::new(
+            "the partitioned program is annotated for XLA's partitioner (sdy.mesh): check it with --xla",
+        ));
+    }
     if args.xla {
-        let exported = xla::export(&session, &mut partitioned, form == Stage::Hlo)?;
+        let exported = if shardy {
+            // Partitioned by XLA itself (Shardy), as it is.
+            partitioned.as_operation().to_string()
+        } else {
+            xla::export(&session, &mut partitioned, form == Stage::Hlo)?
+        };
         if let Some(dir) = &args.keep {
             keep(
                 dir,

@@ -75,12 +75,17 @@ pub(super) fn run(
     }
     std::fs::write(dir.join("original.mlir"), original).map_err(fail)?;
     std::fs::write(dir.join("partitioned.mlir"), partitioned).map_err(fail)?;
-    let replicas = partitioned
-        .split("mhlo.num_replicas = ")
-        .nth(1)
-        .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
-        .and_then(|digits| digits.parse::<usize>().ok())
-        .unwrap_or(1);
+    // The devices: one per replica (partir's export), or per partition (a program XLA
+    // partitions itself: `--stage sdy`).
+    let count = |key: &str| {
+        partitioned
+            .split(key)
+            .nth(1)
+            .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+            .and_then(|digits| digits.parse::<usize>().ok())
+            .unwrap_or(1)
+    };
+    let replicas = count("mhlo.num_replicas = ").max(count("mhlo.num_partitions = "));
     let job = |what: &str, program: &str, out: &str, wide: bool| {
         let started = std::time::Instant::now();
         let mut command = Command::new(&python);
