@@ -307,6 +307,19 @@ impl Builder<'_> {
     }
 
     /// A visible f32 value of rank in `ranks` (else a new argument of such a rank).
+    /// A visible f32 value of `shape`, or a new argument of it.
+    fn value_shaped(&mut self, shape: Vec<i64>) -> Value {
+        let candidates: Vec<Value> = self
+            .visible()
+            .into_iter()
+            .filter(|v| v.elem == Elem::F32 && v.shape == shape)
+            .collect();
+        if !candidates.is_empty() && self.random.chance(0.7) {
+            return self.random.pick(&candidates).clone();
+        }
+        self.argument(shape, Elem::F32)
+    }
+
     fn value(&mut self, ranks: std::ops::RangeInclusive<usize>) -> Value {
         let candidates: Vec<Value> = self
             .visible()
@@ -384,7 +397,8 @@ impl Builder<'_> {
             75..=84 if !self.in_helper() => self.gather(),
             85..=91 if !self.in_helper() => self.scatter(),
             92..=94 => self.custom_call(),
-            95..=97 => self.barrier(),
+            95..=96 => self.barrier(),
+            97..=99 => self.along_dim(),
             _ => self.unary(),
         }
     }

@@ -1,5 +1,6 @@
 //! Dense ops: elementwise, `dot_general`, `reduce`, broadcasts, transposes, reshapes,
-//! converts and compare/select, in the forms JAX emits.
+//! converts, compare/select, and reverse, slice, pad and concatenate along one dim, in the
+//! forms JAX emits.
 
 use super::*;
 
@@ -193,6 +194,70 @@ impl Builder<'_> {
         self.define(shape, Elem::F32, |_| {
             format!("\"stablehlo.reshape\"({source}) : ({from}) -> {to}")
         });
+    }
+
+    /// Along one dim: a reverse, a slice of half the rows, an edge pad or a concatenation
+    /// with another value (a halo when a schedule splits that dim: `rules/stablehlo/halo.rs`).
+    pub(super) fn along_dim(&mut self) {
+        let input = self.value(1..=3);
+        let rank = input.shape.len();
+        let dim = self.random.below(rank);
+        let rows = input.shape[dim];
+        let (source, from) = (input.name.clone(), input.ty());
+        let mut shape = input.shape.clone();
+        let listed = |values: &[i64]| {
+            let values: Vec<String> = values.iter().map(i64::to_string).collect();
+            format!("array<i64: {}>", values.join(", "))
+        };
+        match self.random.below(4) {
+            0 => {
+                let to = ty(&shape, Elem::F32);
+                let dims = array(&[dim]);
+                self.define(shape, Elem::F32, |_| {
+                    format!("\"stablehlo.reverse\"({source}) <{{dimensions = {dims}}}> : ({from}) -> {to}")
+                });
+            }
+            1 if rows >= 4 => {
+                let start = self.random.below((rows / 2 + 1) as usize) as i64;
+                let mut starts = vec![0; rank];
+                let mut limits = input.shape.clone();
+                starts[dim] = start;
+                limits[dim] = start + rows / 2;
+                shape[dim] = rows / 2;
+                let to = ty(&shape, Elem::F32);
+                let (starts, limits, strides) =
+                    (listed(&starts), listed(&limits), listed(&vec![1; rank]));
+                self.define(shape, Elem::F32, |_| {
+                    format!("\"stablehlo.slice\"({source}) <{{limit_indices = {limits}, start_indices = {starts}, strides = {strides}}}> : ({from}) -> {to}")
+                });
+            }
+            2 => {
+                let low = *self.random.pick(&[0, 1, 2, 4]);
+                let high = *self.random.pick(&[0, 2, 4, 6]);
+                let value = self.constant(Elem::F32, "5.000000e-01");
+                let (mut lows, mut highs) = (vec![0; rank], vec![0; rank]);
+                lows[dim] = low;
+                highs[dim] = high;
+                shape[dim] = rows + low + high;
+                let to = ty(&shape, Elem::F32);
+                let (lows, highs, interior) =
+                    (listed(&lows), listed(&highs), listed(&vec![0; rank]));
+                let scalar = ty(&[], Elem::F32);
+                self.define(shape, Elem::F32, |_| {
+                    format!("\"stablehlo.pad\"({source}, {}) <{{edge_padding_high = {highs}, edge_padding_low = {lows}, interior_padding = {interior}}}> : ({from}, {scalar}) -> {to}", value.name)
+                });
+            }
+            _ => {
+                let mut other_shape = input.shape.clone();
+                other_shape[dim] = self.size();
+                let other = self.value_shaped(other_shape.clone());
+                shape[dim] = rows + other_shape[dim];
+                let (to, second) = (ty(&shape, Elem::F32), other.ty());
+                self.define(shape, Elem::F32, |_| {
+                    format!("\"stablehlo.concatenate\"({source}, {}) <{{dimension = {dim} : i64}}> : ({from}, {second}) -> {to}", other.name)
+                });
+            }
+        }
     }
 
     /// Converts of exact values only (an argument times 4 to i32 and back, integer ids to
