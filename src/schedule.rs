@@ -214,7 +214,9 @@ impl Schedule {
                 }
             })
             .collect::<Result<Vec<_>, _>>()?;
-        if raw.tactic.is_empty() {
+        // A mesh alone is a schedule: the program's own sharding annotations are the plan
+        // (`passes::import_sdy`).
+        if raw.tactic.is_empty() && mesh.is_empty() {
             return Err("no [[tactic]] entries".into());
         }
         let tactics = raw

@@ -186,6 +186,23 @@ pub fn named_values<'c, 'a>(module: OperationRef<'c, 'a>) -> Vec<(String, NamedV
     found
 }
 
+/// The names of `func`'s arguments, in order (see [`argument_name`]).
+pub fn arguments(func: OperationRef) -> Vec<String> {
+    let arg_attrs = func
+        .attribute("arg_attrs")
+        .ok()
+        .and_then(|attr| ArrayAttribute::try_from(attr).ok());
+    let Some(entry) = func.region(0).ok().and_then(|region| region.first_block()) else {
+        return Vec::new();
+    };
+    (0..entry.argument_count())
+        .map(|index| {
+            let value = Value::from(entry.argument(index).expect("index < count"));
+            argument_name(arg_attrs, index, value)
+        })
+        .collect()
+}
+
 /// Argument `index`'s name: its `partir.name`, else the pytree path of JAX's location for it
 /// (see [`jax_path`]), else `argN`.
 fn argument_name(arg_attrs: Option<ArrayAttribute>, index: usize, argument: Value) -> String {

@@ -9,6 +9,7 @@ pub mod export_sdy;
 pub mod export_shard;
 pub mod export_stablehlo;
 pub mod frontend;
+pub mod import_sdy;
 pub mod inline_calls;
 pub mod lower_to_hlo;
 pub mod mesh;

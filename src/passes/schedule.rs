@@ -151,6 +151,50 @@ pub fn apply<'c>(
     crate::rules::register_custom_call_rules(&schedule.rules)
         .map_err(|error| PassError::new(location, format!("{PASS}: {error}")))?;
     declare_mesh(context, module, schedule)?;
+    // The program's own annotations (`in_shardings`, `with_sharding_constraint`) first.
+    let mesh = Mesh::find(module).map(|(mesh, _)| mesh).expect("declared");
+    let mut imported = super::import_sdy::tactics(context, module, &mesh)?;
+    // What the schedule itself writes (the same selector, dim and axis) it does itself.
+    for tactic in &mut imported {
+        tactic.tile.retain(|tile| {
+            !schedule
+                .tactics
+                .iter()
+                .any(|own| own.axis == tactic.axis && own.tile.contains(tile))
+        });
+    }
+    imported.retain(|tactic| !tactic.tile.is_empty() || !tactic.replicate.is_empty());
+    let annotated;
+    let schedule = if imported.is_empty() {
+        if schedule.tactics.is_empty() {
+            return Err(PassError::new(
+                location,
+                format!("{PASS}: the schedule has no [[tactic]] and the program no sharding annotations (sdy.sharding, sdy.sharding_constraint): nothing to partition"),
+            ));
+        }
+        schedule
+    } else {
+        for tactic in &imported {
+            ffi::emit(
+                location,
+                Severity::Remark,
+                &format!(
+                    "{PASS}: the program's sharding annotations tile {} values and pin {} along '{}' before the schedule",
+                    tactic.tile.len(),
+                    tactic.replicate.len(),
+                    tactic.axis
+                ),
+            );
+        }
+        annotated = Schedule {
+            tactics: imported
+                .into_iter()
+                .chain(schedule.tactics.clone())
+                .collect(),
+            ..schedule.clone()
+        };
+        &annotated
+    };
     after(None, module)?;
     let mut propagation = Propagation::new(context);
     for (index, tactic) in schedule.tactics.iter().enumerate() {

@@ -326,6 +326,11 @@ pub fn is_sharding_annotation(op: OperationRef) -> bool {
         || (name == CUSTOM_CALL && call_target(op).as_deref().is_some_and(is_sharding_call))
 }
 
+/// Whether `op` declares the mesh a program's sharding annotations name (`sdy.mesh`).
+pub fn is_sharding_mesh(op: OperationRef) -> bool {
+    op.name().as_string_ref().as_str() == Ok("sdy.mesh")
+}
+
 /// The custom calls JAX emits for sharding annotations, which pass values through.
 pub fn is_sharding_call(target: &str) -> bool {
     matches!(

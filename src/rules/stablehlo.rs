@@ -222,6 +222,10 @@ pub(super) fn register(rules: &mut Entries) {
     rules.add("sdy.sharding_constraint", |op| {
         Ok(Rule::elementwise(op.result(0)?, 1, 1))
     });
+    // An annotation: XLA's partitioner removes it, so it costs nothing, and a partial sum
+    // passes through it (`unreduced`, as `--stage sdy` writes it) to the add that combines it.
+    rules.add_cost("sdy.sharding_constraint", Cost::View);
+    rules.add_linear("sdy.sharding_constraint", |_| Some(super::Linear::All));
     rules.add("stablehlo.scatter", scatter);
     rules.add_canonical("stablehlo.gather", gather_batching);
     rules.add_canonical("stablehlo.scatter", scatter_batching);

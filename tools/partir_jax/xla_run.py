@@ -159,7 +159,9 @@ class Compiled:
         self.replicas = int(replicas_match.group(1)) if replicas_match else 1
         # A Shardy-annotated program (`partir partition --stage sdy`) is one program over
         # partitions; its devices are numbered as the replicas of partir's own export.
-        self.shardy = "sdy.mesh" in text
+        # (A program that only carries a user's own annotations, no partir mesh, is an
+        # original: it runs on one device.)
+        self.shardy = "sdy.mesh" in text and "partir.mesh = " in text
         if self.shardy:
             self.replicas = int(re.search(r"mhlo\.num_partitions = (\d+)", text).group(1))
         self.mesh = _mesh(text)
