@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""partir from JAX (`partir_jax.partition`): on zoo models and a fused QKV projection split by
-heads (`expand`), the partitioned step's outputs equal
+"""partir from JAX (`partir_jax.partition`, `partir_jax.shardings`): on zoo models, a fused QKV
+projection split by heads (`expand`), and a plan given to a user's own `jax.jit` as shardings,
+the partitioned step's outputs equal
 `jax.jit(step)`'s (normalised error max|a-b|/max|b| per output, within 1e-4: the two programs
 sum in different orders; the observed worst is about 1e-6).
 
@@ -61,13 +62,36 @@ def fused_projection_error():
                      / max(float(np.abs(np.asarray(b, np.float64)).max()), 1e-30)) for a, b in zip(got, want))
 
 
+def shardings_error():
+    """`partir_jax.shardings`: the LLaMA-style step's BP_MP plan as `jax.jit` shardings. The
+    arguments get partir's shardings (tokens on batch, wq split on its heads by model), and a
+    user's own `jax.jit` with them computes what the unpartitioned step does."""
+    spec, _ = models.spec("llama")
+    schedule = TOOLS.parent / "examples" / "llama" / "schedules" / "BP_MP.toml"
+    plan = partir_jax.shardings(spec.fn, spec.args, schedule, {"batch": 4, "model": 2},
+                                arg_names=spec.arg_names, result_names=spec.result_names)
+    specs = {name: sharding.spec for name, sharding in
+             zip(partir_jax.importer.named_flat(spec.args, spec.arg_names),
+                 jax.tree_util.tree_leaves(plan.in_shardings))}
+    assert specs["tokens"] == jax.sharding.PartitionSpec("batch", None), specs["tokens"]
+    wq = next(spec_ for name, spec_ in specs.items() if name.endswith("wq"))
+    assert "model" in tuple(wq), wq
+    assert "sdy.sharding_constraint" in plan.sdy_program
+    jitted = jax.jit(spec.fn, in_shardings=plan.in_shardings, out_shardings=plan.out_shardings)
+    got = jax.tree_util.tree_leaves(jitted(*spec.args))
+    want = jax.tree_util.tree_leaves(jax.jit(spec.fn)(*spec.args))
+    return max(float(np.abs(np.asarray(a, np.float64) - np.asarray(b, np.float64)).max()
+                     / max(float(np.abs(np.asarray(b, np.float64)).max()), 1e-30)) for a, b in zip(got, want))
+
+
 def main(argv):
     failed = 0
     if not argv:
-        error = fused_projection_error()
-        ok = error <= TOLERANCE
-        failed += not ok
-        print(f"{'ok  ' if ok else 'FAIL'} {'fused-projection:MP':24s} worst normalised error {error:.2e}", flush=True)
+        for case, check in [("fused-projection:MP", fused_projection_error), ("shardings:llama:BP_MP", shardings_error)]:
+            error = check()
+            ok = error <= TOLERANCE
+            failed += not ok
+            print(f"{'ok  ' if ok else 'FAIL'} {case:24s} worst normalised error {error:.2e}", flush=True)
     for case in argv or CASES:
         model, schedule = case.split(":")
         spec, _ = models.spec(model)

@@ -28,3 +28,10 @@ def partition(*args, **kwargs):
     from .api import partition as _partition
 
     return _partition(*args, **kwargs)
+
+
+def shardings(*args, **kwargs):
+    """See `partir_jax.api.shardings`."""
+    from .api import shardings as _shardings
+
+    return _shardings(*args, **kwargs)

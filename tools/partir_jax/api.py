@@ -24,7 +24,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from . import importer, xla_run
+from . import importer, run_spmd, xla_run
 
 
 def _partir_binary() -> str:
@@ -146,3 +146,79 @@ def partition(fn: Callable, args: Sequence[Any], mesh: dict[str, int], schedule:
     in_tree = jax.tree_util.tree_structure(args)
     out_tree = jax.tree_util.tree_structure(out_shape)
     return Partitioned(fn, compiled, in_tree, out_tree, program, report, table)
+
+
+class Shardings:
+    """A schedule's plan as `jax.jit` shardings: `in_shardings` and `out_shardings` (pytrees of
+    `NamedSharding` shaped like the arguments and outputs), the Shardy-annotated program
+    (`sdy_program`, `partir partition --stage sdy`) and partir's report."""
+
+    def __init__(self, in_shardings, out_shardings, mesh, sdy_program: str, report: dict, table: str):
+        self.in_shardings, self.out_shardings, self.mesh = in_shardings, out_shardings, mesh
+        self.sdy_program, self.report, self.table = sdy_program, report, table
+
+
+def _partition_spec(dims):
+    """`[["batch"], [], ["model", "x"]]` -> `PartitionSpec("batch", None, ("model", "x"))`."""
+    from jax.sharding import PartitionSpec
+
+    return PartitionSpec(*[None if not axes else axes[0] if len(axes) == 1 else tuple(axes) for axes in dims])
+
+
+def shardings(fn: Callable, args: Sequence[Any], schedule: str | os.PathLike | Sequence[dict],
+              mesh: dict[str, int] | Any, arg_names: Sequence[str] | None = None,
+              result_names: Sequence[str] | None = None, device: str = "tpu-v3",
+              keep: str | os.PathLike | None = None) -> Shardings:
+    """The plan partir makes of `schedule` for `fn(*args)`, as what a user's own `jax.jit` takes:
+
+        plan = partir_jax.shardings(step, args, "BP_MP.toml", mesh)
+        step = jax.jit(step, in_shardings=plan.in_shardings, out_shardings=plan.out_shardings)
+
+    `mesh` is a `jax.sharding.Mesh` (its axis names and sizes must be the schedule's) or a dict
+    of axis sizes (a mesh of the first local devices, row-major, is made). XLA's partitioner then
+    places everything between; `sdy_program` is the same plan with every split value
+    constrained, for XLA to compile as it is."""
+    import jax
+    import numpy as np
+
+    if isinstance(mesh, dict):
+        count = int(np.prod(list(mesh.values())))
+        devices = np.array(jax.devices()[:count])
+        if devices.size < count:
+            raise ValueError(f"the mesh {mesh} needs {count} devices, JAX has {devices.size}")
+        mesh = jax.sharding.Mesh(devices.reshape(tuple(mesh.values())), tuple(mesh.keys()))
+    sizes = dict(zip(mesh.axis_names, mesh.devices.shape))
+    args = tuple(args)
+    out_shape = jax.eval_shape(fn, *args)
+    outs = out_shape if isinstance(out_shape, tuple) else (out_shape,)
+    in_names = importer.named_flat(args, list(arg_names) if arg_names else None)
+    out_names = importer.named_flat(outs, list(result_names) if result_names
+                                    else ["result"] if len(outs) == 1 else [f"result{i}" for i in range(len(outs))])
+    spec = importer.ModelSpec(fn, args, list(arg_names) if arg_names else None,
+                              list(result_names) if result_names else None)
+    text = importer._stablehlo_with_names(spec, in_names, out_names, generic=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(keep) if keep else Path(tmp)
+        work.mkdir(parents=True, exist_ok=True)
+        (work / "model.mlir").write_text(text)
+        if isinstance(schedule, (str, os.PathLike)):
+            shutil.copy(schedule, work / "schedule.toml")
+        else:
+            (work / "schedule.toml").write_text(schedule_toml(sizes, schedule))
+        command = [_partir_binary(), "partition", str(work / "model.mlir"), "--schedule", str(work / "schedule.toml"),
+                   "--stage", "sdy", "--device", device, "-o", str(work / "sdy.mlir"),
+                   "--report", str(work / "report.json")]
+        done = subprocess.run(command, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(f"partir could not partition {getattr(fn, '__name__', 'the function')}:\n{done.stderr}")
+        program = (work / "sdy.mlir").read_text()
+        report = json.loads((work / "report.json").read_text())
+    declared = dict(xla_run._mesh(program))
+    if declared != sizes:
+        raise ValueError(f"the schedule's mesh {declared} is not the mesh given {sizes}")
+    arg_dims, res_dims = run_spmd.shardings(program, xla_run._SHARDING)
+    named = lambda dims: jax.sharding.NamedSharding(mesh, _partition_spec(dims))  # noqa: E731
+    in_shardings = jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(args), [named(d) for d in arg_dims])
+    out_shardings = jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(out_shape),
+                                                 [named(d) for d in res_dims])
+    return Shardings(in_shardings, out_shardings, mesh, program, report, _tactic_table(done.stderr))
