@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""partir from JAX (`partir_jax.partition`, `partir_jax.shardings`): on zoo models, a fused QKV
-projection split by heads (`expand`), and a plan given to a user's own `jax.jit` as shardings,
+"""partir from JAX (`partir_jax.partition`, `shardings`, `auto`): on zoo models, a fused QKV
+projection split by heads (`expand`), a plan given to a user's own `jax.jit` as shardings and a
+plan `partir auto` searched,
 the partitioned step's outputs equal
 `jax.jit(step)`'s (normalised error max|a-b|/max|b| per output, within 1e-4: the two programs
 sum in different orders; the observed worst is about 1e-6).
@@ -84,10 +85,29 @@ def shardings_error():
                      / max(float(np.abs(np.asarray(b, np.float64)).max()), 1e-30)) for a, b in zip(got, want))
 
 
+def auto_error():
+    """`partir_jax.auto`: on the zoo Transformer step and a {batch=4, model=2} mesh, the search
+    splits the tokens on batch (batch parallelism), and the returned `jax.jit` computes what the
+    unpartitioned step does."""
+    spec, _ = models.spec("transformer")
+    step, in_shardings, _, report = partir_jax.auto(spec.fn, spec.args, {"batch": 4, "model": 2},
+                                                    arg_names=spec.arg_names, result_names=spec.result_names,
+                                                    evaluations=30)
+    specs = {name: sharding.spec for name, sharding in
+             zip(partir_jax.importer.named_flat(spec.args, spec.arg_names), jax.tree_util.tree_leaves(in_shardings))}
+    assert specs["tokens"] == jax.sharding.PartitionSpec("batch", None), (specs["tokens"], report["schedule"])
+    assert "[[tactic]]" in report["schedule"]
+    got = jax.tree_util.tree_leaves(step(*spec.args))
+    want = jax.tree_util.tree_leaves(jax.jit(spec.fn)(*spec.args))
+    return max(float(np.abs(np.asarray(a, np.float64) - np.asarray(b, np.float64)).max()
+                     / max(float(np.abs(np.asarray(b, np.float64)).max()), 1e-30)) for a, b in zip(got, want))
+
+
 def main(argv):
     failed = 0
     if not argv:
-        for case, check in [("fused-projection:MP", fused_projection_error), ("shardings:llama:BP_MP", shardings_error)]:
+        for case, check in [("fused-projection:MP", fused_projection_error), ("shardings:llama:BP_MP", shardings_error),
+                            ("auto:transformer", auto_error)]:
             error = check()
             ok = error <= TOLERANCE
             failed += not ok

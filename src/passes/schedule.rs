@@ -166,12 +166,6 @@ pub fn apply<'c>(
     imported.retain(|tactic| !tactic.tile.is_empty() || !tactic.replicate.is_empty());
     let annotated;
     let schedule = if imported.is_empty() {
-        if schedule.tactics.is_empty() {
-            return Err(PassError::new(
-                location,
-                format!("{PASS}: the schedule has no [[tactic]] and the program no sharding annotations (sdy.sharding, sdy.sharding_constraint): nothing to partition"),
-            ));
-        }
         schedule
     } else {
         for tactic in &imported {

@@ -35,3 +35,10 @@ def shardings(*args, **kwargs):
     from .api import shardings as _shardings
 
     return _shardings(*args, **kwargs)
+
+
+def auto(*args, **kwargs):
+    """See `partir_jax.api.auto`."""
+    from .api import auto as _auto
+
+    return _auto(*args, **kwargs)

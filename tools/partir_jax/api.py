@@ -222,3 +222,55 @@ def shardings(fn: Callable, args: Sequence[Any], schedule: str | os.PathLike | S
     out_shardings = jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(out_shape),
                                                  [named(d) for d in res_dims])
     return Shardings(in_shardings, out_shardings, mesh, program, report, _tactic_table(done.stderr))
+
+
+def auto(fn: Callable, args: Sequence[Any], mesh: dict[str, int] | Any,
+         arg_names: Sequence[str] | None = None, result_names: Sequence[str] | None = None,
+         device: str = "tpu-v3", memory: str | None = None, seed: int = 0,
+         evaluations: int | None = None, keep: str | os.PathLike | None = None):
+    """The automatic partitioner JAX no longer has: `partir auto` searches a plan for
+    `fn(*args)` on `mesh` (priced on `device`, fitting `memory` per device, e.g. "16GiB"), and
+    the plan comes back as what `jax.jit` takes:
+
+        step, in_shardings, out_shardings, report = partir_jax.auto(step, args, mesh={"batch": 4, "model": 2})
+        out = step(*args)            # jax.jit(step, in_shardings=..., out_shardings=...)
+
+    `report` holds the searched schedule (`report["schedule"]`, TOML text a user can keep and
+    edit), partir's report of it and the Shardy-annotated program. `evaluations` caps the plans
+    priced per search phase (`partir auto --evaluations`)."""
+    import jax
+
+    if not isinstance(mesh, dict):
+        mesh_sizes = dict(zip(mesh.axis_names, mesh.devices.shape))
+    else:
+        mesh_sizes = dict(mesh)
+    args = tuple(args)
+    out_shape = jax.eval_shape(fn, *args)
+    outs = out_shape if isinstance(out_shape, tuple) else (out_shape,)
+    in_names = importer.named_flat(args, list(arg_names) if arg_names else None)
+    out_names = importer.named_flat(outs, list(result_names) if result_names
+                                    else ["result"] if len(outs) == 1 else [f"result{i}" for i in range(len(outs))])
+    spec = importer.ModelSpec(fn, args, list(arg_names) if arg_names else None,
+                              list(result_names) if result_names else None)
+    text = importer._stablehlo_with_names(spec, in_names, out_names, generic=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(keep) if keep else Path(tmp)
+        work.mkdir(parents=True, exist_ok=True)
+        (work / "model.mlir").write_text(text)
+        command = [_partir_binary(), "auto", str(work / "model.mlir"),
+                   "--mesh", ",".join(f"{name}={size}" for name, size in mesh_sizes.items()),
+                   "--device", device, "--seed", str(seed), "-o", str(work / "plan.toml")]
+        if memory:
+            command += ["--memory", memory]
+        if evaluations:
+            command += ["--evaluations", str(evaluations)]
+        done = subprocess.run(command, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(f"partir auto found no plan for {getattr(fn, '__name__', 'the function')}:\n{done.stderr}")
+        schedule = (work / "plan.toml").read_text()
+        plan = shardings(fn, args, work / "plan.toml", mesh, arg_names=arg_names, result_names=result_names,
+                         device=device)
+    jitted = jax.jit(fn, in_shardings=plan.in_shardings, out_shardings=plan.out_shardings)
+    report = {"schedule": schedule, "partir": plan.report, "sdy_program": plan.sdy_program,
+              "table": plan.table, "search": done.stderr}
+    return jitted, plan.in_shardings, plan.out_shardings, report
