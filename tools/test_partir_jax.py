@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """partir from JAX (`partir_jax.partition`, `shardings`, `auto`): on zoo models, a fused QKV
-projection split by heads (`expand`), a plan given to a user's own `jax.jit` as shardings and a
-plan `partir auto` searched,
+projection split by heads (`expand`), a plan given to a user's own `jax.jit` as shardings, a
+plan `partir auto` searched and MaxText-style logical axis rules,
 the partitioned step's outputs equal
 `jax.jit(step)`'s (normalised error max|a-b|/max|b| per output, within 1e-4: the two programs
 sum in different orders; the observed worst is about 1e-6).
@@ -103,11 +103,41 @@ def auto_error():
                      / max(float(np.abs(np.asarray(b, np.float64)).max()), 1e-30)) for a, b in zip(got, want))
 
 
+def logical_error():
+    """`partir_jax.logical_schedule`: MaxText-style logical axes on the LLaMA-style step's
+    arguments and rules mapping them onto {batch=4, model=2} give BP+Megatron: the same
+    collectives as the hand-written BP_MP schedule, and outputs equal to the unpartitioned step."""
+    spec, _ = models.spec("llama")
+    params = spec.args[0]
+    axes = {"wq": ("embed", "heads"), "wk": ("embed", "kv"), "wv": ("embed", "kv"), "wo": ("heads", "embed"),
+            "w_gate": ("embed", "mlp"), "w_up": ("embed", "mlp"), "w_down": ("mlp", "embed")}
+    logical_params = jax.tree_util.tree_map_with_path(
+        lambda path, _: axes.get(partir_jax.importer.keypath_to_name(path).rsplit("/", 1)[-1]), params)
+    logical = (logical_params, None, ("batch", "length"), ("batch", "length"))
+    rules = [("batch", "batch"), ("heads", "model"), ("kv", "model"), ("mlp", "model"), ("embed", None)]
+    mesh = {"batch": 4, "model": 2}
+    tactics = partir_jax.logical_schedule(logical, rules, mesh, names=spec.arg_names)
+    assert [tactic["axis"] for tactic in tactics] == ["batch", "model"], tactics
+    assert tactics[0]["tile"] == {"tokens": 0, "targets": 0}, tactics[0]
+    stored = partir_jax.logical_schedule(logical, rules, mesh, names=spec.arg_names, storage=["model"])
+    assert stored[1].get("propagate") == "elementwise" and "propagate" not in stored[0], stored
+    step = partir_jax.partition(spec.fn, spec.args, mesh, tactics, arg_names=spec.arg_names,
+                                result_names=spec.result_names)
+    written = partir_jax.partition(spec.fn, spec.args, mesh, TOOLS.parent / "examples" / "llama" / "schedules" / "BP_MP.toml",
+                                   arg_names=spec.arg_names, result_names=spec.result_names)
+    collectives = lambda p: p.report["tactics"][-1]["report"]["collectives"]  # noqa: E731
+    assert collectives(step) == collectives(written), (collectives(step), collectives(written))
+    got = jax.tree_util.tree_leaves(step(*spec.args))
+    want = jax.tree_util.tree_leaves(jax.jit(spec.fn)(*spec.args))
+    return max(float(np.abs(np.asarray(a, np.float64) - np.asarray(b, np.float64)).max()
+                     / max(float(np.abs(np.asarray(b, np.float64)).max()), 1e-30)) for a, b in zip(got, want))
+
+
 def main(argv):
     failed = 0
     if not argv:
         for case, check in [("fused-projection:MP", fused_projection_error), ("shardings:llama:BP_MP", shardings_error),
-                            ("auto:transformer", auto_error)]:
+                            ("auto:transformer", auto_error), ("logical:llama", logical_error)]:
             error = check()
             ok = error <= TOLERANCE
             failed += not ok

@@ -42,3 +42,10 @@ def auto(*args, **kwargs):
     from .api import auto as _auto
 
     return _auto(*args, **kwargs)
+
+
+def logical_schedule(*args, **kwargs):
+    """See `partir_jax.api.logical_schedule`."""
+    from .api import logical_schedule as _logical_schedule
+
+    return _logical_schedule(*args, **kwargs)

@@ -274,3 +274,67 @@ def auto(fn: Callable, args: Sequence[Any], mesh: dict[str, int] | Any,
     report = {"schedule": schedule, "partir": plan.report, "sdy_program": plan.sdy_program,
               "table": plan.table, "search": done.stderr}
     return jitted, plan.in_shardings, plan.out_shardings, report
+
+
+def logical_schedule(logical: Any, rules: Sequence[tuple[str, Any]], mesh: dict[str, int] | Any,
+                     names: Sequence[str] | None = None, storage: Sequence[str] = ()) -> list[dict]:
+    """MaxText's `logical_axis_rules` (Flax's `logical_to_mesh_axes`) as a schedule's tactics.
+
+    `logical` is a pytree shaped like the function's arguments whose leaves name each dim's
+    logical axis (a tuple or `PartitionSpec` such as `("batch", "length")`, `("embed", "mlp")`;
+    `None` for an argument left whole), `names` the top-level argument names (as
+    `partition`'s `arg_names`); `rules` map logical axes to mesh axes
+    (`[("batch", "data"), ("embed", "fsdp"), ("mlp", "tensor"), ("heads", "tensor")]`, a
+    logical axis to several mesh axes with a tuple, the first rule of a logical axis naming a
+    mesh axis of the mesh winning, as in Flax). One tactic per mesh axis, in the mesh's order,
+    tiles every dim the rules put on it. The tactics on `storage` axes (FSDP's `"fsdp"`) tile
+    only what is stored: `propagate = "elementwise"` (ZeRO), so a weight split there is
+    gathered where it is used rather than splitting the computation.
+
+        tactics = partir_jax.logical_schedule(logical_specs, rules, mesh, names=["params", "x"], storage=["fsdp"])
+        step = partir_jax.partition(step, args, mesh, tactics, arg_names=["params", "x"])
+    """
+    import jax
+
+    sizes = dict(mesh) if isinstance(mesh, dict) else dict(zip(mesh.axis_names, mesh.devices.shape))
+    is_leaf = lambda leaf: leaf is None or isinstance(leaf, (tuple, jax.sharding.PartitionSpec))  # noqa: E731
+    selectors, leaves = _logical_leaves(tuple(logical), names, is_leaf)
+    table: dict[str, list[str]] = {}
+    for logical_axis, mesh_axes in rules:
+        if logical_axis in table:
+            continue
+        axes = [mesh_axes] if isinstance(mesh_axes, str) else list(mesh_axes or [])
+        axes = [axis for axis in axes if axis in sizes]
+        if axes:
+            table[logical_axis] = axes
+    tiles: dict[str, dict[str, int]] = {axis: {} for axis in sizes}
+    for selector, leaf in zip(selectors, leaves):
+        if leaf is None:
+            continue
+        for dim, logical_axis in enumerate(leaf):
+            for axis in table.get(logical_axis, []) if isinstance(logical_axis, str) else []:
+                tiles[axis][selector] = dim
+    tactics = []
+    for axis in sizes:
+        if not tiles[axis]:
+            continue
+        tactic = {"name": f"logical-{axis}", "axis": axis, "tile": tiles[axis]}
+        if axis in storage:
+            tactic["propagate"] = "elementwise"
+        tactics.append(tactic)
+    return tactics
+
+
+def _logical_leaves(logical: tuple, names: Sequence[str] | None, is_leaf) -> tuple[list[str], list]:
+    """(selector, leaf) of every leaf of `logical` (one pytree per top-level argument), named as
+    `importer.named_flat` names arguments: `names[i]` then the pytree path below it."""
+    import jax
+
+    selectors, leaves = [], []
+    for index, tree in enumerate(logical):
+        top = names[index] if names else (None if len(logical) == 1 else str(index))
+        for path, leaf in jax.tree_util.tree_flatten_with_path(tree, is_leaf=is_leaf)[0]:
+            below = importer.keypath_to_name(path)
+            selectors.append("/".join(part for part in (top, below) if part))
+            leaves.append(leaf)
+    return selectors, leaves
