@@ -344,28 +344,7 @@ pub fn annotate<'c>(
         }
     }
     // One program partitioned over the mesh's devices (SPMD partitions, not replicas).
-    let i32_type = IntegerType::new(context, 32).into();
-    let devices = mesh.devices();
-    ffi::set_attribute(
-        module,
-        "mhlo.num_partitions",
-        IntegerAttribute::new(i32_type, devices).into(),
-    );
-    ffi::set_attribute(
-        module,
-        "mhlo.num_replicas",
-        IntegerAttribute::new(i32_type, 1).into(),
-    );
-    let axes: Vec<String> = mesh
-        .axes
-        .iter()
-        .map(|axis| format!("{}={}", axis.name, axis.size))
-        .collect();
-    ffi::set_attribute(
-        module,
-        super::export_stablehlo::MESH_STRING_ATTR,
-        StringAttribute::new(context, &axes.join(",")).into(),
-    );
+    super::export_stablehlo::set_devices(context, module, mesh, 1, mesh.devices());
     // The mesh, first in the module.
     let mesh_attribute = Attribute::parse(
         context,

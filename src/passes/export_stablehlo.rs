@@ -77,28 +77,7 @@ pub fn run<'c>(context: &'c Context, module: OperationRef<'c, '_>) -> PassResult
         // SAFETY: declarative, unused: nothing refers to it or into it.
         unsafe { ffi::erase(op) };
     }
-    let i32 = IntegerType::new(context, 32).into();
-    let devices = mesh.devices();
-    ffi::set_attribute(
-        module,
-        "mhlo.num_replicas",
-        IntegerAttribute::new(i32, devices).into(),
-    );
-    ffi::set_attribute(
-        module,
-        "mhlo.num_partitions",
-        IntegerAttribute::new(i32, 1).into(),
-    );
-    let axes: Vec<String> = mesh
-        .axes
-        .iter()
-        .map(|axis| format!("{}={}", axis.name, axis.size))
-        .collect();
-    ffi::set_attribute(
-        module,
-        MESH_STRING_ATTR,
-        StringAttribute::new(context, &axes.join(",")).into(),
-    );
+    set_devices(context, module, &mesh, mesh.devices(), 1);
     check_no_partir_left(
         module,
         PASS,
@@ -346,6 +325,35 @@ fn export_collective<'c, 'a>(
     // SAFETY: `op` is unused and no handle to it is used after this.
     unsafe { ffi::erase(op) };
     Ok(())
+}
+
+/// The module attributes a runtime reads: `replicas` x `partitions` devices
+/// (`mhlo.num_replicas`, `mhlo.num_partitions`) and partir's mesh as a string
+/// (`partir.mesh = "batch=4,model=2"`).
+pub fn set_devices(
+    context: &Context,
+    module: OperationRef,
+    mesh: &Mesh,
+    replicas: i64,
+    partitions: i64,
+) {
+    let i32 = IntegerType::new(context, 32).into();
+    for (name, count) in [
+        ("mhlo.num_replicas", replicas),
+        ("mhlo.num_partitions", partitions),
+    ] {
+        ffi::set_attribute(module, name, IntegerAttribute::new(i32, count).into());
+    }
+    let axes: Vec<String> = mesh
+        .axes
+        .iter()
+        .map(|axis| format!("{}={}", axis.name, axis.size))
+        .collect();
+    ffi::set_attribute(
+        module,
+        MESH_STRING_ATTR,
+        StringAttribute::new(context, &axes.join(",")).into(),
+    );
 }
 
 /// A generic `name(operand) {attributes} ({region})` with one result.

@@ -243,10 +243,13 @@ pub fn tactics<'c>(
                 .and_then(|attr| ArrayAttribute::try_from(attr).ok())
                 .map_or(0, |array| array.len());
             let mut entries = func_attrs::entries(func, list, count);
+            let before: usize = entries.iter().map(Vec::len).sum();
             for fields in &mut entries {
                 fields.retain(|field| !func_attrs::is_named(field, SDY_SHARDING));
             }
-            func_attrs::set_entries(context, func, list, &entries);
+            if entries.iter().map(Vec::len).sum::<usize>() != before {
+                func_attrs::set_entries(context, func, list, &entries);
+            }
         }
     }
     // One value constrained twice (a partial sum, then its reduction) is tiled once.

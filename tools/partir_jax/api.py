@@ -67,6 +67,22 @@ def schedule_toml(mesh: dict[str, int], tactics: Sequence[dict], expand: dict[st
     return "\n".join(lines) + "\n"
 
 
+def _lowered(fn: Callable, args: tuple, arg_names: Sequence[str] | None,
+             result_names: Sequence[str] | None) -> tuple[str, Any]:
+    """`fn(*args)` as the StableHLO partir reads (generic form, arguments and results named by
+    their pytree paths under `arg_names` / `result_names`), and its output shapes."""
+    import jax
+
+    out_shape = jax.eval_shape(fn, *args)
+    outs = out_shape if isinstance(out_shape, tuple) else (out_shape,)
+    in_names = importer.named_flat(args, list(arg_names) if arg_names else None)
+    out_names = importer.named_flat(outs, list(result_names) if result_names
+                                    else ["result"] if len(outs) == 1 else [f"result{i}" for i in range(len(outs))])
+    spec = importer.ModelSpec(fn, args, list(arg_names) if arg_names else None,
+                              list(result_names) if result_names else None)
+    return importer._stablehlo_with_names(spec, in_names, out_names, generic=True), out_shape
+
+
 def _tactic_table(stderr: str) -> str:
     """The per-tactic table partir printed (header `  tactic ...` and its rows)."""
     lines, inside = [], False
@@ -114,14 +130,7 @@ def partition(fn: Callable, args: Sequence[Any], mesh: dict[str, int], schedule:
     import jax
 
     args = tuple(args)
-    out_shape = jax.eval_shape(fn, *args)
-    outs = out_shape if isinstance(out_shape, tuple) else (out_shape,)
-    in_names = importer.named_flat(args, list(arg_names) if arg_names else None)
-    out_names = importer.named_flat(outs, list(result_names) if result_names
-                                    else ["result"] if len(outs) == 1 else [f"result{i}" for i in range(len(outs))])
-    spec = importer.ModelSpec(fn, args, list(arg_names) if arg_names else None,
-                              list(result_names) if result_names else None)
-    text = importer._stablehlo_with_names(spec, in_names, out_names, generic=True)
+    text, out_shape = _lowered(fn, args, arg_names, result_names)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(keep) if keep else Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
@@ -189,14 +198,7 @@ def shardings(fn: Callable, args: Sequence[Any], schedule: str | os.PathLike | S
         mesh = jax.sharding.Mesh(devices.reshape(tuple(mesh.values())), tuple(mesh.keys()))
     sizes = dict(zip(mesh.axis_names, mesh.devices.shape))
     args = tuple(args)
-    out_shape = jax.eval_shape(fn, *args)
-    outs = out_shape if isinstance(out_shape, tuple) else (out_shape,)
-    in_names = importer.named_flat(args, list(arg_names) if arg_names else None)
-    out_names = importer.named_flat(outs, list(result_names) if result_names
-                                    else ["result"] if len(outs) == 1 else [f"result{i}" for i in range(len(outs))])
-    spec = importer.ModelSpec(fn, args, list(arg_names) if arg_names else None,
-                              list(result_names) if result_names else None)
-    text = importer._stablehlo_with_names(spec, in_names, out_names, generic=True)
+    text, out_shape = _lowered(fn, args, arg_names, result_names)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(keep) if keep else Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
@@ -245,14 +247,7 @@ def auto(fn: Callable, args: Sequence[Any], mesh: dict[str, int] | Any,
     else:
         mesh_sizes = dict(mesh)
     args = tuple(args)
-    out_shape = jax.eval_shape(fn, *args)
-    outs = out_shape if isinstance(out_shape, tuple) else (out_shape,)
-    in_names = importer.named_flat(args, list(arg_names) if arg_names else None)
-    out_names = importer.named_flat(outs, list(result_names) if result_names
-                                    else ["result"] if len(outs) == 1 else [f"result{i}" for i in range(len(outs))])
-    spec = importer.ModelSpec(fn, args, list(arg_names) if arg_names else None,
-                              list(result_names) if result_names else None)
-    text = importer._stablehlo_with_names(spec, in_names, out_names, generic=True)
+    text, out_shape = _lowered(fn, args, arg_names, result_names)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(keep) if keep else Path(tmp)
         work.mkdir(parents=True, exist_ok=True)

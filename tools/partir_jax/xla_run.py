@@ -105,44 +105,39 @@ def assemble(shards: list[np.ndarray], dims, mesh) -> np.ndarray:
     return out
 
 
-def compile_replicas(text: str, replicas: int):
-    """`text` compiled by XLA's CPU backend with one replica per device: (executable, devices)."""
+def _compile(text: str, count: int, partitions: bool):
+    """`text` compiled by XLA's CPU backend over `count` devices, as replicas (partir's export)
+    or as one SPMD program's partitions (Shardy partitions it): (executable, devices)."""
     from jax._src import xla_bridge
     from jax._src.lib import xla_client
 
     backend = xla_bridge.get_backend("cpu")
-    devices = backend.local_devices()[:replicas]
-    if len(devices) < replicas:
-        raise SystemExit(f"xla_run: the module needs {replicas} devices, XLA has {len(devices)} "
+    devices = backend.local_devices()[:count]
+    if len(devices) < count:
+        raise SystemExit(f"xla_run: the module needs {count} devices, XLA has {len(devices)} "
                          "(XLA_FLAGS=--xla_force_host_platform_device_count=N)")
     options = xla_client.CompileOptions()
     build = options.executable_build_options
-    build.num_replicas = replicas
-    build.num_partitions = 1
-    build.device_assignment = xla_client.DeviceAssignment.create(np.arange(replicas).reshape(replicas, 1))
+    build.num_replicas = 1 if partitions else count
+    build.num_partitions = count if partitions else 1
+    if partitions:
+        build.use_spmd_partitioning = True
+        build.use_shardy_partitioner = True
+    shape = (1, count) if partitions else (count, 1)
+    build.device_assignment = xla_client.DeviceAssignment.create(np.arange(count).reshape(shape))
     return backend.compile_and_load(text, xla_client.DeviceList(tuple(devices)), options), devices
+
+
+def compile_replicas(text: str, replicas: int):
+    """`text` compiled by XLA's CPU backend with one replica per device: (executable, devices)."""
+    return _compile(text, replicas, partitions=False)
 
 
 def compile_partitions(text: str, partitions: int):
     """`text` (annotated for XLA's partitioner: `sdy.mesh`, `sdy.sharding`) compiled by XLA's
     CPU backend as one SPMD program over `partitions` devices, partitioned by Shardy:
     (executable, devices). Partition r is device r, at the mesh's row-major coordinates."""
-    from jax._src import xla_bridge
-    from jax._src.lib import xla_client
-
-    backend = xla_bridge.get_backend("cpu")
-    devices = backend.local_devices()[:partitions]
-    if len(devices) < partitions:
-        raise SystemExit(f"xla_run: the module needs {partitions} devices, XLA has {len(devices)} "
-                         "(XLA_FLAGS=--xla_force_host_platform_device_count=N)")
-    options = xla_client.CompileOptions()
-    build = options.executable_build_options
-    build.num_replicas = 1
-    build.num_partitions = partitions
-    build.use_spmd_partitioning = True
-    build.use_shardy_partitioner = True
-    build.device_assignment = xla_client.DeviceAssignment.create(np.arange(partitions).reshape(1, partitions))
-    return backend.compile_and_load(text, xla_client.DeviceList(tuple(devices)), options), devices
+    return _compile(text, partitions, partitions=True)
 
 
 class Compiled:
