@@ -331,7 +331,7 @@ pub fn annotate<'c>(
             for (fields, sharding) in entries.iter_mut().zip(shardings) {
                 let Some(sharding) = sharding else { continue };
                 fields.push((
-                    Identifier::new(context, "sdy.sharding"),
+                    Identifier::new(context, crate::rules::SHARDY_SHARDING_ATTR),
                     sdy_sharding(context, mesh, sharding, &[]),
                 ));
                 // As the XLA export writes it: a runtime scatters and assembles by it.

@@ -37,8 +37,7 @@ use melior::{
     Context,
 };
 
-/// Shardy's sharding of a function argument or result.
-const SDY_SHARDING: &str = "sdy.sharding";
+use crate::rules::SHARDY_SHARDING_ATTR as SDY_SHARDING;
 
 /// The per-dim axes of a printed `#sdy.sharding<@mesh, [{"a"}, {}, {"b", "c"}]>` (closed dims
 /// only; an open dim `{?}` or `{"a", ?}` reads as its closed axes). None when it is not one.

@@ -326,6 +326,9 @@ pub fn is_sharding_annotation(op: OperationRef) -> bool {
         || (name == CUSTOM_CALL && call_target(op).as_deref().is_some_and(is_sharding_call))
 }
 
+/// Shardy's sharding of a function argument or result (`in_shardings`, `out_shardings`).
+pub const SHARDY_SHARDING_ATTR: &str = "sdy.sharding";
+
 /// Whether `op` declares the mesh a program's sharding annotations name (`sdy.mesh`).
 pub fn is_sharding_mesh(op: OperationRef) -> bool {
     op.name().as_string_ref().as_str() == Ok("sdy.mesh")
