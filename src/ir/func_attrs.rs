@@ -11,6 +11,14 @@ use melior::{
     Context,
 };
 
+/// How many entries `func`'s `name` (`arg_attrs` or `res_attrs`) lists (0 when it is absent).
+pub fn listed(func: OperationRef, name: &str) -> usize {
+    func.attribute(name)
+        .ok()
+        .and_then(|attr| melior::ir::attribute::ArrayAttribute::try_from(attr).ok())
+        .map_or(0, |array| array.len())
+}
+
 /// The fields of each entry of `func`'s `name` (`arg_attrs` or `res_attrs`), `count` entries
 /// (missing ones are empty).
 pub fn entries<'c>(

@@ -38,7 +38,7 @@ use crate::{
 };
 use melior::{
     ir::{
-        attribute::{ArrayAttribute, IntegerAttribute, StringAttribute},
+        attribute::{IntegerAttribute, StringAttribute},
         block::BlockLike,
         operation::{OperationBuilder, OperationLike},
         r#type::IntegerType,
@@ -522,11 +522,7 @@ fn local_slice<'c, 'a>(
 /// "[{\"batch\"}, {}]"}` on each argument and result (the runtime scatters and assembles by it).
 fn shardings_to_strings<'c>(context: &'c Context, func: OperationRef<'c, '_>) -> PassResult<'c> {
     for list in ["arg_attrs", "res_attrs"] {
-        let count = func
-            .attribute(list)
-            .ok()
-            .and_then(|attr| ArrayAttribute::try_from(attr).ok())
-            .map_or(0, |array| array.len());
+        let count = func_attrs::listed(func, list);
         let mut entries = func_attrs::entries(func, list, count);
         for (index, fields) in entries.iter_mut().enumerate() {
             for field in fields

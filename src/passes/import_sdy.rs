@@ -30,9 +30,8 @@ use crate::{
 };
 use melior::{
     ir::{
-        attribute::{ArrayAttribute, StringAttribute},
-        operation::OperationLike,
-        Attribute, BlockLike, Location, OperationRef, RegionLike,
+        attribute::StringAttribute, operation::OperationLike, Attribute, BlockLike, Location,
+        OperationRef, RegionLike,
     },
     Context,
 };
@@ -207,11 +206,7 @@ pub fn tactics<'c>(
     }
     for func in crate::ir::names::entry_functions(module) {
         let arguments = crate::ir::names::arguments(func);
-        let count = func
-            .attribute("arg_attrs")
-            .ok()
-            .and_then(|attr| ArrayAttribute::try_from(attr).ok())
-            .map_or(0, |array| array.len());
+        let count = func_attrs::listed(func, "arg_attrs");
         for (index, fields) in func_attrs::entries(func, "arg_attrs", count)
             .iter()
             .enumerate()
@@ -236,11 +231,7 @@ pub fn tactics<'c>(
         }
         // Read: partir's own shardings replace them (they name the Shardy mesh, now gone).
         for list in ["arg_attrs", "res_attrs"] {
-            let count = func
-                .attribute(list)
-                .ok()
-                .and_then(|attr| ArrayAttribute::try_from(attr).ok())
-                .map_or(0, |array| array.len());
+            let count = func_attrs::listed(func, list);
             let mut entries = func_attrs::entries(func, list, count);
             let before: usize = entries.iter().map(Vec::len).sum();
             for fields in &mut entries {

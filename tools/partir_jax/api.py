@@ -83,6 +83,28 @@ def _lowered(fn: Callable, args: tuple, arg_names: Sequence[str] | None,
     return importer._stablehlo_with_names(spec, in_names, out_names, generic=True), out_shape
 
 
+def _partition_text(fn: Callable, text: str, schedule, sizes: dict[str, int], stage: str, device: str,
+                    keep, expand: dict[str, dict] | None = None) -> tuple[str, dict, str]:
+    """`partir partition --stage STAGE` of `text` with `schedule` (a file or tactics on a mesh of
+    `sizes`): (the program, the report, partir's stderr). `keep` keeps the files there."""
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(keep) if keep else Path(tmp)
+        work.mkdir(parents=True, exist_ok=True)
+        (work / "model.mlir").write_text(text)
+        if isinstance(schedule, (str, os.PathLike)):
+            shutil.copy(schedule, work / "schedule.toml")
+        else:
+            (work / "schedule.toml").write_text(schedule_toml(sizes, schedule, expand))
+        command = [_partir_binary(), "partition", str(work / "model.mlir"), "--schedule", str(work / "schedule.toml"),
+                   "--stage", stage, "--device", device, "-o", str(work / "partitioned.mlir"),
+                   "--report", str(work / "report.json")]
+        done = subprocess.run(command, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(f"partir could not partition {getattr(fn, '__name__', 'the function')}:\n{done.stderr}")
+        return ((work / "partitioned.mlir").read_text(), json.loads((work / "report.json").read_text()),
+                done.stderr)
+
+
 def _tactic_table(stderr: str) -> str:
     """The per-tactic table partir printed (header `  tactic ...` and its rows)."""
     lines, inside = [], False
@@ -131,23 +153,8 @@ def partition(fn: Callable, args: Sequence[Any], mesh: dict[str, int], schedule:
 
     args = tuple(args)
     text, out_shape = _lowered(fn, args, arg_names, result_names)
-    with tempfile.TemporaryDirectory() as tmp:
-        work = Path(keep) if keep else Path(tmp)
-        work.mkdir(parents=True, exist_ok=True)
-        (work / "model.mlir").write_text(text)
-        if isinstance(schedule, (str, os.PathLike)):
-            shutil.copy(schedule, work / "schedule.toml")
-        else:
-            (work / "schedule.toml").write_text(schedule_toml(mesh, schedule, expand))
-        command = [_partir_binary(), "partition", str(work / "model.mlir"), "--schedule", str(work / "schedule.toml"),
-                   "--stage", "xla", "--device", device, "-o", str(work / "partitioned.mlir"),
-                   "--report", str(work / "report.json")]
-        done = subprocess.run(command, capture_output=True, text=True)
-        if done.returncode != 0:
-            raise RuntimeError(f"partir could not partition {getattr(fn, '__name__', 'the function')}:\n{done.stderr}")
-        program = (work / "partitioned.mlir").read_text()
-        report = json.loads((work / "report.json").read_text())
-    table = _tactic_table(done.stderr)
+    program, report, stderr = _partition_text(fn, text, schedule, mesh, "xla", device, keep, expand)
+    table = _tactic_table(stderr)
     declared = xla_run._mesh(program)
     if dict(declared) != dict(mesh):
         raise ValueError(f"the schedule's mesh {dict(declared)} is not the mesh asked for {dict(mesh)}")
@@ -199,22 +206,7 @@ def shardings(fn: Callable, args: Sequence[Any], schedule: str | os.PathLike | S
     sizes = dict(zip(mesh.axis_names, mesh.devices.shape))
     args = tuple(args)
     text, out_shape = _lowered(fn, args, arg_names, result_names)
-    with tempfile.TemporaryDirectory() as tmp:
-        work = Path(keep) if keep else Path(tmp)
-        work.mkdir(parents=True, exist_ok=True)
-        (work / "model.mlir").write_text(text)
-        if isinstance(schedule, (str, os.PathLike)):
-            shutil.copy(schedule, work / "schedule.toml")
-        else:
-            (work / "schedule.toml").write_text(schedule_toml(sizes, schedule))
-        command = [_partir_binary(), "partition", str(work / "model.mlir"), "--schedule", str(work / "schedule.toml"),
-                   "--stage", "sdy", "--device", device, "-o", str(work / "sdy.mlir"),
-                   "--report", str(work / "report.json")]
-        done = subprocess.run(command, capture_output=True, text=True)
-        if done.returncode != 0:
-            raise RuntimeError(f"partir could not partition {getattr(fn, '__name__', 'the function')}:\n{done.stderr}")
-        program = (work / "sdy.mlir").read_text()
-        report = json.loads((work / "report.json").read_text())
+    program, report, stderr = _partition_text(fn, text, schedule, sizes, "sdy", device, keep)
     declared = dict(xla_run._mesh(program))
     if declared != sizes:
         raise ValueError(f"the schedule's mesh {declared} is not the mesh given {sizes}")
@@ -223,7 +215,7 @@ def shardings(fn: Callable, args: Sequence[Any], schedule: str | os.PathLike | S
     in_shardings = jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(args), [named(d) for d in arg_dims])
     out_shardings = jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(out_shape),
                                                  [named(d) for d in res_dims])
-    return Shardings(in_shardings, out_shardings, mesh, program, report, _tactic_table(done.stderr))
+    return Shardings(in_shardings, out_shardings, mesh, program, report, _tactic_table(stderr))
 
 
 def auto(fn: Callable, args: Sequence[Any], mesh: dict[str, int] | Any,
