@@ -158,13 +158,23 @@ fn a_jax_program_s_own_annotations_are_its_plan() {
             .output()
             .expect("partir runs")
     };
-    let out = run(&[
-        "verify",
+    // The same function lowered with Shardy (sdy.sharding) and without (GSPMD's mhlo.sharding).
+    for program in [
         "examples/sdy/constrained_mlp.mlir",
-        "-s",
-        "examples/sdy/mesh.toml",
-        "--xla",
-    ]);
+        "examples/sdy/constrained_mlp.gspmd.mlir",
+    ] {
+        reads_its_own_plan(&run, program);
+    }
+    let check = Command::new(root().join("tools/.venv/bin/python"))
+        .args(["tools/sdy_fixtures.py", "--check"])
+        .current_dir(root())
+        .output()
+        .expect("the JAX venv runs");
+    assert!(check.status.success(), "{}", text(&check.stdout));
+}
+
+fn reads_its_own_plan(run: &dyn Fn(&[&str]) -> std::process::Output, program: &str) {
+    let out = run(&["verify", program, "-s", "examples/sdy/mesh.toml", "--xla"]);
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert!(
         out.status.success() && stdout.contains("partir: PASS"),
@@ -172,7 +182,7 @@ fn a_jax_program_s_own_annotations_are_its_plan() {
     );
     let out = run(&[
         "partition",
-        "examples/sdy/constrained_mlp.mlir",
+        program,
         "-s",
         "examples/sdy/mesh.toml",
         "-o",
@@ -188,10 +198,4 @@ fn a_jax_program_s_own_annotations_are_its_plan() {
     ] {
         assert!(stderr.contains(row), "no '{row}' in:\n{stderr}");
     }
-    let check = Command::new(root().join("tools/.venv/bin/python"))
-        .args(["tools/sdy_fixtures.py", "--check"])
-        .current_dir(root())
-        .output()
-        .expect("the JAX venv runs");
-    assert!(check.status.success(), "{}", text(&check.stdout));
 }

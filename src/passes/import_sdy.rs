@@ -20,7 +20,13 @@
 //! tactics follow the mesh's axis order. A constraint's operand is what is tiled (its
 //! producer named `sdy/<n>` when it has no `partir.name`, so that a tactic can select it), and
 //! the constraint is removed. Open dims (`{?}`) and sub-axes say nothing.
-//! `mhlo.sharding` strings (GSPMD's device lists) are not read.
+//!
+//! GSPMD's `mhlo.sharding` strings (on arguments, and on `Sharding` custom calls: what JAX
+//! writes with Shardy off, and older exported programs) are read the same way, their device
+//! lists turned into the mesh's axes ([`hlo_sharding`]); one that no axes of the mesh express
+//! (`maximal`, a device order of another mesh) is not read, with a warning.
+
+mod hlo_sharding;
 
 use super::PassError;
 use crate::{
@@ -36,7 +42,8 @@ use melior::{
     Context,
 };
 
-use crate::rules::SHARDY_SHARDING_ATTR as SDY_SHARDING;
+use crate::rules::{HLO_SHARDING_ATTR as HLO_SHARDING, SHARDY_SHARDING_ATTR as SDY_SHARDING};
+use hlo_sharding::HloSharding;
 
 /// The per-dim axes of a printed `#sdy.sharding<@mesh, [{"a"}, {}, {"b", "c"}]>` (closed dims
 /// only; an open dim `{?}` or `{"a", ?}` reads as its closed axes). None when it is not one.
@@ -63,12 +70,39 @@ pub fn dims_of(text: &str) -> Option<Vec<Vec<String>>> {
     }
 }
 
-/// The annotation a Shardy constraint carries (its `sharding` attribute), when `op` is one.
-fn constraint_sharding(op: OperationRef) -> Option<String> {
-    crate::rules::is_sharding_annotation(op)
-        .then(|| op.attribute("sharding").ok())
-        .flatten()
-        .map(|attr| attr.to_string())
+/// The axes splitting each dim of a printed Shardy or GSPMD sharding; None for text that is
+/// neither; an error saying why a GSPMD sharding is not read on `mesh`.
+fn read(text: &str, mesh: &Mesh) -> Result<Option<Vec<Vec<String>>>, String> {
+    if text.trim_start().starts_with("#sdy.sharding") {
+        return Ok(dims_of(text));
+    }
+    let axes: Vec<(String, i64)> = mesh
+        .axes
+        .iter()
+        .map(|axis| (axis.name.clone(), axis.size))
+        .collect();
+    HloSharding::parse(text)
+        .and_then(|sharding| sharding.axes(&axes))
+        .map(Some)
+}
+
+/// [`read`], warning at `location` about a sharding that is not read.
+fn read_or_warn(
+    location: Location,
+    what: &str,
+    text: &str,
+    mesh: &Mesh,
+) -> Option<Vec<Vec<String>>> {
+    read(text, mesh).unwrap_or_else(|reason| {
+        ffi::emit(
+            location,
+            ffi::Severity::Warning,
+            &format!(
+                "partir-schedule: {what}'s sharding {text} is not read on mesh {mesh}: {reason}"
+            ),
+        );
+        None
+    })
 }
 
 /// One tactic per mesh axis the annotations of `module` name (in mesh order, before the
@@ -96,7 +130,7 @@ pub fn tactics<'c>(
     let mut count = 0;
     let (mut constraints, mut meshes) = (Vec::new(), Vec::new());
     ffi::walk(module, |op| {
-        if let Some(text) = constraint_sharding(op) {
+        if let Some(text) = crate::rules::annotation_sharding(op) {
             constraints.push((op, text));
         } else if crate::rules::is_sharding_mesh(op) {
             meshes.push(op);
@@ -138,7 +172,9 @@ pub fn tactics<'c>(
             })
             .collect();
     for (op, text) in constraints {
-        let Some(dims) = dims_of(&text) else { continue };
+        let Some(dims) = read_or_warn(op.location(), "a sharding constraint", &text, mesh) else {
+            continue;
+        };
         check(op.location(), "a sharding constraint", &dims)?;
         count += 1;
         // The constrained value itself is tiled, and the constraint goes: partir's tiles say
@@ -213,15 +249,24 @@ pub fn tactics<'c>(
         {
             let Some(text) = fields
                 .iter()
-                .find(|field| func_attrs::is_named(field, SDY_SHARDING))
-                .map(|field: &(_, Attribute)| field.1.to_string())
+                .find(|field| {
+                    func_attrs::is_named(field, SDY_SHARDING)
+                        || func_attrs::is_named(field, HLO_SHARDING)
+                })
+                .map(|field: &(_, Attribute)| {
+                    ffi::string_attribute(field.1).unwrap_or_else(|| field.1.to_string())
+                })
             else {
                 continue;
             };
-            let (Some(dims), Some(selector)) = (dims_of(&text), arguments.get(index)) else {
+            let Some(selector) = arguments.get(index) else {
                 continue;
             };
-            check(func.location(), &format!("argument '{selector}'"), &dims)?;
+            let what = format!("argument '{selector}'");
+            let Some(dims) = read_or_warn(func.location(), &what, &text, mesh) else {
+                continue;
+            };
+            check(func.location(), &what, &dims)?;
             for (dim, axes) in dims.iter().enumerate() {
                 tiles.extend(
                     axes.iter()
@@ -235,7 +280,10 @@ pub fn tactics<'c>(
             let mut entries = func_attrs::entries(func, list, count);
             let before: usize = entries.iter().map(Vec::len).sum();
             for fields in &mut entries {
-                fields.retain(|field| !func_attrs::is_named(field, SDY_SHARDING));
+                fields.retain(|field| {
+                    !func_attrs::is_named(field, SDY_SHARDING)
+                        && !func_attrs::is_named(field, HLO_SHARDING)
+                });
             }
             if entries.iter().map(Vec::len).sum::<usize>() != before {
                 func_attrs::set_entries(context, func, list, &entries);

@@ -329,6 +329,26 @@ pub fn is_sharding_annotation(op: OperationRef) -> bool {
 /// Shardy's sharding of a function argument or result (`in_shardings`, `out_shardings`).
 pub const SHARDY_SHARDING_ATTR: &str = "sdy.sharding";
 
+/// GSPMD's sharding of a function argument or result, and of a `Sharding` custom call
+/// (`mhlo.sharding = "{devices=[4,1,2]<=[8] last_tile_dim_replicate}"`).
+pub const HLO_SHARDING_ATTR: &str = "mhlo.sharding";
+
+/// The sharding a sharding annotation op carries, printed: Shardy's `#sdy.sharding<...>`
+/// (`sdy.sharding_constraint`) or GSPMD's string (a `Sharding` custom call). None for any
+/// other op, and for the shard_map boundary calls, which mark manual regions, not shardings.
+pub fn annotation_sharding(op: OperationRef) -> Option<String> {
+    if !is_sharding_annotation(op) {
+        return None;
+    }
+    if op.name().as_string_ref().as_str() == Ok(CUSTOM_CALL) {
+        return (call_target(op).as_deref() == Some("Sharding"))
+            .then(|| op.attribute(HLO_SHARDING_ATTR).ok())
+            .flatten()
+            .and_then(crate::ffi::string_attribute);
+    }
+    op.attribute("sharding").ok().map(|attr| attr.to_string())
+}
+
 /// Whether `op` declares the mesh a program's sharding annotations name (`sdy.mesh`).
 pub fn is_sharding_mesh(op: OperationRef) -> bool {
     op.name().as_string_ref().as_str() == Ok("sdy.mesh")
