@@ -16,6 +16,12 @@ pub fn partir(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_partir"))
         .args(args)
         .current_dir(root())
+        // A zoo model's original runs on XLA (f32, f64) are the same under each of its
+        // schedules: XLA runs them once per checkout (src/cli/verify/xla.rs).
+        .env(
+            "PARTIR_XLA_REFERENCE_CACHE",
+            root().join("target/tmp/xla-reference"),
+        )
         .output()
         .expect("the partir binary runs")
 }
