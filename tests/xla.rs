@@ -183,3 +183,23 @@ fn partir_from_jax_matches_jit_and_trains() {
     assert!(losses.windows(2).all(|pair| pair[1] < pair[0]), "{stdout}");
     assert!(stdout.contains("MP               model"), "{stdout}");
 }
+
+/// More than one process (`tools/test_multiprocess.py`): `partir_jax` under `jax.distributed`,
+/// 2 processes × 4 CPU devices started by the script, gives what 1 process × 8 devices gives
+/// (within rounding noise: the cross-process all-reduce sums in another order), a planted
+/// difference between the processes' data is caught, and misuse is an error, not a hang.
+#[test]
+fn partir_from_jax_multiprocess_matches_one_process() {
+    let out = Command::new(root().join("tools/.venv/bin/python"))
+        .arg(root().join("tools/test_multiprocess.py"))
+        .env("PARTIR", env!("CARGO_BIN_EXE_partir"))
+        .current_dir(root())
+        .output()
+        .expect("the JAX venv runs (tools/setup-venv)");
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    assert!(
+        stdout.contains("a planted bug") && !stdout.contains("FAIL"),
+        "{stdout}"
+    );
+}

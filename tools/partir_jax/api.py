@@ -13,6 +13,10 @@ and calls kept: partir inlines them; arguments named by their pytree paths, e.g.
 and compiled by XLA with one replica per mesh device; arguments are scattered and results
 assembled by the shardings partir recorded. A schedule is a TOML path, or the same in Python:
 a list of tactics `{"name": "BP", "axis": "batch", "tile": {"tokens": 0}}`.
+
+Under `jax.distributed` (one process per host) every process makes the same call with the
+same global values: the mesh is `jax.devices()` row-major across processes, each process
+places its own devices' shards, and every process gets the whole outputs.
 """
 from __future__ import annotations
 
@@ -118,8 +122,60 @@ def _tactic_table(stderr: str) -> str:
     return "\n".join(lines)
 
 
+def _same_on_every_process(program: str, fn: Callable) -> None:
+    """Under `jax.distributed`, every process must run the same program: partir is
+    deterministic (the same StableHLO and schedule give the same text), so a difference means
+    the processes were given different functions, shapes, schedules or partir builds. Checked
+    by a hash all-gather, so that every process raises rather than hanging in a collective."""
+    import hashlib
+
+    import jax
+    import numpy as np
+
+    if jax.process_count() == 1:
+        return
+    from jax.experimental import multihost_utils
+
+    digest = np.frombuffer(hashlib.sha256(program.encode()).digest(), np.uint8)
+    digests = np.asarray(multihost_utils.process_allgather(digest))
+    differ = [p for p in range(len(digests)) if not np.array_equal(digests[p], digests[0])]
+    if differ:
+        raise RuntimeError(f"partir partitioned {getattr(fn, '__name__', 'the function')} differently in "
+                           f"processes {differ} than in process 0: every process must make the same call "
+                           "(function, argument shapes, schedule, mesh) with the same partir")
+
+
+def _from_process_zero(make: Callable[[], dict]) -> dict:
+    """`make()` (a JSON-able dict) as process 0 makes it, in every process under
+    `jax.distributed`: the others wait for it rather than make their own. A RuntimeError in
+    process 0 is raised in every process (none is left waiting for the others)."""
+    import jax
+    import numpy as np
+
+    if jax.process_count() == 1:
+        return make()
+    from jax.experimental import multihost_utils
+
+    data = np.zeros(0, np.uint8)
+    if jax.process_index() == 0:
+        try:
+            said = {"made": make()}
+        except RuntimeError as error:
+            said = {"error": str(error)}
+        data = np.frombuffer(json.dumps(said).encode(), np.uint8)
+    # Every process must pass the same shape: the length first, then the bytes.
+    length = int(multihost_utils.broadcast_one_to_all(np.int32(data.size)))
+    padded = np.zeros(length, np.uint8)
+    padded[:data.size] = data
+    said = json.loads(bytes(np.asarray(multihost_utils.broadcast_one_to_all(padded))).decode())
+    if "error" in said:
+        raise RuntimeError(f"in process 0: {said['error']}")
+    return said["made"]
+
+
 class Partitioned:
-    """A partitioned function: call it with the original's arguments (global arrays)."""
+    """A partitioned function: call it with the original's arguments (global arrays: under
+    `jax.distributed`, the same host values in every process)."""
 
     def __init__(self, fn, compiled: xla_run.Compiled, in_tree, out_tree, program: str, report: dict, table: str):
         self._fn, self._compiled = fn, compiled
@@ -145,10 +201,12 @@ def partition(fn: Callable, args: Sequence[Any], mesh: dict[str, int], schedule:
               device: str = "tpu-v3", keep: str | os.PathLike | None = None,
               expand: dict[str, dict] | None = None) -> Partitioned:
     """Partitions `fn` (jittable, called as `fn(*args)`) with `schedule` on `mesh` and compiles
-    it for XLA's local devices. `arg_names` name the top-level arguments (pytree paths below
-    them follow); `keep` writes the StableHLO, schedule and partitioned module there. With a
-    schedule given as tactics, `expand` sees fused dims as their factors (`[expand]`): callers
-    still pass and get arrays of the original shapes."""
+    it for XLA on the mesh's devices, the first of `jax.devices()` (under `jax.distributed`,
+    every process's: each process makes this call, with the same arguments). `arg_names` name
+    the top-level arguments (pytree paths below them follow); `keep` writes the StableHLO,
+    schedule and partitioned module there. With a schedule given as tactics, `expand` sees
+    fused dims as their factors (`[expand]`): callers still pass and get arrays of the
+    original shapes."""
     import jax
 
     args = tuple(args)
@@ -158,6 +216,7 @@ def partition(fn: Callable, args: Sequence[Any], mesh: dict[str, int], schedule:
     declared = xla_run._mesh(program)
     if dict(declared) != dict(mesh):
         raise ValueError(f"the schedule's mesh {dict(declared)} is not the mesh asked for {dict(mesh)}")
+    _same_on_every_process(program, fn)
     compiled = xla_run.Compiled(program)
     in_tree = jax.tree_util.tree_structure(args)
     out_tree = jax.tree_util.tree_structure(out_shape)
@@ -191,9 +250,10 @@ def shardings(fn: Callable, args: Sequence[Any], schedule: str | os.PathLike | S
         step = jax.jit(step, in_shardings=plan.in_shardings, out_shardings=plan.out_shardings)
 
     `mesh` is a `jax.sharding.Mesh` (its axis names and sizes must be the schedule's) or a dict
-    of axis sizes (a mesh of the first local devices, row-major, is made). XLA's partitioner then
-    places everything between; `sdy_program` is the same plan with every split value
-    constrained, for XLA to compile as it is."""
+    of axis sizes (a mesh of the first devices of `jax.devices()`, row-major, is made). XLA's
+    partitioner then places everything between; `sdy_program` is the same plan with every split
+    value constrained, for XLA to compile as it is. Under `jax.distributed` the jitted function
+    takes global arrays, as any: `jax.device_put(args, plan.in_shardings)`."""
     import jax
     import numpy as np
 
@@ -210,6 +270,7 @@ def shardings(fn: Callable, args: Sequence[Any], schedule: str | os.PathLike | S
     declared = dict(xla_run._mesh(program))
     if declared != sizes:
         raise ValueError(f"the schedule's mesh {declared} is not the mesh given {sizes}")
+    _same_on_every_process(program, fn)
     arg_dims, res_dims = run_spmd.shardings(program, xla_run._SHARDING)
     named = lambda dims: jax.sharding.NamedSharding(mesh, _partition_spec(dims))  # noqa: E731
     in_shardings = jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(args), [named(d) for d in arg_dims])
@@ -231,7 +292,8 @@ def auto(fn: Callable, args: Sequence[Any], mesh: dict[str, int] | Any,
 
     `report` holds the searched schedule (`report["schedule"]`, TOML text a user can keep and
     edit), partir's report of it and the Shardy-annotated program. `evaluations` caps the plans
-    priced per search phase (`partir auto --evaluations`)."""
+    priced per search phase (`partir auto --evaluations`). Under `jax.distributed` process 0
+    searches and the others take its plan."""
     import jax
 
     if not isinstance(mesh, dict):
@@ -244,22 +306,30 @@ def auto(fn: Callable, args: Sequence[Any], mesh: dict[str, int] | Any,
         work = Path(keep) if keep else Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
         (work / "model.mlir").write_text(text)
-        command = [_partir_binary(), "auto", str(work / "model.mlir"),
-                   "--mesh", ",".join(f"{name}={size}" for name, size in mesh_sizes.items()),
-                   "--device", device, "--seed", str(seed), "-o", str(work / "plan.toml")]
-        if memory:
-            command += ["--memory", memory]
-        if evaluations:
-            command += ["--evaluations", str(evaluations)]
-        done = subprocess.run(command, capture_output=True, text=True)
-        if done.returncode != 0:
-            raise RuntimeError(f"partir auto found no plan for {getattr(fn, '__name__', 'the function')}:\n{done.stderr}")
-        schedule = (work / "plan.toml").read_text()
+
+        def search() -> dict:
+            command = [_partir_binary(), "auto", str(work / "model.mlir"),
+                       "--mesh", ",".join(f"{name}={size}" for name, size in mesh_sizes.items()),
+                       "--device", device, "--seed", str(seed), "-o", str(work / "plan.toml")]
+            if memory:
+                command += ["--memory", memory]
+            if evaluations:
+                command += ["--evaluations", str(evaluations)]
+            done = subprocess.run(command, capture_output=True, text=True)
+            if done.returncode != 0:
+                raise RuntimeError(f"partir auto found no plan for {getattr(fn, '__name__', 'the function')}:\n"
+                                   f"{done.stderr}")
+            return {"schedule": (work / "plan.toml").read_text(), "search": done.stderr}
+
+        # The search stops at a time limit, so processes searching each could find different
+        # plans: process 0 searches, and every process takes its plan.
+        searched = _from_process_zero(search)
+        (work / "plan.toml").write_text(searched["schedule"])
         plan = shardings(fn, args, work / "plan.toml", mesh, arg_names=arg_names, result_names=result_names,
                          device=device)
     jitted = jax.jit(fn, in_shardings=plan.in_shardings, out_shardings=plan.out_shardings)
-    report = {"schedule": schedule, "partir": plan.report, "sdy_program": plan.sdy_program,
-              "table": plan.table, "search": done.stderr}
+    report = {"schedule": searched["schedule"], "partir": plan.report, "sdy_program": plan.sdy_program,
+              "table": plan.table, "search": searched["search"]}
     return jitted, plan.in_shardings, plan.out_shardings, report
 
 

@@ -107,15 +107,20 @@ def assemble(shards: list[np.ndarray], dims, mesh) -> np.ndarray:
 
 def _compile(text: str, count: int, partitions: bool):
     """`text` compiled by XLA's CPU backend over `count` devices, as replicas (partir's export)
-    or as one SPMD program's partitions (Shardy partitions it): (executable, devices)."""
+    or as one SPMD program's partitions (Shardy partitions it): (executable, devices).
+    Replica r is `jax.devices()[r]`, the global order: under `jax.distributed` the devices of
+    every process, so mesh device r is the same device however many processes hold them."""
     from jax._src import xla_bridge
     from jax._src.lib import xla_client
 
     backend = xla_bridge.get_backend("cpu")
-    devices = backend.local_devices()[:count]
+    devices = backend.devices()[:count]
     if len(devices) < count:
         raise SystemExit(f"xla_run: the module needs {count} devices, XLA has {len(devices)} "
-                         "(XLA_FLAGS=--xla_force_host_platform_device_count=N)")
+                         "(XLA_FLAGS=--xla_force_host_platform_device_count=N, per process)")
+    if not any(device.process_index == backend.process_index() for device in devices):
+        raise SystemExit(f"xla_run: the module's {count} devices (the first of jax.devices()) include none of "
+                         f"process {backend.process_index()}'s: every process must hold some of the mesh")
     options = xla_client.CompileOptions()
     build = options.executable_build_options
     build.num_replicas = 1 if partitions else count
@@ -124,7 +129,9 @@ def _compile(text: str, count: int, partitions: bool):
         build.use_spmd_partitioning = True
         build.use_shardy_partitioner = True
     shape = (1, count) if partitions else (count, 1)
-    build.device_assignment = xla_client.DeviceAssignment.create(np.arange(count).reshape(shape))
+    # Device ids, not positions: another process's CPU devices are numbered from 2048 up.
+    ids = np.array([device.id for device in devices])
+    build.device_assignment = xla_client.DeviceAssignment.create(ids.reshape(shape))
     return backend.compile_and_load(text, xla_client.DeviceList(tuple(devices)), options), devices
 
 
@@ -172,8 +179,13 @@ class Compiled:
         # Each device's buffer is its replica's argument: declared "replicated" over a 1-D mesh
         # of the replicas (JAX does not look at the contents), which is how the executable,
         # compiled with one replica per device, reads per-device buffers.
-        self._everywhere = jax.sharding.NamedSharding(jax.sharding.Mesh(np.array(self.devices), ("replica",)),
-                                                      jax.sharding.PartitionSpec())
+        replicas = jax.sharding.Mesh(np.array(self.devices), ("replica",))
+        self._everywhere = jax.sharding.NamedSharding(replicas, jax.sharding.PartitionSpec())
+        # Under `jax.distributed` a process places and reads only its own devices' replicas
+        # (`_mine`); results are gathered as one array split by replica (`_stacked`).
+        self._mine = [r for r, device in enumerate(self.devices) if device.process_index == jax.process_index()]
+        self._stacked = jax.sharding.NamedSharding(replicas, jax.sharding.PartitionSpec("replica"))
+        self._gather_all = None
 
     def place(self, inputs: list[np.ndarray]) -> list:
         """The per-device arguments, ready for `execute`."""
@@ -182,6 +194,9 @@ class Compiled:
         shardings = self.arg_shardings or [None] * len(inputs)
         arrays = []
         for index, (value, dims) in enumerate(zip(inputs, shardings)):
+            if isinstance(value, jax.Array) and not value.is_fully_addressable:
+                raise TypeError(f"argument {index} is a jax.Array spread over processes: each process passes "
+                                "the whole (global) value, e.g. multihost_utils.process_allgather(x)")
             value = np.asarray(value)
             if index < len(self.arg_views) and self.arg_views[index][1] is not None:
                 # The caller's array is the argument read row-major: its expanded shape is
@@ -189,19 +204,49 @@ class Compiled:
                 local = self.arg_views[index][0]
                 counts = [c for _, c in _chunk(dims, self.mesh, 0)] if dims else [1] * len(local)
                 value = value.reshape([size * count for size, count in zip(local, counts)])
-            pieces = [jax.device_put(shard(value, dims, self.mesh, r), self.devices[r]) for r in range(self.replicas)]
-            arrays.append(jax.make_array_from_single_device_arrays(pieces[0].shape, self._everywhere, pieces))
+            pieces = [jax.device_put(shard(value, dims, self.mesh, r), self.devices[r]) for r in self._mine]
+            shape = shard(value, dims, self.mesh, 0).shape
+            arrays.append(jax.make_array_from_single_device_arrays(shape, self._everywhere, pieces))
         return arrays
 
     def execute(self, placed: list) -> list[list]:
-        """One step on placed arguments: per result, its per-device buffers (not yet copied)."""
+        """One step on placed arguments: per result, this process's per-device buffers (not yet
+        copied; in replica order in one process)."""
         return self.executable.execute_sharded(placed).disassemble_into_single_device_arrays()
+
+    def _all_replicas(self, results: list[list]) -> list[list[np.ndarray]]:
+        """Per result, every replica's piece: copied from this process's devices, and under
+        `jax.distributed` the other processes' too (every process gets all of them)."""
+        if len(self._mine) == self.replicas:
+            return [[np.asarray(piece) for piece in per_device] for per_device in results]
+        import jax
+
+        # One all-gather of bytes: each replica's pieces end to end as one row of a
+        # [replicas, bytes] array split by replica, gathered to every device. (One array per
+        # result, as multihost_utils.process_allgather does, costs a collective each.)
+        owner = {device: r for r, device in enumerate(self.devices)}
+        mine = [{owner[piece.device]: np.asarray(piece) for piece in per_device} for per_device in results]
+        layout = [(pieces[self._mine[0]].shape, pieces[self._mine[0]].dtype) for pieces in mine]
+        rows = [jax.device_put(np.concatenate([pieces[r].reshape(-1).view(np.uint8) for pieces in mine])[None],
+                               self.devices[r]) for r in self._mine]
+        stacked = jax.make_array_from_single_device_arrays((self.replicas, rows[0].shape[1]), self._stacked, rows)
+        if self._gather_all is None:
+            self._gather_all = jax.jit(lambda value: value, out_shardings=self._everywhere)
+        every = np.asarray(self._gather_all(stacked).addressable_data(0))
+        out, offset = [], 0
+        for shape, dtype in layout:
+            size = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+            # Copies: a view would be unaligned and keep all of `every` alive.
+            out.append([every[r, offset:offset + size].view(dtype).reshape(shape).copy()
+                        for r in range(self.replicas)])
+            offset += size
+        return out
 
     def gather(self, results: list[list]) -> list[np.ndarray]:
         if self.res_shardings is None:
             return [np.asarray(per_device[0]) for per_device in results]
-        out = [assemble([np.asarray(piece) for piece in per_device], dims, self.mesh)
-               for per_device, dims in zip(results, self.res_shardings)]
+        out = [assemble(pieces, dims, self.mesh)
+               for pieces, dims in zip(self._all_replicas(results), self.res_shardings)]
         return [value.reshape(self.res_views[index][1])
                 if index < len(self.res_views) and self.res_views[index][1] else value
                 for index, value in enumerate(out)]
