@@ -109,7 +109,7 @@ fn annotate_input(
     session: &Session,
     input: &Module,
     lowered: &Module,
-    plan: &std::collections::HashMap<i64, Vec<Option<crate::passes::export_sdy::Planned>>>,
+    plan: &crate::passes::export_sdy::Plan,
 ) -> Result<(), CliError> {
     let Some((mesh, _)) = crate::ir::Mesh::find(lowered.as_operation()) else {
         return Err(CliError::new("the partitioned program declares no mesh"));

@@ -77,24 +77,113 @@ pub struct Planned {
     pub unreduced: Vec<String>,
 }
 
-/// Per tagged op of the partitioned Core `module`, its results' places (None: whole, or a
-/// partial max or min).
-pub fn plan(module: OperationRef) -> HashMap<i64, Vec<Option<Planned>>> {
+/// Per tagged op of the partitioned Core `module`, its results' places (None: whole and free,
+/// or a partial max or min).
+///
+/// A whole value that a split consumer slices locally (`partir.slice` of it: ZeRO's update of
+/// a split optimizer state from a whole gradient) is placed whole, explicitly: left free, Shardy
+/// propagates the consumer's split back into its producer (a gradient's dot), splitting the
+/// backward pass and all-gathering activations that partir never moves (the MLP's Z2: 2
+/// all-gathers, 64 KiB, against none).
+pub fn plan(module: OperationRef) -> Plan {
     let mut found: HashMap<i64, Vec<Option<Planned>>> = HashMap::new();
+    let mut gathered: HashMap<(i64, usize), Vec<String>> = HashMap::new();
     ffi::walk(module, |op| {
         let Some(id) = op_id(op) else { return };
+        for index in 0..op.operand_count() {
+            let axes = gathered_axes(op.operand(index).expect("in range"));
+            if !axes.is_empty() {
+                let entry = gathered.entry((id, index)).or_default();
+                for axis in axes {
+                    if !entry.contains(&axis) {
+                        entry.push(axis);
+                    }
+                }
+            }
+        }
         let shardings: Vec<Option<Planned>> = (0..op.result_count())
-            .map(|index| global_sharding(Value::from(op.result(index).expect("in range"))))
+            .map(|index| {
+                let value = Value::from(op.result(index).expect("in range"));
+                global_sharding(value).or_else(|| kept_whole(op, value))
+            })
             .collect();
         // Several clones (a nest per axis, a body entered): the first split one speaks.
         let entry = found.entry(id).or_insert_with(|| shardings.clone());
         for (kept, new) in entry.iter_mut().zip(shardings) {
-            if kept.is_none() {
+            let whole = |place: &Option<Planned>| {
+                place
+                    .as_ref()
+                    .is_none_or(|p| p.sharding.is_replicated() && p.unreduced.is_empty())
+            };
+            if kept.is_none() || (whole(kept) && !whole(&new)) {
                 *kept = new;
             }
         }
     });
-    found
+    Plan {
+        results: found,
+        gathered,
+    }
+}
+
+/// A plan read off the partitioned Core program ([`plan`]).
+pub struct Plan {
+    /// Per tagged op, its results' places (None: whole and free, or a partial max or min).
+    pub results: HashMap<i64, Vec<Option<Planned>>>,
+    /// (op id, operand index) -> the axes along which the op reads a split value whole:
+    /// partir all-gathers it there (ZeRO-3's parameters before their use). Left free, Shardy
+    /// splits the reader instead (a dot on a split contraction dim: partial sums and
+    /// all-to-alls that partir does not have); constrained, it gathers where partir does.
+    pub gathered: HashMap<(i64, usize), Vec<String>>,
+}
+
+/// The axes along which `value` is a tiled value put back together (a `#tile` loop's result,
+/// and the tiled loops whose results that loop yields, outer first): read outside those
+/// loops, it is gathered.
+fn gathered_axes(value: Value) -> Vec<String> {
+    let mut axes = Vec::new();
+    let mut current = value;
+    while let Some(loop_op) = ffi::result_owner(current).filter(|op| ffi::op_is(*op, core::LOOP_OP))
+    {
+        let Some(index) = (0..loop_op.result_count()).find(|&r| {
+            loop_op
+                .result(r)
+                .is_ok_and(|result| Value::from(result) == current)
+        }) else {
+            break;
+        };
+        let (Some(axis), Some(Action::Tile(_))) = (
+            core::axis_of(loop_op),
+            core::actions(loop_op).get(index).cloned(),
+        ) else {
+            break;
+        };
+        axes.push(axis);
+        let Some(yielded) = loop_op
+            .region(0)
+            .ok()
+            .and_then(|region| region.first_block())
+            .and_then(|block| block.terminator())
+            .and_then(|terminator| terminator.operand(index).ok())
+        else {
+            break;
+        };
+        current = yielded;
+    }
+    axes
+}
+
+/// Whole, placed so, when `value` (a result of `op`, which is computed from operands: sources
+/// such as constants are made in chunks as Shardy pleases) is sliced locally by a consumer.
+fn kept_whole(op: OperationRef, value: Value) -> Option<Planned> {
+    let rank = core::static_shape(value.r#type())?.len();
+    let sliced = ffi::uses(value)
+        .into_iter()
+        .any(|(user, _)| ffi::op_is(user, core::SLICE_OP));
+    (rank > 0 && op.operand_count() > 0 && sliced).then(|| Planned {
+        sharding: Sharding::replicated(rank),
+        unreduced: Vec::new(),
+    })
 }
 
 /// The place of `value` after the loops that yield it: outer loops' axes first on a dim.
@@ -251,17 +340,77 @@ struct Combined {
     last: bool,
 }
 
+/// Constrains each operand `op` (tagged `id`, its results placed as `results`) reads whole
+/// along axes it is split on ([`Plan::gathered`]) to its sharding without those axes.
+fn constrain_gathered<'c>(
+    context: &'c Context,
+    mesh: &Mesh,
+    plan: &Plan,
+    arguments: &[Option<Sharding>],
+    op: OperationRef<'c, '_>,
+    id: i64,
+    results: &[Option<Planned>],
+) {
+    for index in 0..op.operand_count() {
+        let Some(axes) = plan.gathered.get(&(id, index)) else {
+            continue;
+        };
+        // An axis the op's own results are split or partial on is not gathered for it.
+        let own = |axis: &String| {
+            results.iter().flatten().any(|place| {
+                place.unreduced.contains(axis)
+                    || place.sharding.0.iter().flatten().any(|a| a == axis)
+            })
+        };
+        let axes: Vec<&String> = axes.iter().filter(|axis| !own(axis)).collect();
+        let operand = op.operand(index).expect("in range");
+        let sharding = match ffi::result_owner(operand) {
+            Some(owner) => op_id(owner).and_then(|owner_id| {
+                let result = (0..owner.result_count()).find(|&r| {
+                    owner
+                        .result(r)
+                        .is_ok_and(|value| Value::from(value) == operand)
+                })?;
+                plan.results
+                    .get(&owner_id)?
+                    .get(result)?
+                    .as_ref()
+                    .map(|p| p.sharding.clone())
+            }),
+            None => melior::ir::block::BlockArgument::try_from(operand)
+                .ok()
+                .and_then(|argument| arguments.get(argument.argument_number()).cloned().flatten()),
+        };
+        let Some(mut sharding) = sharding else {
+            continue;
+        };
+        if axes.is_empty() || !sharding.0.iter().flatten().any(|a| axes.contains(&a)) {
+            continue;
+        }
+        for dim in &mut sharding.0 {
+            dim.retain(|axis| !axes.contains(&axis));
+        }
+        let gathered = crate::ir::builder::Builder::before(context, op).value_of(
+            "sdy.sharding_constraint",
+            &[operand],
+            &[("sharding", sdy_sharding(context, mesh, &sharding, &[]))],
+            operand.r#type(),
+        );
+        ffi::set_operand(op, index, gathered);
+    }
+}
+
 /// Annotates the tagged input `module` with `plan` on `mesh`, and @main's arguments and
 /// results with `arguments` / `results` (partir's lowering's choices), then drops the tags.
 pub fn annotate<'c>(
     context: &'c Context,
     module: OperationRef<'c, '_>,
     mesh: &Mesh,
-    plan: &HashMap<i64, Vec<Option<Planned>>>,
+    plan: &Plan,
     arguments: &[Option<Sharding>],
     results: &[Option<Sharding>],
 ) {
-    let Partials { kept, combining } = combined_partials(module, plan);
+    let Partials { kept, combining } = combined_partials(module, &plan.results);
     let mut ops = Vec::new();
     ffi::walk(module, |op| {
         if op_id(op).is_some() {
@@ -271,7 +420,9 @@ pub fn annotate<'c>(
     for op in ops {
         let id = op_id(op).expect("tagged");
         ffi::remove_attribute(op, OP_ID);
-        let mut shardings: Vec<Option<Planned>> = plan.get(&id).cloned().unwrap_or_default();
+        let mut shardings: Vec<Option<Planned>> =
+            plan.results.get(&id).cloned().unwrap_or_default();
+        constrain_gathered(context, mesh, plan, arguments, op, id, &shardings);
         let mut reduced_after: Vec<Option<Sharding>> = vec![None; op.result_count()];
         if let Some(combined) = combining.get(&id) {
             shardings = vec![Some(combined.planned.clone())];
@@ -283,14 +434,12 @@ pub fn annotate<'c>(
         }
         // A partial sum nothing combines is reduced where it is made: Shardy does that itself.
         for (index, planned) in shardings.iter_mut().enumerate() {
-            if !kept.contains(&(id, index)) {
-                if let Some(place) = planned.as_mut() {
-                    place.unreduced.clear();
-                }
-                if planned
-                    .as_ref()
-                    .is_some_and(|place| place.sharding.is_replicated())
-                {
+            if kept.contains(&(id, index)) {
+                continue;
+            }
+            if let Some(place) = planned.as_mut().filter(|place| !place.unreduced.is_empty()) {
+                place.unreduced.clear();
+                if place.sharding.is_replicated() {
                     *planned = None;
                 }
             }
