@@ -1,5 +1,7 @@
-//! This file is long because it is one self-contained page: the CSS, the four charts and the
-//! tables share the scale, palette and escaping helpers below (docs/architecture.md).
+//! This file is long because it is one self-contained page: the CSS, the three charts' rows and
+//! the tables share the palette, the sets of axes and the escaping helpers below, and its tests
+//! build whole stories (docs/architecture.md). The bar charts' drawing is `bar_chart.rs`, the
+//! final sharding section `shardings.rs`.
 //!
 //! The picture of a [`PartitionReport`]: a self-contained HTML page (inline CSS and SVG, one
 //! inline script, no network). It opens with the charts: per tactic, the step time (compute,
@@ -16,7 +18,7 @@
 use super::bar_chart::{bar_chart, Scale, Segments};
 use super::text::{bytes, flops, seconds};
 use crate::sim::{
-    report::{stop_reason, PropagationStop},
+    report::{stop_reason, PropagationStop, UNPARTITIONED},
     PartitionReport, Report, TacticReport,
 };
 use std::collections::BTreeSet;
@@ -181,9 +183,13 @@ fn headline(last: &TacticReport) -> String {
         capacity = format!(" of {}", bytes(totals.memory_capacity_bytes));
     }
     format!(
-        "<p class=\"headline\">After {}: step time <b>{}</b> (compute {}, communication {}); \
+        "<p class=\"headline\">{}: step time <b>{}</b> (compute {}, communication {}); \
          peak memory <b{}>{}</b>{capacity}{}.</p>\n",
-        escape(&last.tactic),
+        if last.tactic == UNPARTITIONED {
+            "Unpartitioned".to_string()
+        } else {
+            format!("After {}", escape(&last.tactic))
+        },
         escape(&seconds(totals.step_seconds)),
         escape(&seconds(totals.compute_seconds)),
         escape(&seconds(totals.communication_seconds)),
@@ -939,6 +945,7 @@ mod tests {
         let page = super::page(&alone);
         assert_balanced(&page);
         assert!(page.contains("no mesh (1 device)"));
+        assert!(page.contains("<p class=\"headline\">Unpartitioned: step time"));
         assert!(page.contains("No communication"));
         assert_eq!(page.matches("<g class=\"bar\">").count(), 4);
         // Nothing at all.

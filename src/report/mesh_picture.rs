@@ -2,8 +2,8 @@
 //! the value as a grid of blocks, each labelled with the devices holding it (devices holding a
 //! replica listed together), blocks held by the same devices in the same color.
 //!
-//! Devices are numbered row-major over the mesh, first axis major (docs/design.md, "SPMD
-//! export"): on `batch=4 model=2`, device `batch*2 + model`. A dim split over axes `[a, b]`
+//! Devices are numbered row-major over the mesh, first axis major (docs/design.md, "XLA"
+//! under "Execution"): on `batch=4 model=2`, device `batch*2 + model`. A dim split over axes `[a, b]`
 //! (major to minor) is cut into `size(a) * size(b)` blocks, and a device holds block
 //! `coord(a) * size(b) + coord(b)`. Two dims are drawn: those split first, then the largest;
 //! a 1-D value is one row, a scalar one block.

@@ -63,6 +63,12 @@ pub struct Groups<'a> {
 /// The key that makes values one row: pattern, split, per-device shape and state.
 type Signature = (Vec<String>, Vec<Vec<String>>, Vec<i64>, Vec<State>);
 
+/// A value with the optimizer state folded under it: `(slot, state)`.
+type Folded<'a> = (&'a ValueSharding, Vec<(String, &'a ValueSharding)>);
+
+/// The values of one pattern, by signature.
+type Kinds<'a> = Vec<(Signature, Vec<&'a ValueSharding>)>;
+
 pub fn group<'a>(values: &'a [ValueSharding], mesh: &[AxisSize]) -> Groups<'a> {
     let arguments: Vec<&ValueSharding> = values.iter().filter(|value| !value.is_result).collect();
     let mut results = Vec::new();
@@ -88,10 +94,7 @@ pub fn group<'a>(values: &'a [ValueSharding], mesh: &[AxisSize]) -> Groups<'a> {
 }
 
 /// Each value that is not a parameter's state, with the state folded under it: `(slot, state)`.
-fn fold<'a>(
-    values: &[&'a ValueSharding],
-    mesh: &[AxisSize],
-) -> Vec<(&'a ValueSharding, Vec<(String, &'a ValueSharding)>)> {
+fn fold<'a>(values: &[&'a ValueSharding], mesh: &[AxisSize]) -> Vec<Folded<'a>> {
     let parameter = |value: &ValueSharding| {
         let mut path = value.name.split('/');
         (path.next() == Some("params") && path.next().is_some())
@@ -125,7 +128,7 @@ fn fold<'a>(
             }
         }
     }
-    let mut folded: Vec<(&ValueSharding, Vec<(String, &ValueSharding)>)> = Vec::new();
+    let mut folded: Vec<Folded> = Vec::new();
     let mut position = vec![usize::MAX; values.len()];
     for (index, value) in values.iter().enumerate() {
         if state_of[index].is_none() {
@@ -180,8 +183,8 @@ fn states(state: &[(String, &ValueSharding)]) -> Vec<State> {
 }
 
 /// Folded values as rows: by pattern in order of first appearance, then by signature.
-fn rows<'a>(folded: Vec<(&'a ValueSharding, Vec<(String, &'a ValueSharding)>)>) -> Vec<Group<'a>> {
-    let mut by_pattern: Vec<(Vec<String>, Vec<(Signature, Vec<&'a ValueSharding>)>)> = Vec::new();
+fn rows<'a>(folded: Vec<Folded<'a>>) -> Vec<Group<'a>> {
+    let mut by_pattern: Vec<(Vec<String>, Kinds<'a>)> = Vec::new();
     for (value, state) in folded {
         let pattern = pattern(&value.name);
         let signature: Signature = (
