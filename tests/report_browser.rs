@@ -258,6 +258,7 @@ impl Browser {
         result["result"]["value"].clone()
     }
 
+    /// Asks Chromium to quit and waits up to 10 s (then [`Drop`] ends it).
     fn close(mut self) {
         let _ = self.call(None, "Browser.close", json!({}));
         let deadline = Instant::now() + Duration::from_secs(10);
@@ -267,8 +268,16 @@ impl Browser {
             }
             std::thread::sleep(Duration::from_millis(50));
         }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+    }
+}
+
+/// A failed check or a panic midway still ends the Chromium this test started.
+impl Drop for Browser {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
     }
 }
 
