@@ -227,8 +227,17 @@ fn partition_prices_every_tactic_and_writes_report_and_picture() {
     // Per tactic, what propagation did; at the end, how each value is split.
     assert!(picture.contains(">ops partitioned</th><th class=\"num\">conflicts</th>"));
     assert!(picture.contains("<h2>Final sharding</h2>"));
-    // BP_MP_Z3: w1 split by MP on its columns and by Z3 on its rows.
-    assert!(picture.contains("<td>params/w1</td><td>[batch, model]</td><td>16x128</td>"));
+    // BP_MP_Z3: w1 split by MP on its columns and by Z3 on its rows, its momentum alike.
+    assert!(picture.contains(
+        "<td>params/<wbr>w1<span class=\"state\">+ opt/momentum</span></td>\
+         <td><span class=\"nw\">[batch, model]</span></td><td>16x128</td>"
+    ));
+    // Drawn over the mesh: the largest parameter, w1 (64x256), one block per device.
+    assert!(picture.contains("<option value=\"2\" selected>params/w1</option>"));
+    assert!(picture.contains(
+        "64x256: rows are dim 0 (64) over batch, columns dim 1 (256) over model; each device \
+         holds 16x128."
+    ));
 
     // The written program simulates to the same final numbers.
     let out = partir(&["simulate", path(&program), "--device", "a100-40gb"]);

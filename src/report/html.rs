@@ -1,24 +1,21 @@
-//! This file is long because it is one self-contained page: the CSS, the four charts and the
-//! tables share the scale, palette and escaping helpers below (docs/architecture.md).
+//! This file is long because it is one self-contained page: the CSS, the three charts' rows and
+//! the tables share the palette, the sets of axes and the escaping helpers below, and its tests
+//! build whole stories (docs/architecture.md). The bar charts' drawing is `bar_chart.rs`, the
+//! final sharding section `shardings.rs`.
 //!
-//! Why the SVG is written here rather than by a plotting crate, measured: plotters 0.3 with
-//! only its `svg_backend` (8 crates, about 3 s cold build) was tried on the time chart (five
-//! tactic rows, three stacked segments, end labels; 6.5 KB of SVG). It draws bars and labels,
-//! but it cannot attach a `<title>` tooltip to an element (0 in its output), sets text size and
-//! fill per element instead of the page's CSS, and places labels in data coordinates without
-//! knowing whether they fit inside a bar. This page's exact per-segment figures live in those
-//! tooltips (a communication segment can be drawn at [`MIN_BAR`] pixels) and in-bar labels.
+//! The picture of a [`PartitionReport`]: a self-contained HTML page (inline CSS and SVG, one
+//! inline script, no network). It opens with the charts: per tactic, the step time (compute,
+//! then communication per set of mesh axes), the peak memory against the device's capacity and
+//! the bytes sent per set of axes. Then the tables: the per-tactic table, where propagation
+//! stopped, the final sharding (one value drawn over the mesh, the rest grouped:
+//! [`super::shardings`]), the search, the final program's collectives and top ops; and the
+//! device's figures with their sources.
 //!
-//! The picture of a [`PartitionReport`]: a self-contained HTML page (inline CSS and SVG, no
-//! scripts, no network). It shows the per-tactic table; per tactic, the step time (compute, then
-//! communication per set of mesh axes), the peak memory against the device's capacity and the
-//! bytes sent per set of axes; the final program's collectives and top ops; and the device's
-//! figures with their sources.
-//!
-//! Charts are horizontal bars on a linear scale from zero, one row per tactic. A non-zero bar or
-//! segment is never drawn narrower than [`MIN_BAR`] so that huge ratios stay visible; the exact
-//! figure is written at the bar's end and in its tooltip.
+//! The page reads at phone width (390 px) and on a desktop alike: tables wider than the window
+//! scroll inside their own box, names of axes and tactics never wrap, and `tests/report_browser.rs`
+//! checks both widths in a headless Chromium.
 
+use super::bar_chart::{bar_chart, Scale, Segments};
 use super::text::{bytes, flops, seconds};
 use crate::sim::{
     report::{stop_reason, PropagationStop, UNPARTITIONED},
@@ -26,22 +23,6 @@ use crate::sim::{
 };
 use std::collections::BTreeSet;
 use std::fmt::Write;
-
-/// The charts' coordinate width (they scale down with the page, to a minimum width).
-const WIDTH: f64 = 900.0;
-/// Where bars start (tactic labels end left of it) and where the scale ends (bar-end labels
-/// go right of it).
-const PLOT_X0: f64 = 170.0;
-const PLOT_X1: f64 = 780.0;
-const ROW: f64 = 22.0;
-const GAP: f64 = 10.0;
-/// Room below the rows for the scale.
-const AXIS: f64 = 26.0;
-/// The narrowest a non-zero bar or segment is drawn.
-const MIN_BAR: f64 = 2.0;
-/// A rough width of one character of 13px text, to decide where a label fits.
-const CHAR: f64 = 7.6;
-const CHAR_BOLD: f64 = 8.4;
 
 const COMPUTE: &str = "#4e79a7";
 /// Memory's own color: the time chart's compute blue would read as "compute" here.
@@ -54,19 +35,37 @@ const PALETTE: [&str; 7] = [
 ];
 
 const STYLE: &str = "
-body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif;color:#222;max-width:900px;margin:24px auto;padding:0 16px}
-h1{font-size:22px;margin:0 0 2px}
+body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif;color:#222;max-width:1040px;margin:24px auto;padding:0 16px}
+h1{font-size:22px;margin:0 0 2px;overflow-wrap:anywhere}
 h2{font-size:16px;margin:28px 0 6px;padding-bottom:3px;border-bottom:1px solid #ddd}
 .sub{color:#555;margin:0 0 12px;overflow-wrap:anywhere}
-table{border-collapse:collapse;width:100%;font-size:13px;margin:4px 0}
-th,td{padding:3px 8px;text-align:left;border-bottom:1px solid #eee;vertical-align:top;overflow-wrap:anywhere}
-th{background:#f5f6f8;font-weight:600}
+.headline{font-size:15px;margin:0 0 8px}
+.wide{overflow-x:auto;margin:4px 0}
+table{border-collapse:collapse;width:100%;font-size:13px}
+th,td{padding:3px 8px;text-align:left;border-bottom:1px solid #eee;vertical-align:top;overflow-wrap:break-word}
+th{background:#f5f6f8;font-weight:600;white-space:nowrap}
 .num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.nw{white-space:nowrap}
+.state{display:block;color:#666;font-size:12px}
+.count{color:#666;white-space:nowrap}
+code{font-size:12px}
+.split-view{display:flex;flex-wrap:wrap;gap:4px 28px;align-items:flex-start}
+.mesh-view{flex:0 1 400px;min-width:0;margin:4px 0 10px}
+.groups{flex:1 1 460px;min-width:0}
+.pick{display:block;margin:6px 0}
+.pick select{font:inherit;max-width:100%}
+.mesh-pic{margin:8px 0}
+.mesh-grid{display:grid;width:100%;gap:2px;background:#fff;border:2px solid #555}
+.mesh-grid div{display:flex;align-items:center;justify-content:center;text-align:center;font-size:13px;line-height:1.2;padding:2px;overflow:hidden;overflow-wrap:anywhere;font-variant-numeric:tabular-nums;color:#222}
+figcaption{color:#555;font-size:13px;margin-top:4px}
 .bad{color:#d62728;font-weight:700}
 .legend{display:flex;flex-wrap:wrap;gap:2px 18px;font-size:13px;margin:2px 0 4px}
 .swatch{display:inline-block;width:11px;height:11px;border-radius:2px;margin-right:5px;vertical-align:-1px}
 .chart{overflow-x:auto}
-svg{display:block;width:100%;min-width:640px;height:auto;font-family:inherit}
+svg{display:block;width:100%;height:auto;font-family:inherit}
+.chart svg{min-width:640px}
+.chart-narrow{display:none}
+@media (max-width:600px){.chart-wide{display:none}.chart-narrow{display:block}.chart-narrow svg{min-width:0}th,td{padding:3px 6px}}
 svg text{font-size:13px;fill:#333;font-variant-numeric:tabular-nums}
 svg .muted{fill:#888}
 svg .labels text{paint-order:stroke;stroke-width:3px;stroke-linejoin:round}
@@ -78,12 +77,13 @@ footer{margin-top:32px;padding-top:8px;border-top:1px solid #ddd;font-size:12px;
 footer ul{margin:4px 0;padding-left:18px}
 ";
 
-/// A self-contained HTML page (no scripts, no network) showing `story`.
+/// A self-contained HTML page (one inline script, no network) showing `story`.
 pub fn page(story: &PartitionReport) -> String {
     let axes = AxisSets::of(story);
     let last = story.tactics.last();
     let mut page = format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\
          <title>partir: {}</title><style>{STYLE}</style></head><body>\n",
         escape(&story.model)
     );
@@ -91,8 +91,8 @@ pub fn page(story: &PartitionReport) -> String {
         page,
         "<h1>{}</h1>\n<p class=\"sub\">schedule <b>{}</b> &middot; device <b>{}</b> &middot; {}; \
          figures per device</p>",
-        escape(&story.model),
-        escape(&story.schedule),
+        super::shardings::path(&story.model),
+        super::shardings::path(&story.schedule),
         escape(&story.device),
         escape(
             &last
@@ -103,16 +103,8 @@ pub fn page(story: &PartitionReport) -> String {
     match last {
         None => page.push_str("<p class=\"note\">No tactics were reported.</p>\n"),
         Some(last) => {
-            section(&mut page, "Tactics", &tactic_table(story));
-            if let Some(stops) = stops_table(story) {
-                section(&mut page, "Where propagation stopped", &stops);
-            }
-            if !story.shardings.is_empty() {
-                section(&mut page, "Final sharding", &sharding_table(story));
-            }
-            if let Some(search) = super::search::section(story) {
-                section(&mut page, "Automatic search", &search);
-            }
+            page.push_str(&headline(last));
+            // The charts first: what a reader looks for; the tables after them.
             section(
                 &mut page,
                 "Step time",
@@ -120,6 +112,20 @@ pub fn page(story: &PartitionReport) -> String {
             );
             section(&mut page, "Peak memory", &memory_chart(story));
             section(&mut page, "Bytes sent", &communication_chart(story, &axes));
+            section(&mut page, "Tactics", &tactic_table(story));
+            if let Some(stops) = stops_table(story) {
+                section(&mut page, "Where propagation stopped", &stops);
+            }
+            if !story.shardings.is_empty() {
+                section(
+                    &mut page,
+                    "Final sharding",
+                    &super::shardings::section(story),
+                );
+            }
+            if let Some(search) = super::search::section(story) {
+                section(&mut page, "Automatic search", &search);
+            }
             let (after, last) = (&last.tactic, &last.report);
             section(
                 &mut page,
@@ -168,10 +174,42 @@ fn mesh(report: &Report) -> String {
     )
 }
 
+/// `after BP+MP+Z3: step time 127.9 us (compute 9.0 us, communication 118.9 us); peak memory
+/// 776.50 KiB of 32.00 GiB per device`: the answer before the charts that explain it.
+fn headline(last: &TacticReport) -> String {
+    let totals = &last.report.totals;
+    let mut capacity = String::new();
+    if totals.memory_capacity_bytes > 0.0 {
+        capacity = format!(" of {}", bytes(totals.memory_capacity_bytes));
+    }
+    format!(
+        "<p class=\"headline\">{}: step time <b>{}</b> (compute {}, communication {}); \
+         peak memory <b{}>{}</b>{capacity}{}.</p>\n",
+        if last.tactic == UNPARTITIONED {
+            "Unpartitioned".to_string()
+        } else {
+            format!("After {}", escape(&last.tactic))
+        },
+        escape(&seconds(totals.step_seconds)),
+        escape(&seconds(totals.compute_seconds)),
+        escape(&seconds(totals.communication_seconds)),
+        if totals.fits { "" } else { " class=\"bad\"" },
+        escape(&bytes(totals.peak_memory_bytes)),
+        if totals.fits { "" } else { ": does not fit" },
+    )
+}
+
+/// A titled section; its id is the title's first word in lower case (`#tactics`, `#step`).
 fn section(page: &mut String, title: &str, body: &str) {
+    let id: String = title
+        .split_whitespace()
+        .next()
+        .unwrap_or("section")
+        .to_lowercase();
     let _ = writeln!(
         page,
-        "<section><h2>{}</h2>\n{body}</section>",
+        "<section id=\"{}\"><h2>{}</h2>\n{body}</section>",
+        escape(&id),
         escape(title)
     );
 }
@@ -226,201 +264,6 @@ fn legend(axes: &AxisSets, compute: bool) -> String {
     }
     out.push_str("</div>\n");
     out
-}
-
-/// A linear scale from zero to a round number at or above the largest value, with round ticks
-/// (1, 2 or 5 times a power of ten; of 1024 for bytes).
-struct Scale {
-    max: f64,
-    step: f64,
-}
-
-impl Scale {
-    fn new(largest: f64, binary: bool) -> Self {
-        if !(largest.is_finite() && largest > 0.0) {
-            return Self {
-                max: 1.0,
-                step: 1.0,
-            };
-        }
-        let unit = if binary {
-            1024f64.powi((largest.log2() / 10.0).floor().max(0.0) as i32)
-        } else {
-            1.0
-        };
-        let raw = largest / unit / 5.0;
-        let magnitude = 10f64.powf(raw.log10().floor());
-        let step = [1.0, 2.0, 5.0, 10.0]
-            .into_iter()
-            .map(|m| m * magnitude)
-            .find(|step| *step >= raw * (1.0 - 1e-9))
-            .unwrap_or(10.0 * magnitude)
-            * unit;
-        Self {
-            max: (largest / step - 1e-9).ceil().max(1.0) * step,
-            step,
-        }
-    }
-
-    fn x(&self, value: f64) -> f64 {
-        PLOT_X0 + (PLOT_X1 - PLOT_X0) * value / self.max
-    }
-
-    /// The drawn width of a bar of `value`: at least [`MIN_BAR`] when positive.
-    fn width(&self, value: f64) -> f64 {
-        if value > 0.0 {
-            ((PLOT_X1 - PLOT_X0) * value / self.max).max(MIN_BAR)
-        } else {
-            0.0
-        }
-    }
-
-    fn ticks(&self) -> impl Iterator<Item = f64> + '_ {
-        let count = (self.max / self.step).round() as usize;
-        (0..=count).map(move |i| i as f64 * self.step)
-    }
-}
-
-/// One bar's segments: value, color and tooltip.
-type Segments = Vec<(f64, &'static str, String)>;
-
-/// One row per tactic: its label, stacked segments and end label. Returns the whole `<svg>`.
-fn bar_chart(
-    story: &PartitionReport,
-    scale: &Scale,
-    tick_label: fn(f64) -> String,
-    row: impl Fn(&TacticReport) -> (Segments, String, bool),
-    overlay: impl Fn(f64) -> String,
-) -> String {
-    let top = 18.0;
-    let rows_end = top + story.tactics.len() as f64 * (ROW + GAP);
-    let height = rows_end + AXIS;
-    let mut svg = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {WIDTH} {height}\" \
-         role=\"img\">\n<g class=\"axis\">"
-    );
-    for tick in scale.ticks() {
-        let x = scale.x(tick);
-        let _ = write!(
-            svg,
-            "<line x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{x:.1}\" y2=\"{:.1}\" stroke=\"#e4e4e4\"/>\
-             <text x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
-            top - 6.0,
-            rows_end + 2.0,
-            rows_end + 16.0,
-            escape(&round_label(&tick_label(tick)))
-        );
-    }
-    let _ = writeln!(
-        svg,
-        "<line x1=\"{PLOT_X0}\" y1=\"{:.1}\" x2=\"{PLOT_X1}\" y2=\"{:.1}\" stroke=\"#999\"/></g>",
-        rows_end + 2.0,
-        rows_end + 2.0
-    );
-    // End labels go over the overlay (a capacity line), so they come last.
-    let mut labels = String::from("<g class=\"labels\">");
-    for (index, tactic) in story.tactics.iter().enumerate() {
-        let y = top + index as f64 * (ROW + GAP);
-        let (segments, label, bad) = row(tactic);
-        let _ = write!(svg, "<g class=\"bar\">{}", row_label(story, index, y));
-        let mut x = PLOT_X0;
-        let mut last = "#fff";
-        for (value, color, title) in segments {
-            let width = scale.width(value);
-            if width > 0.0 {
-                let _ = write!(
-                    svg,
-                    "<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{width:.1}\" height=\"{ROW}\" \
-                     fill=\"{color}\"><title>{}</title></rect>",
-                    escape(&title)
-                );
-                last = color;
-            }
-            x += width;
-        }
-        svg.push_str("</g>\n");
-        labels.push_str(&end_label(x, y, &label, bad, last));
-    }
-    svg.push_str(&overlay(top));
-    svg.push_str(&labels);
-    svg.push_str("</g>\n</svg>\n");
-    // Narrow windows scroll the chart rather than shrink its text below reading size.
-    format!("<div class=\"chart\">{svg}</div>\n")
-}
-
-/// `10 ms` for `10.00 ms`: ticks are round numbers.
-fn round_label(label: &str) -> String {
-    match label.split_once(' ') {
-        Some((number, unit)) if number.contains('.') => {
-            format!(
-                "{} {unit}",
-                number.trim_end_matches('0').trim_end_matches('.')
-            )
-        }
-        _ => label.to_string(),
-    }
-}
-
-/// What a bar shows: the program after every tactic so far (bars are cumulative), so the row
-/// reads `after BP+MP` with the last tactic's axis in grey, right-aligned before the bars; the
-/// tooltip lists each tactic with its axis.
-fn row_label(story: &PartitionReport, index: usize, y: f64) -> String {
-    let tactic = &story.tactics[index];
-    let applied: Vec<&TacticReport> = story.tactics[..=index]
-        .iter()
-        .filter(|tactic| tactic.tactic != UNPARTITIONED)
-        .collect();
-    let (name, title) = if applied.is_empty() {
-        (tactic.tactic.clone(), tactic.tactic.clone())
-    } else {
-        let names: Vec<&str> = applied.iter().map(|t| t.tactic.as_str()).collect();
-        let steps: Vec<String> = applied
-            .iter()
-            .map(|t| format!("{} ({})", t.tactic, t.axis))
-            .collect();
-        (
-            format!("after {}", names.join("+")),
-            format!("after {}", steps.join(", ")),
-        )
-    };
-    let name = shorten(&name, 20);
-    let axis = shorten(&tactic.axis, 24usize.saturating_sub(name.chars().count()));
-    format!(
-        "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\"><title>{}</title>{}\
-         <tspan class=\"muted\"> {}</tspan></text>",
-        PLOT_X0 - 8.0,
-        y + ROW / 2.0 + 4.0,
-        escape(&title),
-        escape(&name),
-        escape(&axis)
-    )
-}
-
-fn shorten(text: &str, limit: usize) -> String {
-    if text.chars().count() <= limit {
-        text.to_string()
-    } else {
-        let kept: String = text.chars().take(limit.saturating_sub(1)).collect();
-        kept + "…"
-    }
-}
-
-/// The figure after a bar's end; inside it, in white, when it would leave the chart. A halo of
-/// the background's color keeps lines under the text out of the way.
-fn end_label(end: f64, y: f64, text: &str, bad: bool, bar: &str) -> String {
-    let baseline = y + ROW / 2.0 + 4.0;
-    let width = text.chars().count() as f64 * if bad { CHAR_BOLD } else { CHAR };
-    let (x, anchor, class, halo) = if end + 6.0 + width <= WIDTH - 2.0 {
-        let class = if bad { " class=\"bad\"" } else { "" };
-        (end + 6.0, "start", class, "#fff")
-    } else {
-        (end - 6.0, "end", " class=\"in\"", bar)
-    };
-    format!(
-        "<text x=\"{x:.1}\" y=\"{baseline:.1}\" text-anchor=\"{anchor}\"{class} \
-         style=\"stroke:{halo}\">{}</text>",
-        escape(text)
-    )
 }
 
 /// Step time: compute, then communication per set of axes (and any the sets do not cover).
@@ -524,18 +367,28 @@ fn memory_chart(story: &PartitionReport) -> String {
             let color = if totals.fits { FITS } else { NO_FIT };
             (vec![(peak, color, title)], label, !totals.fits)
         },
-        |top| {
+        |layout| {
             let mut lines = String::new();
+            // The note goes above the first row.
+            let note_y = layout.row_top(0) - layout.gap / 2.0 - 2.0;
             if zoomed {
-                let _ = write!(
-                    lines,
-                    "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">capacity {} is off \
-                     this scale: the largest peak uses {:.2}% of it</text>",
-                    scale.x(largest_peak),
-                    top - GAP / 2.0 - 2.0,
-                    escape(&bytes(smallest_capacity)),
-                    100.0 * largest_peak / smallest_capacity
-                );
+                let share = 100.0 * largest_peak / smallest_capacity;
+                let capacity = escape(&bytes(smallest_capacity));
+                let _ = if layout.above {
+                    write!(
+                        lines,
+                        "<text x=\"{:.1}\" y=\"{note_y:.1}\">the largest peak uses {share:.2}% \
+                         of {capacity}</text>",
+                        layout.x0,
+                    )
+                } else {
+                    write!(
+                        lines,
+                        "<text x=\"{:.1}\" y=\"{note_y:.1}\" text-anchor=\"end\">capacity \
+                         {capacity} is off this scale: the largest peak uses {share:.2}% of it</text>",
+                        layout.x(&scale, largest_peak),
+                    )
+                };
                 return lines;
             }
             for (index, tactic) in story.tactics.iter().enumerate() {
@@ -543,21 +396,20 @@ fn memory_chart(story: &PartitionReport) -> String {
                 if capacity <= 0.0 {
                     continue;
                 }
-                let x = scale.x(capacity);
-                let y = top + index as f64 * (ROW + GAP);
+                let x = layout.x(&scale, capacity);
+                let y = layout.bar_top(index);
                 let _ = write!(
                     lines,
                     "<line x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{x:.1}\" y2=\"{:.1}\" stroke=\"#222\" \
                      stroke-width=\"1.5\" stroke-dasharray=\"4 3\"/>",
-                    y - GAP / 2.0,
-                    y + ROW + GAP / 2.0
+                    y - layout.gap / 2.0,
+                    y + layout.bar + layout.gap / 2.0
                 );
                 if index == 0 {
                     let _ = write!(
                         lines,
-                        "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">capacity {}</text>",
+                        "<text x=\"{:.1}\" y=\"{note_y:.1}\" text-anchor=\"end\">capacity {}</text>",
                         x - 4.0,
-                        y - GAP / 2.0 - 2.0,
                         escape(&bytes(capacity))
                     );
                 }
@@ -623,16 +475,29 @@ fn communication_chart(story: &PartitionReport, axes: &AxisSets) -> String {
     legend(axes, false) + &chart
 }
 
-/// An HTML table of already-escaped cells; columns in `numeric` are right-aligned.
+/// An HTML table of already-escaped cells; columns in `numeric` are right-aligned. A table
+/// wider than the window scrolls in its own box, not the page.
 pub(super) fn table(header: &[String], rows: &[Vec<String>], numeric: &[usize]) -> String {
+    table_with(header, rows, numeric, &[])
+}
+
+/// [`table`], with the columns in `nowrap` never wrapped (names of tactics and axes).
+fn table_with(
+    header: &[String],
+    rows: &[Vec<String>],
+    numeric: &[usize],
+    nowrap: &[usize],
+) -> String {
     let class = |column: usize| {
         if numeric.contains(&column) {
             " class=\"num\""
+        } else if nowrap.contains(&column) {
+            " class=\"nw\""
         } else {
             ""
         }
     };
-    let mut out = String::from("<table><tr>");
+    let mut out = String::from("<div class=\"wide\"><table><tr>");
     for (column, cell) in header.iter().enumerate() {
         let _ = write!(out, "<th{}>{}</th>", class(column), escape(cell));
     }
@@ -644,7 +509,7 @@ pub(super) fn table(header: &[String], rows: &[Vec<String>], numeric: &[usize]) 
         }
         out.push_str("</tr>\n");
     }
-    out.push_str("</table>\n");
+    out.push_str("</table></div>\n");
     out
 }
 
@@ -676,19 +541,7 @@ fn tactic_table(story: &PartitionReport) -> String {
         .collect();
     let mut header = PartitionReport::header();
     header.splice(2..2, ["ops partitioned".into(), "conflicts".into()]);
-    table(&header, &rows, &[2, 3, 5, 6, 7, 8])
-}
-
-/// How each argument and result of the final program is split: what someone learning to shard
-/// most wants to see.
-fn sharding_table(story: &PartitionReport) -> String {
-    let header = ["value", "split (axes per dim)", "per device"].map(String::from);
-    let rows: Vec<Vec<String>> = story
-        .shardings
-        .iter()
-        .map(|value| value.cells().iter().map(|cell| escape(cell)).collect())
-        .collect();
-    table(&header, &rows, &[])
+    table_with(&header, &rows, &[2, 3, 5, 6, 7, 8], &[0, 1, 9])
 }
 
 /// Per tactic, each reason propagation stopped for (once, with how many places), explained at
@@ -813,6 +666,7 @@ pub(super) fn escape(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::bar_chart::MIN_BAR;
     use crate::sim::report::{
         AxisCommunication, AxisSize, CollectiveRow, DeviceSummary, Memory, OpRow, Totals,
     };
@@ -952,8 +806,35 @@ mod tests {
     /// Every tag in `tags` is closed as often as it is opened.
     fn assert_balanced(page: &str) {
         for tag in [
-            "svg", "g", "text", "tspan", "title", "rect", "table", "tr", "td", "th", "section",
-            "ul", "li", "span", "footer", "p", "h1", "h2", "div", "style", "html", "body",
+            "svg",
+            "g",
+            "text",
+            "tspan",
+            "title",
+            "rect",
+            "table",
+            "tr",
+            "td",
+            "th",
+            "section",
+            "ul",
+            "li",
+            "span",
+            "footer",
+            "p",
+            "h1",
+            "h2",
+            "div",
+            "style",
+            "html",
+            "body",
+            "figure",
+            "figcaption",
+            "select",
+            "option",
+            "label",
+            "script",
+            "code",
         ] {
             let opened = page.matches(&format!("<{tag} ")).count()
                 + page.matches(&format!("<{tag}>")).count();
@@ -969,10 +850,10 @@ mod tests {
     fn the_page_is_well_formed_and_escapes_names() {
         let page = super::page(&story("<script>alert(1)</script> & \"co\""));
         assert_balanced(&page);
-        assert!(!page.contains("<script>"), "{page}");
+        assert!(!page.contains("<script>alert"), "{page}");
         assert!(page.contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;co&quot;"));
         assert!(page.contains("mesh batch=4 model=2 (8 devices)"));
-        for outside in ["<script", "src=", "href=", "url("] {
+        for outside in ["src=", "href=", "url(", "import("] {
             assert!(!page.contains(outside), "self-contained: {outside}");
         }
         assert!(
@@ -985,10 +866,15 @@ mod tests {
     fn one_bar_per_tactic_in_each_chart() {
         let story = story("mlp");
         let page = super::page(&story);
-        assert_eq!(page.matches("<svg").count(), 3);
+        // Each chart twice: wide, and narrow for phones.
+        assert_eq!(page.matches("<svg").count(), 6);
+        assert_eq!(
+            page.matches("<div class=\"chart chart-narrow\">").count(),
+            3
+        );
         assert_eq!(
             page.matches("<g class=\"bar\">").count(),
-            3 * story.tactics.len()
+            6 * story.tactics.len()
         );
         for tactic in &story.tactics {
             let step = seconds(tactic.report.totals.step_seconds);
@@ -1019,14 +905,14 @@ mod tests {
         // Memory has its own color, not compute's; charts scroll rather than shrink their
         // text; the collectives table says what bytes and sent are.
         assert!(page.contains(&format!("fill=\"{FITS}\"")) && FITS != COMPUTE);
-        assert!(page.contains("<div class=\"chart\"><svg"));
+        assert!(page.contains("<div class=\"chart chart-wide\"><svg"));
         assert!(page.contains("<b>bytes</b>: the buffer each device hands"));
     }
 
     #[test]
     fn a_program_that_does_not_fit_is_red() {
         let page = super::page(&story("mlp"));
-        assert_eq!(page.matches("DOES NOT FIT").count(), 1);
+        assert_eq!(page.matches("DOES NOT FIT").count(), 2);
         assert!(page.contains(&format!("fill=\"{NO_FIT}\"")));
         assert!(page.contains("<span class=\"bad\">NO</span>"));
         let mut fitting = story("mlp");
@@ -1059,8 +945,9 @@ mod tests {
         let page = super::page(&alone);
         assert_balanced(&page);
         assert!(page.contains("no mesh (1 device)"));
+        assert!(page.contains("<p class=\"headline\">Unpartitioned: step time"));
         assert!(page.contains("No communication"));
-        assert_eq!(page.matches("<g class=\"bar\">").count(), 2);
+        assert_eq!(page.matches("<g class=\"bar\">").count(), 4);
         // Nothing at all.
         let page = super::page(&PartitionReport::default());
         assert_balanced(&page);
@@ -1069,15 +956,6 @@ mod tests {
         let mut zero = PartitionReport::default();
         zero.push("(unpartitioned)", "", Report::default());
         assert_balanced(&super::page(&zero));
-    }
-
-    #[test]
-    fn scales_end_on_round_ticks() {
-        let scale = Scale::new(0.0173, false);
-        assert!((scale.step - 0.005).abs() < 1e-12 && (scale.max - 0.02).abs() < 1e-12);
-        let scale = Scale::new(41.5 * GIB, true);
-        assert_eq!((scale.step / GIB, scale.max / GIB), (10.0, 50.0));
-        assert_eq!(Scale::new(0.0, true).ticks().count(), 2);
     }
 
     /// Writes /tmp/partir-picture.html to look at.

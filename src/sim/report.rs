@@ -325,6 +325,29 @@ pub struct ValueSharding {
 }
 
 impl ValueSharding {
+    /// The whole value's shape: each dim of [`ValueSharding::local_shape`] times the sizes of
+    /// the mesh axes splitting it (an axis not in `mesh` counts 1).
+    pub fn global_shape(&self, mesh: &[AxisSize]) -> Vec<i64> {
+        self.local_shape
+            .iter()
+            .enumerate()
+            .map(|(dim, &local)| {
+                let split: i64 = self
+                    .axes
+                    .get(dim)
+                    .into_iter()
+                    .flatten()
+                    .map(|axis| {
+                        mesh.iter()
+                            .find(|mesh_axis| &mesh_axis.name == axis)
+                            .map_or(1, |mesh_axis| mesh_axis.size)
+                    })
+                    .product();
+                local * split
+            })
+            .collect()
+    }
+
     /// `["-> params/wq", "[-, model]", "64x32"]`: the name (results marked `->`), the axes
     /// splitting each dim (`-` for none, `batch*model` for two), and the shape each device holds.
     pub fn cells(&self) -> [String; 3] {
