@@ -694,13 +694,7 @@ mod tests {
         let device = device::preset("tpu-v3").unwrap();
         let communication_seconds = communication.iter().map(|c| c.seconds).sum::<f64>();
         let mesh: Vec<AxisSize> = if mesh {
-            [("batch", 4), ("model", 2)]
-                .iter()
-                .map(|(name, size)| AxisSize {
-                    name: name.to_string(),
-                    size: *size,
-                })
-                .collect()
+            AxisSize::mesh(&[("batch", 4), ("model", 2)])
         } else {
             Vec::new()
         };

@@ -225,13 +225,7 @@ mod tests {
     use super::*;
 
     fn mesh() -> Vec<AxisSize> {
-        [("batch", 4), ("model", 2)]
-            .iter()
-            .map(|(name, size)| AxisSize {
-                name: name.to_string(),
-                size: *size,
-            })
-            .collect()
+        AxisSize::mesh(&[("batch", 4), ("model", 2)])
     }
 
     fn value(axes: &[&[&str]], local: &[i64]) -> ValueSharding {

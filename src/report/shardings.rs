@@ -218,26 +218,12 @@ mod tests {
     use crate::sim::Report;
 
     fn value(name: &str, axes: &[&[&str]], local: &[i64], is_result: bool) -> ValueSharding {
-        ValueSharding {
-            name: name.into(),
-            is_result,
-            axes: axes
-                .iter()
-                .map(|dim| dim.iter().map(|axis| axis.to_string()).collect())
-                .collect(),
-            local_shape: local.to_vec(),
-        }
+        ValueSharding::new(name, is_result, axes, local)
     }
 
     fn story(shardings: Vec<ValueSharding>) -> PartitionReport {
         let mut story = PartitionReport::default();
-        let mesh = [("batch", 4), ("model", 2)]
-            .iter()
-            .map(|(name, size)| AxisSize {
-                name: name.to_string(),
-                size: *size,
-            })
-            .collect();
+        let mesh = AxisSize::mesh(&[("batch", 4), ("model", 2)]);
         story.push(
             "MP",
             "model",

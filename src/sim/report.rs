@@ -48,6 +48,16 @@ impl AxisSize {
             size: axis.size,
         }
     }
+
+    /// A mesh of `(name, size)` axes, as tests write one.
+    pub fn mesh(axes: &[(&str, i64)]) -> Vec<AxisSize> {
+        axes.iter()
+            .map(|(name, size)| AxisSize {
+                name: name.to_string(),
+                size: *size,
+            })
+            .collect()
+    }
 }
 
 /// Per-device totals.
@@ -325,6 +335,19 @@ pub struct ValueSharding {
 }
 
 impl ValueSharding {
+    /// A value named `name` split on `axes` per dim, `local_shape` per device.
+    pub fn new(name: &str, is_result: bool, axes: &[&[&str]], local_shape: &[i64]) -> Self {
+        ValueSharding {
+            name: name.into(),
+            is_result,
+            axes: axes
+                .iter()
+                .map(|dim| dim.iter().map(|axis| axis.to_string()).collect())
+                .collect(),
+            local_shape: local_shape.to_vec(),
+        }
+    }
+
     /// The whole value's shape: each dim of [`ValueSharding::local_shape`] times the sizes of
     /// the mesh axes splitting it (an axis not in `mesh` counts 1).
     pub fn global_shape(&self, mesh: &[AxisSize]) -> Vec<i64> {

@@ -3,15 +3,7 @@ use super::*;
 use crate::ir::MeshAxis;
 
 fn value(name: &str, is_result: bool, axes: &[&[&str]], local_shape: &[i64]) -> ValueSharding {
-    ValueSharding {
-        name: name.into(),
-        is_result,
-        axes: axes
-            .iter()
-            .map(|dim| dim.iter().map(|axis| axis.to_string()).collect())
-            .collect(),
-        local_shape: local_shape.to_vec(),
-    }
+    ValueSharding::new(name, is_result, axes, local_shape)
 }
 
 #[test]
