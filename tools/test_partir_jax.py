@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """partir from JAX (`partir_jax.partition`, `shardings`, `auto`): on zoo models, a fused QKV
 projection split by heads (`expand`), a plan given to a user's own `jax.jit` as shardings, a
-plan `partir auto` searched and MaxText-style logical axis rules,
+plan `partir auto` searched (on the zoo LLaMA and the published GPT-2) and MaxText-style logical
+axis rules,
 the partitioned step's outputs equal
 `jax.jit(step)`'s (normalised error max|a-b|/max|b| per output, within 1e-4: the two programs
 sum in different orders; the observed worst is about 1e-6).
@@ -85,22 +86,61 @@ def shardings_error():
                      / max(float(np.abs(np.asarray(b, np.float64)).max()), 1e-30)) for a, b in zip(got, want))
 
 
-def auto_error():
-    """`partir_jax.auto`: on the zoo Transformer step and a {batch=4, model=2} mesh, the search
-    splits the tokens on batch (batch parallelism), and the returned `jax.jit` computes what the
-    unpartitioned step does."""
-    spec, _ = models.spec("transformer")
-    step, in_shardings, _, report = partir_jax.auto(spec.fn, spec.args, {"batch": 4, "model": 2},
-                                                    arg_names=spec.arg_names, result_names=spec.result_names,
-                                                    evaluations=30)
+def _auto(name, fn, args, arg_names, result_names, evaluations):
+    """`partir_jax.auto` on {batch=4, model=2}: the search splits the tokens on batch (batch
+    parallelism), and the returned `jax.jit` computes what the unpartitioned step does, judged
+    against the step's own f32 rounding noise ([`_noise_judge`])."""
+    step, in_shardings, _, report = partir_jax.auto(fn, args, {"batch": 4, "model": 2}, arg_names=arg_names,
+                                                    result_names=result_names, evaluations=evaluations)
     specs = {name: sharding.spec for name, sharding in
-             zip(partir_jax.importer.named_flat(spec.args, spec.arg_names), jax.tree_util.tree_leaves(in_shardings))}
-    assert specs["tokens"] == jax.sharding.PartitionSpec("batch", None), (specs["tokens"], report["schedule"])
+             zip(partir_jax.importer.named_flat(args, arg_names), jax.tree_util.tree_leaves(in_shardings))}
+    assert specs["tokens"] == jax.sharding.PartitionSpec("batch", None), (name, specs["tokens"], report["schedule"])
     assert "[[tactic]]" in report["schedule"]
-    got = jax.tree_util.tree_leaves(step(*spec.args))
-    want = jax.tree_util.tree_leaves(jax.jit(spec.fn)(*spec.args))
-    return max(float(np.abs(np.asarray(a, np.float64) - np.asarray(b, np.float64)).max()
-                     / max(float(np.abs(np.asarray(b, np.float64)).max()), 1e-30)) for a, b in zip(got, want))
+    judge = _noise_judge(fn, args)
+    got = jax.tree_util.tree_leaves(step(*args))
+    # The judge catches a planted bug: one element of the first float output off by 1e-3.
+    planted = [np.array(value, np.float64) for value in got]
+    first = next(i for i, value in enumerate(got) if np.size(value) and np.issubdtype(np.asarray(value).dtype, np.floating))
+    planted[first].flat[0] += 1e-3 * max(float(np.abs(planted[first]).max()), 1.0)
+    assert judge(planted) > 1, (name, judge(planted))
+    return judge(got)
+
+
+def _noise_judge(fn, args):
+    """A judge of outputs: the worst, over outputs, of |got - f64| / max(10 |f32 - f64|, 1e-5)
+    (both normalised by max |f64|), `partir verify`'s judgement; below 1 passes. A published
+    model's warm AdamW step differs from `jax.jit`'s by ~2e-4 in f32 alone, above a fixed 1e-4."""
+    want32 = jax.tree_util.tree_leaves(jax.jit(fn)(*args))
+    with jax.enable_x64(True):
+        wide = jax.tree_util.tree_map(
+            lambda a: np.asarray(a, np.float64) if np.asarray(a).dtype == np.float32 else np.asarray(a), args)
+        want64 = [np.asarray(w, np.float64) for w in jax.tree_util.tree_leaves(jax.jit(fn)(*wide))]
+
+    def judge(got):
+        worst = 0.0
+        for value, f32, f64 in zip(got, want32, want64):
+            scale = max(float(np.abs(f64).max()), 1e-30)
+            own = float(np.abs(np.asarray(f32, np.float64) - f64).max()) / scale
+            error = float(np.abs(np.asarray(value, np.float64) - f64).max()) / scale
+            worst = max(worst, error / max(10 * own, 1e-5))
+        return worst
+
+    return judge
+
+
+def auto_zoo_llama_error():
+    spec, _ = models.spec("llama")
+    return _auto("llama", spec.fn, spec.args, spec.arg_names, spec.result_names, evaluations=30)
+
+
+def auto_published_gpt2_error():
+    """The published GPT-2 (transformers' FlaxGPT2LMHeadModel, an optax AdamW step, its private
+    functions called from @main), warmed by 3 steps as tests/published.rs does."""
+    import published_models
+
+    published = published_models.warm(published_models.build("gpt2"))
+    return _auto("gpt2", published.fn, published.args, published_models.ARG_NAMES,
+                 published_models.RESULT_NAMES, evaluations=12)
 
 
 def logical_error():
@@ -137,11 +177,15 @@ def main(argv):
     failed = 0
     if not argv:
         for case, check in [("fused-projection:MP", fused_projection_error), ("shardings:llama:BP_MP", shardings_error),
-                            ("auto:transformer", auto_error), ("logical:llama", logical_error)]:
+                            ("auto:llama", auto_zoo_llama_error), ("auto:published-gpt2", auto_published_gpt2_error),
+                            ("logical:llama", logical_error)]:
             error = check()
-            ok = error <= TOLERANCE
+            # `auto:` cases are judged against the step's own f32 noise (below 1 passes).
+            judged = case.startswith("auto:")
+            ok = error <= (1.0 if judged else TOLERANCE)
             failed += not ok
-            print(f"{'ok  ' if ok else 'FAIL'} {case:24s} worst normalised error {error:.2e}", flush=True)
+            what = "error / its f32 noise limit" if judged else "worst normalised error"
+            print(f"{'ok  ' if ok else 'FAIL'} {case:24s} {what} {error:.2e}", flush=True)
     for case in argv or CASES:
         model, schedule = case.split(":")
         spec, _ = models.spec(model)
