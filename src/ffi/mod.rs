@@ -10,18 +10,20 @@
 
 pub mod glue;
 mod names;
+mod origin;
 mod signature;
 pub mod threads;
 
 pub use names::{op_is, op_name_starts_with, string_attribute, string_attribute_is};
+pub use origin::{argument_owner, result_number, result_owner};
 pub use signature::{erase_unused_argument, set_operands};
 
 use crate::affine::{AffineExprLite, AffineMapLite, IteratorType};
 use melior::{
     dialect::DialectRegistry,
     ir::{
-        Attribute, AttributeLike, BlockRef, Location, OperationRef, RegionLike, Type, TypeLike,
-        Value, ValueLike,
+        Attribute, AttributeLike, Location, OperationRef, RegionLike, Type, TypeLike, Value,
+        ValueLike,
     },
     Context, ContextRef,
 };
@@ -193,25 +195,6 @@ pub fn replace_all_uses_except(of: Value, with: Value, except: OperationRef) {
     let mut exceptions = [except.to_raw()];
     // SAFETY: all handles are live; MLIR only reads `exceptions` during the call.
     unsafe { mlirValueReplaceAllUsesExcept(of.to_raw(), with.to_raw(), 1, exceptions.as_mut_ptr()) }
-}
-
-/// The block that owns a block argument, with the lifetime of the IR rather than of the
-/// argument handle (melior ties it to a borrow of the handle).
-pub fn argument_owner<'c, 'a>(value: Value<'c, 'a>) -> Option<BlockRef<'c, 'a>> {
-    if !value.is_block_argument() {
-        return None;
-    }
-    // SAFETY: `value` is a block argument, so the owner is a live block of the same IR.
-    unsafe { BlockRef::from_option_raw(mlir_sys::mlirBlockArgumentGetOwner(value.to_raw())) }
-}
-
-/// The operation defining an op result, with the lifetime of the IR.
-pub fn result_owner<'c, 'a>(value: Value<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
-    if !value.is_operation_result() {
-        return None;
-    }
-    // SAFETY: `value` is an op result, so its owner is a live operation of the same IR.
-    unsafe { OperationRef::from_option_raw(mlir_sys::mlirOpResultGetOwner(value.to_raw())) }
 }
 
 /// Every use of `value`: the using operation and the operand number (melior has no use

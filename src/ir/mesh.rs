@@ -56,6 +56,19 @@ impl Mesh {
         Some(Mesh { symbol, axes })
     }
 
+    /// The coordinates of `flat` over `sizes`, row-major (the first size major): a device's
+    /// coordinates on the mesh's axes, a tile's index in a grid. `unravel(5, &[4, 2])` is
+    /// `[2, 1]`.
+    pub fn unravel(flat: i64, sizes: &[i64]) -> Vec<i64> {
+        let mut rest = flat;
+        let mut coords = vec![0; sizes.len()];
+        for (at, &size) in sizes.iter().enumerate().rev() {
+            coords[at] = rest % size;
+            rest /= size;
+        }
+        coords
+    }
+
     /// How many devices the mesh has: the product of its axis sizes.
     pub fn devices(&self) -> i64 {
         self.axes.iter().map(|axis| axis.size).product()

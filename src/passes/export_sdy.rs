@@ -145,11 +145,7 @@ fn gathered_axes(value: Value) -> Vec<String> {
     let mut current = value;
     while let Some(loop_op) = ffi::result_owner(current).filter(|op| ffi::op_is(*op, core::LOOP_OP))
     {
-        let Some(index) = (0..loop_op.result_count()).find(|&r| {
-            loop_op
-                .result(r)
-                .is_ok_and(|result| Value::from(result) == current)
-        }) else {
+        let Some(index) = ffi::result_number(current) else {
             break;
         };
         let (Some(axis), Some(Action::Tile(_))) = (
@@ -266,12 +262,7 @@ fn combined_partials(module: OperationRef, plan: &HashMap<i64, Vec<Option<Planne
             let Some(owner) = ffi::result_owner(operand) else {
                 return;
             };
-            let result = (0..owner.result_count()).find(|&r| {
-                owner
-                    .result(r)
-                    .is_ok_and(|value| Value::from(value) == operand)
-            });
-            let (Some(owner_id), Some(result)) = (op_id(owner), result) else {
+            let (Some(owner_id), Some(result)) = (op_id(owner), ffi::result_number(operand)) else {
                 return;
             };
             let Some(planned) = partial.get(&(owner_id, result)) else {
@@ -366,11 +357,7 @@ fn constrain_gathered<'c>(
         let operand = op.operand(index).expect("in range");
         let sharding = match ffi::result_owner(operand) {
             Some(owner) => op_id(owner).and_then(|owner_id| {
-                let result = (0..owner.result_count()).find(|&r| {
-                    owner
-                        .result(r)
-                        .is_ok_and(|value| Value::from(value) == operand)
-                })?;
+                let result = ffi::result_number(operand)?;
                 plan.results
                     .get(&owner_id)?
                     .get(result)?

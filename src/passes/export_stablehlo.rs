@@ -95,20 +95,11 @@ pub fn run<'c>(context: &'c Context, module: OperationRef<'c, '_>) -> PassResult
 /// `replica_groups([4, 2], [0])` is `[[0, 2, 4, 6], [1, 3, 5, 7]]`.
 pub fn replica_groups(sizes: &[i64], axes: &[usize]) -> Vec<Vec<i64>> {
     let devices: i64 = sizes.iter().product();
-    let coordinates = |device: i64| {
-        let mut rest = device;
-        let mut coords = vec![0; sizes.len()];
-        for (axis, &size) in sizes.iter().enumerate().rev() {
-            coords[axis] = rest % size;
-            rest /= size;
-        }
-        coords
-    };
     // (coordinates on the other axes, [(in-group index, device)])
     type Group = (Vec<i64>, Vec<(i64, i64)>);
     let mut groups: Vec<Group> = Vec::new();
     for device in 0..devices {
-        let coords = coordinates(device);
+        let coords = crate::ir::Mesh::unravel(device, sizes);
         let key: Vec<i64> = (0..sizes.len())
             .filter(|axis| !axes.contains(axis))
             .map(|axis| coords[axis])

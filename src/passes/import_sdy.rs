@@ -182,13 +182,7 @@ pub fn tactics<'c>(
         // would keep the sums apart.
         let Ok(operand) = op.operand(0) else { continue };
         let selector = if let Some(producer) = ffi::result_owner(operand) {
-            let index = (0..producer.result_count())
-                .find(|&r| {
-                    producer
-                        .result(r)
-                        .is_ok_and(|value| melior::ir::Value::from(value) == operand)
-                })
-                .unwrap_or(0);
+            let index = ffi::result_number(operand).unwrap_or(0);
             let name = match producer
                 .attribute(NAME_ATTR)
                 .ok()

@@ -14,6 +14,8 @@
 //!   tile (i, j) holds device 4·j + i: dim 0 on "b", dim 1 on "a"   (PartitionSpec("b", "a"))
 //! ```
 
+use crate::ir::Mesh;
+
 /// A parsed GSPMD sharding.
 #[derive(Clone, Debug, PartialEq)]
 pub enum HloSharding {
@@ -113,13 +115,7 @@ impl HloSharding {
                 .get_mut(device as usize)
                 .filter(|slot: &&mut Vec<i64>| slot.is_empty())
                 .ok_or_else(|| format!("device {device} is out of range or listed twice"))?;
-            let mut rest = position as i64 / replicas;
-            let mut index = vec![0; tiles.len()];
-            for (dim, &count) in tiles.iter().enumerate().rev() {
-                index[dim] = rest % count;
-                rest /= count;
-            }
-            *slot = index;
+            *slot = Mesh::unravel(position as i64 / replicas, tiles);
         }
         let mut chosen = vec![Vec::new(); tiles.len()];
         if assign(
@@ -179,13 +175,9 @@ fn assign(
 
 /// Whether splitting each dim on `chosen` axes (major first) puts every device on its tile.
 fn matches(mesh: &[(String, i64)], chosen: &[Vec<usize>], placed: &[Vec<i64>]) -> bool {
+    let sizes: Vec<i64> = mesh.iter().map(|(_, size)| *size).collect();
     placed.iter().enumerate().all(|(device, index)| {
-        let mut coords = vec![0; mesh.len()];
-        let mut rest = device as i64;
-        for (axis, (_, size)) in mesh.iter().enumerate().rev() {
-            coords[axis] = rest % size;
-            rest /= size;
-        }
+        let coords = Mesh::unravel(device as i64, &sizes);
         chosen.iter().zip(index).all(|(axes, &at)| {
             axes.iter()
                 .fold(0, |so_far, &axis| so_far * mesh[axis].1 + coords[axis])

@@ -209,7 +209,7 @@ pub fn tiling(value: Value, axis: &str) -> Option<usize> {
     if !is(producer, LOOP_OP) {
         return None;
     }
-    let index = result_number(producer, value)?;
+    let index = ffi::result_number(value)?;
     if core::is_loop_over(producer, axis) {
         return tile_action(producer, index);
     }
@@ -245,13 +245,6 @@ pub fn carried_tiling(value: Value, axis: &str) -> Option<usize> {
         return tiling(value, axis);
     }
     tiling(source, axis)
-}
-
-pub fn result_number(op: OperationRef, value: Value) -> Option<usize> {
-    (0..op.result_count()).find(|&index| {
-        op.result(index)
-            .is_ok_and(|result| result.to_raw().ptr == value.to_raw().ptr)
-    })
 }
 
 /// Who consumes a logical value.
@@ -319,7 +312,7 @@ fn capturing_input<'c, 'a>(
 /// The payload that computes a logical value, and which of its results it is.
 pub fn producer<'c, 'a>(value: Value<'c, 'a>) -> Option<(OperationRef<'c, 'a>, usize)> {
     let op = ffi::result_owner(value)?;
-    let index = result_number(op, value)?;
+    let index = ffi::result_number(value)?;
     if !is(op, LOOP_OP) {
         return Some((op, index));
     }
