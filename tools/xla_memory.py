@@ -30,6 +30,12 @@ def xla_stats(text: str) -> dict:
     from partir_jax.xla_run import compile_replicas
 
     executable, _ = compile_replicas(text, replicas(text))
+    return stats(executable)
+
+
+def stats(executable) -> dict:
+    """XLA's memory accounting of a compiled executable: per device, its arguments, outputs,
+    temporaries and what outputs alias of arguments, and the peak they make."""
     stats = executable.get_compiled_memory_stats()
     figures = {
         "argument_bytes": stats.argument_size_in_bytes,

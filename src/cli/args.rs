@@ -29,6 +29,9 @@ pub enum Command {
     /// List what a schedule can address: each argument's name, shape, type and size, and the
     /// tactics of a schedule that match it.
     Args(ArgsArgs),
+    /// Measure this machine as a device (rates, bandwidth, overheads, each mesh axis's
+    /// collectives) on its XLA CPU devices, and write a device TOML that `--device` takes.
+    Calibrate(CalibrateArgs),
 }
 
 /// What `partition` and `verify` share: the model and its schedule.
@@ -191,4 +194,21 @@ pub struct SimulateArgs {
     /// Write the report (JSON) here.
     #[arg(long, value_name = "R.json")]
     pub report: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct CalibrateArgs {
+    /// XLA CPU devices measured at once: the devices partitioned programs run on.
+    #[arg(long, value_name = "N", default_value_t = 8)]
+    pub devices: usize,
+    /// The mesh whose axes get their own links, major to minor: `batch=4,model=2` [default:
+    /// batch=N/2,model=2 for an even N, else batch=N].
+    #[arg(long, value_name = "AXES")]
+    pub mesh: Option<String>,
+    /// Fewer sizes and steps: seconds rather than minutes, rougher figures.
+    #[arg(long)]
+    pub quick: bool,
+    /// Write the device TOML here [default: stdout].
+    #[arg(long, short = 'o', value_name = "DEVICE.toml")]
+    pub output: Option<PathBuf>,
 }

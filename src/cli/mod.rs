@@ -10,17 +10,22 @@
 //! - `partir verify MODEL.mlir --schedule S.toml --ranks N`: the same check for the PartIR:HLO
 //!   program run on N MPI ranks (`mpiexec -n N mlir-runner`, see `spmd`).
 //!
+//! - `partir calibrate [-o DEVICE.toml]`: measures this machine on its XLA CPU devices and
+//!   writes a device TOML (see `calibrate`).
+//!
 //! Errors are one sentence with a location, exit code 1.
 
 pub mod args;
 mod arguments;
 mod auto;
+mod calibrate;
 mod error;
 pub mod manifest;
 pub mod npy;
 mod partition;
 pub mod pipeline;
 mod progress;
+mod python;
 pub mod runner;
 pub mod spmd;
 pub mod verify;
@@ -48,6 +53,7 @@ pub fn main() -> i32 {
         Command::Simulate(args) => simulate_command(&args),
         Command::Args(args) => arguments::args_command(&args),
         Command::Auto(args) => auto::auto_command(&args),
+        Command::Calibrate(args) => calibrate::calibrate_command(&args),
     };
     match result {
         Ok(code) => code,

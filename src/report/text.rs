@@ -33,11 +33,21 @@ impl Report {
             vec![
                 "step time".to_string(),
                 seconds(totals.step_seconds),
-                format!(
-                    "compute {}, communication {}",
-                    seconds(totals.compute_seconds),
-                    seconds(totals.communication_seconds)
-                ),
+                if totals.overhead_seconds > 0.0 {
+                    format!(
+                        "compute {} (overheads {}: launch and {} kernels), communication {}",
+                        seconds(totals.compute_seconds),
+                        seconds(totals.overhead_seconds),
+                        count(totals.kernels),
+                        seconds(totals.communication_seconds)
+                    )
+                } else {
+                    format!(
+                        "compute {}, communication {}",
+                        seconds(totals.compute_seconds),
+                        seconds(totals.communication_seconds)
+                    )
+                },
             ],
             vec![
                 "compute".into(),

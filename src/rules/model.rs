@@ -47,6 +47,21 @@ pub enum Cost {
     Loop,
 }
 
+/// How fusion treats an op: which ops the simulator counts as kernels of their own, and which
+/// values never reach memory. XLA fuses on every backend (its loop and input fusions); an op
+/// fuses into its consumers when all of them take fused producers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fusion {
+    /// Computes inside its consumers' kernel when they all take fused producers, and takes
+    /// fused producers itself: elementwise ops, broadcasts, transposes, slices, converts, views.
+    Producer,
+    /// A kernel that takes fused producers and writes its result: a reduction.
+    Root,
+    /// A kernel of its own, reading its operands from memory: a contraction, a convolution, a
+    /// gather, a scatter, an in-place update, a sort, a loop.
+    Alone,
+}
+
 /// Rewrites an op, before propagation, into an equal form its rule partitions better;
 /// whether it did (see [`canonicalize`]).
 pub type Canonicalize = for<'c, 'a> fn(&'c melior::Context, OperationRef<'c, 'a>) -> bool;
@@ -122,6 +137,8 @@ pub(super) struct Entries {
     pub(super) rules: HashMap<&'static str, Entry>,
     retypes: HashMap<&'static str, Retype>,
     costs: HashMap<&'static str, Cost>,
+    /// How fusion treats ops whose cost does not say it (see [`fusion`]).
+    fusions: HashMap<&'static str, Fusion>,
     /// The cost of a dialect's ops that register none of their own (`tensor`: all move data).
     dialect_costs: HashMap<&'static str, Cost>,
     /// Scalar ops that multiply (with a reduction: a contraction, on the matrix unit).
@@ -169,6 +186,11 @@ impl Entries {
     /// Says how the simulator counts `name`.
     pub(super) fn add_cost(&mut self, name: &'static str, cost: Cost) {
         self.costs.insert(name, cost);
+    }
+
+    /// Says how fusion treats `name`, when its cost does not say it (see [`fusion`]).
+    pub(super) fn add_fusion(&mut self, name: &'static str, fusion: Fusion) {
+        self.fusions.insert(name, fusion);
     }
 
     /// Says how the simulator counts the ops of `dialect` that say nothing themselves.
@@ -362,6 +384,25 @@ pub fn cost(name: &str) -> Option<Cost> {
         .get(name)
         .or_else(|| BUILTIN.dialect_costs.get(dialect_of(name)))
         .copied()
+}
+
+/// How fusion treats the op named `name`: as its family registered, else by its cost (moving
+/// data, viewing it or computing elementwise fuses; a contraction, a convolution or a loop is
+/// a kernel of its own). None: the op's body decides (a linalg op: see the simulator), or
+/// partir does not know the op.
+pub fn fusion(name: &str) -> Option<Fusion> {
+    if let Some(fusion) = BUILTIN.fusions.get(name) {
+        return Some(*fusion);
+    }
+    Some(match cost(name)? {
+        Cost::Moves
+        | Cost::View
+        | Cost::Free
+        | Cost::Empty
+        | Cost::Flops(_)
+        | Cost::Transcendental => Fusion::Producer,
+        Cost::Contraction | Cost::Convolution | Cost::Loop => Fusion::Alone,
+    })
 }
 
 /// Whether `op` is a destination not written yet ([`Cost::Empty`]).

@@ -9,6 +9,7 @@
 mod batching;
 mod contraction;
 mod control;
+mod costs;
 mod expand;
 mod halo;
 mod indexing;
@@ -87,7 +88,7 @@ pub(super) fn register(rules: &mut Entries) {
         });
         rules.add_cost(name, Cost::Flops(1.0));
     }
-    register_costs(rules);
+    costs::register(rules);
     register_linear(rules);
     rules.add("stablehlo.constant", |op| {
         Ok(Rule::source(op.result(0)?, 0))
@@ -372,65 +373,6 @@ fn register_linear(rules: &mut Entries) {
             .then_some(Operands(&[0]))
     });
 }
-
-/// How the simulator counts StableHLO ops (elementwise ones: 1 FLOP, above).
-fn register_costs(rules: &mut Entries) {
-    for name in TRANSCENDENTAL {
-        rules.add_cost(name, Cost::Transcendental);
-    }
-    rules.add_cost("stablehlo.dot_general", Cost::Contraction);
-    rules.add_cost("stablehlo.convolution", Cost::Convolution);
-    rules.add_cost("stablehlo.reduce", Cost::Flops(1.0));
-    rules.add_cost("stablehlo.reduce_window", Cost::Flops(1.0));
-    rules.add_cost("stablehlo.sort", Cost::Flops(1.0));
-    rules.add_cost("chlo.top_k", Cost::Flops(1.0));
-    rules.add_cost("stablehlo.optimization_barrier", Cost::View);
-    rules.add_cost("stablehlo.reshape", Cost::View);
-    rules.add_cost("stablehlo.constant", Cost::Free);
-    for name in [
-        "stablehlo.broadcast_in_dim",
-        "stablehlo.transpose",
-        "stablehlo.slice",
-        "stablehlo.concatenate",
-        "stablehlo.pad",
-        "stablehlo.dynamic_slice",
-        "stablehlo.dynamic_update_slice",
-        "stablehlo.iota",
-        "stablehlo.convert",
-        "stablehlo.gather",
-        "stablehlo.scatter",
-        "stablehlo.reverse",
-        "stablehlo.bitcast_convert",
-        "stablehlo.rng_bit_generator",
-        "stablehlo.select_and_scatter",
-    ] {
-        rules.add_cost(name, Cost::Moves);
-    }
-}
-
-/// Elementwise ops XLA counts as transcendentals rather than FLOPs.
-const TRANSCENDENTAL: &[&str] = &[
-    "stablehlo.exponential",
-    "stablehlo.exponential_minus_one",
-    "stablehlo.log",
-    "stablehlo.log_plus_one",
-    "stablehlo.logistic",
-    "stablehlo.sqrt",
-    "stablehlo.rsqrt",
-    "stablehlo.cbrt",
-    "stablehlo.tanh",
-    "stablehlo.sine",
-    "stablehlo.cosine",
-    "stablehlo.tan",
-    "stablehlo.power",
-    "stablehlo.atan2",
-    "chlo.erf",
-    "chlo.erfc",
-    "chlo.erf_inv",
-    "chlo.lgamma",
-    "chlo.digamma",
-    "chlo.tan",
-];
 
 /// `bitcast_convert`: elementwise between types of one width; to a narrower type the result
 /// has one more (minor) dim, to a wider one the operand has: the shared dims pass through.

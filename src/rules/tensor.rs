@@ -1,7 +1,7 @@
 //! `tensor`: empty, reshapes (expand/collapse_shape), slices, concat and pad. Sliced,
 //! concatenated and padded dims must replicate; a reshape group maps only its major dim.
 
-use super::{operand_shape, result_shape, set_dense, Cost, Entries, Fill, OpView, Padding};
+use super::{operand_shape, result_shape, set_dense, Cost, Entries, Fill, Fusion, OpView, Padding};
 use crate::{ffi, tmr::Rule};
 use melior::{
     ir::{
@@ -99,6 +99,10 @@ fn register_model(rules: &mut Entries) {
         rules.add_cost(name, Cost::View);
     }
     rules.add_cost("tensor.empty", Cost::Empty);
+    // Writing a block into a destination happens in place, in a kernel of its own.
+    for name in ["tensor.insert_slice", "tensor.parallel_insert_slice"] {
+        rules.add_fusion(name, Fusion::Alone);
+    }
     rules.add_fill("tensor.expand_shape", |_| Some(Fill::Operand(0)));
     rules.add_fill("tensor.collapse_shape", |_| Some(Fill::Operand(0)));
     rules.add_layout(

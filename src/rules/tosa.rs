@@ -1,7 +1,7 @@
 //! `tosa`: elementwise ops (numpy broadcasting of unit dims; extra rank-1 operands such as
 //! zero points are used whole), matmul, transpose, reshape and the reductions.
 
-use super::{Cost, Entries};
+use super::{Cost, Entries, Fusion};
 use crate::tmr::{infer_reassociation, ReductionKind, Rule};
 
 const ELEMENTWISE: &[&str] = &[
@@ -61,6 +61,7 @@ pub(super) fn register(rules: &mut Entries) {
         "tosa.reduce_prod",
     ] {
         rules.add_cost(name, Cost::Flops(1.0));
+        rules.add_fusion(name, Fusion::Root);
     }
     rules.add_cost("tosa.matmul", Cost::Contraction);
     rules.add_cost("tosa.reshape", Cost::View);

@@ -1,4 +1,5 @@
-//! The cost formulas: a roofline per op and an alpha-beta ring model per collective.
+//! The cost formulas: a roofline per op (plus the device's per-kernel overhead when the op is
+//! a kernel of its own) and an alpha-beta ring model per collective.
 //!
 //! Worked example (tpu-v3: 123 TFLOP/s, 900 GB/s; ring link 82 GB/s, 1 µs):
 //! - a 1024x1024x1024 f32 matmul: 2.1 GFLOP and 12 MiB moved → max(17.5 µs, 14.0 µs) = 17.5 µs,
@@ -21,6 +22,10 @@ pub struct Work {
     pub matrix: bool,
     /// Its operands are 16-bit floats (bf16, f16): a contraction runs at the 16-bit peak.
     pub half: bool,
+    /// Kernels it launches: 1 for an op that is a kernel of its own, 0 for one fused into its
+    /// consumers' kernel, a loop's trip count for an op in its body. Each pays the device's
+    /// per-kernel overhead.
+    pub kernels: f64,
 }
 
 /// Which roof an op hits.
@@ -31,8 +36,9 @@ pub enum Bound {
     Memory,
 }
 
-/// Roofline time of `work` on `device`: the slower of computing and moving its bytes.
-/// Transcendentals count as one vector FLOP each.
+/// Roofline time of `work` on `device`: the slower of computing and moving its bytes, plus the
+/// device's per-kernel overhead when the op is a kernel. Transcendentals count as one vector
+/// FLOP each.
 pub fn op_time(work: &Work, device: &Device) -> (f64, Bound) {
     let peak = if work.matrix && work.half {
         device.matrix_flops_16
@@ -43,10 +49,11 @@ pub fn op_time(work: &Work, device: &Device) -> (f64, Bound) {
     };
     let compute = (work.flops + work.transcendentals) / peak;
     let memory = work.bytes / device.memory_bandwidth;
+    let overhead = work.kernels * device.op_overhead;
     if compute >= memory {
-        (compute, Bound::Compute)
+        (overhead + compute, Bound::Compute)
     } else {
-        (memory, Bound::Memory)
+        (overhead + memory, Bound::Memory)
     }
 }
 
@@ -172,9 +179,11 @@ mod tests {
             bytes: 4.0 * (m * k + k * n + m * n),
             matrix: true,
             half: false,
+            kernels: 1.0,
         };
         let (seconds, bound) = op_time(&work, &device);
         assert_eq!(bound, Bound::Compute);
+        // The presets have no kernel overhead.
         assert!(close(seconds, 2.0 * 1024f64.powi(3) / 123e12));
     }
 
@@ -188,10 +197,31 @@ mod tests {
             bytes: 12.0 * elements,
             matrix: false,
             half: false,
+            kernels: 0.0,
         };
         let (seconds, bound) = op_time(&work, &device);
         assert_eq!(bound, Bound::Memory);
         assert!(close(seconds, 12e6 / 1555e9));
+    }
+
+    #[test]
+    fn a_kernel_pays_the_overhead_a_fused_op_does_not() {
+        let mut device = preset("a100-40gb").unwrap();
+        device.op_overhead = 5e-6;
+        let fused = Work {
+            flops: 1e6,
+            bytes: 0.0,
+            ..Work::default()
+        };
+        let kernel = Work {
+            kernels: 1.0,
+            ..fused.clone()
+        };
+        let (alone, _) = op_time(&fused, &device);
+        assert!(close(alone, 1e6 / 19.5e12));
+        let (launched, bound) = op_time(&kernel, &device);
+        assert_eq!(bound, Bound::Compute);
+        assert!(close(launched, 5e-6 + 1e6 / 19.5e12));
     }
 
     #[test]

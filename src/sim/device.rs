@@ -10,6 +10,9 @@
 //! memory_gbps = 1555.0           # HBM bandwidth, GB/s
 //! link_gbps = 300.0              # per-direction bandwidth a ring along one mesh axis gets, GB/s
 //! link_latency_us = 5.0          # per ring step
+//! op_overhead_us = 0.0           # optional: per kernel (an op XLA does not fuse into its consumers)
+//! launch_overhead_us = 0.0       # optional: per step (starting the program on every device)
+//! sources = ["how each figure was measured"]   # optional, shown in reports
 //! [axis.batch]                   # optional per-axis override, e.g. an axis across hosts
 //! link_gbps = 25.0
 //! link_latency_us = 10.0
@@ -23,6 +26,12 @@
 //! k·n .. k·n+n-1. On `{ data = 16, tensor = 8 }` with nodes of 8, `tensor` stays in a node
 //! (NVLink) and `data` crosses nodes (InfiniBand); on `{ tensor = 8, data = 16 }` it is the
 //! other way round.
+//!
+//! The two overheads are what a roofline misses on small programs: each kernel a device
+//! launches costs `op_overhead_us` beyond its FLOPs and bytes (`sim::cost::op_time`; which ops
+//! are kernels: `passes::simulate::profile`, XLA-style fusion), and each step
+//! `launch_overhead_us`. Datasheets do not give them: the presets leave both at 0, and
+//! `partir calibrate` measures them (with every other figure) on the machine it runs on.
 
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -63,6 +72,10 @@ pub struct Device {
     pub axis_links: BTreeMap<String, Link>,
     /// Nodes of several devices, when the link between them is slower than the link inside.
     pub nodes: Option<Nodes>,
+    /// Seconds each kernel costs beyond its roofline (launch, dispatch): 0 on the presets.
+    pub op_overhead: f64,
+    /// Seconds each step costs beyond its ops (starting the program): 0 on the presets.
+    pub launch_overhead: f64,
     /// Where each figure comes from.
     pub sources: Vec<String>,
 }
@@ -197,6 +210,14 @@ impl Device {
             }
             None => None,
         };
+        for (what, value) in [
+            ("op_overhead_us", raw.op_overhead_us),
+            ("launch_overhead_us", raw.launch_overhead_us),
+        ] {
+            if !(value >= 0.0 && value.is_finite()) {
+                return Err(format!("{what} must be a non-negative number, not {value}"));
+            }
+        }
         Ok(Device {
             name: raw.name,
             matrix_flops: raw.matrix_tflops * TERA,
@@ -207,7 +228,11 @@ impl Device {
             link,
             axis_links,
             nodes,
-            sources: vec!["custom device file".into()],
+            op_overhead: raw.op_overhead_us / PER_MICRO,
+            launch_overhead: raw.launch_overhead_us / PER_MICRO,
+            sources: raw
+                .sources
+                .unwrap_or_else(|| vec!["custom device file".into()]),
         })
     }
 }
@@ -224,6 +249,11 @@ struct RawDevice {
     link_gbps: f64,
     #[serde(default = "default_latency_us")]
     link_latency_us: f64,
+    #[serde(default)]
+    op_overhead_us: f64,
+    #[serde(default)]
+    launch_overhead_us: f64,
+    sources: Option<Vec<String>>,
     #[serde(default)]
     axis: BTreeMap<String, RawAxisLink>,
     nodes: Option<RawNodes>,
@@ -407,6 +437,8 @@ pub fn preset(name: &str) -> Option<Device> {
         link,
         axis_links: BTreeMap::new(),
         nodes: None,
+        op_overhead: 0.0,
+        launch_overhead: 0.0,
         sources: all_sources,
     })
 }
@@ -501,5 +533,30 @@ mod tests {
                 .unwrap_err();
         assert!(error.contains("matrix_tflops must be a positive number"));
         assert!(Device::parse("name='x'\nmatrix_tflop=1\n").is_err());
+        let error = Device::parse(
+            "name='x'\nmatrix_tflops=1\nmemory_gib=1\nmemory_gbps=1\nlink_gbps=1\nop_overhead_us=-1\n",
+        )
+        .unwrap_err();
+        assert!(error.contains("op_overhead_us must be a non-negative number"));
+    }
+
+    /// The overheads and sources are optional: absent, a device has none (as the presets).
+    #[test]
+    fn overheads_and_sources_are_optional() {
+        let plain = "name='x'\nmatrix_tflops=1\nmemory_gib=1\nmemory_gbps=1\nlink_gbps=1\n";
+        let device = Device::parse(plain).unwrap();
+        assert_eq!((device.op_overhead, device.launch_overhead), (0.0, 0.0));
+        assert_eq!(device.sources, vec!["custom device file".to_string()]);
+        let measured = Device::parse(&format!(
+            "{plain}op_overhead_us = 2.5\nlaunch_overhead_us = 300\nsources = ['timed here']\n"
+        ))
+        .unwrap();
+        assert_eq!(measured.op_overhead, 2.5e-6);
+        assert_eq!(measured.launch_overhead, 300e-6);
+        assert_eq!(measured.sources, vec!["timed here".to_string()]);
+        for name in PRESETS {
+            let preset = Device::resolve(name).unwrap();
+            assert_eq!((preset.op_overhead, preset.launch_overhead), (0.0, 0.0));
+        }
     }
 }

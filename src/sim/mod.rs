@@ -71,6 +71,7 @@ pub fn simulate(profile: &Profile, device: &Device) -> Report {
         totals.transcendentals += op.work.transcendentals;
         totals.bytes_accessed += op.work.bytes;
         totals.compute_seconds += seconds;
+        totals.kernels += op.work.kernels;
         let key = (
             op.name.clone(),
             op.work.flops.to_bits(),
@@ -139,6 +140,9 @@ pub fn simulate(profile: &Profile, device: &Device) -> Report {
             axis.seconds += cost.seconds;
         }
     }
+    // Launching the step, and every kernel, costs beyond the ops' rooflines.
+    totals.overhead_seconds = device.launch_overhead + totals.kernels * device.op_overhead;
+    totals.compute_seconds += device.launch_overhead;
     totals.step_seconds = totals.compute_seconds + totals.communication_seconds;
 
     let (peak_bytes, peak_step) = liveness::peak(&profile.buffers);
@@ -218,6 +222,7 @@ mod tests {
                     bytes: 3.0 * 4.0 * 64.0 * 64.0,
                     matrix: true,
                     half: false,
+                    kernels: 1.0,
                 },
             }],
             collectives: vec![CollectiveProfile {

@@ -17,6 +17,9 @@ pub struct DeviceSummary {
     pub memory_bandwidth: f64,
     pub link_bandwidth: f64,
     pub link_latency: f64,
+    /// Seconds per kernel and per step beyond the rooflines (0 on the presets).
+    pub op_overhead: f64,
+    pub launch_overhead: f64,
     pub sources: Vec<String>,
 }
 
@@ -30,6 +33,8 @@ impl DeviceSummary {
             memory_bandwidth: device.memory_bandwidth,
             link_bandwidth: device.link.bandwidth,
             link_latency: device.link.latency,
+            op_overhead: device.op_overhead,
+            launch_overhead: device.launch_overhead,
             sources: device.sources.clone(),
         }
     }
@@ -66,9 +71,14 @@ pub struct Totals {
     pub flops: f64,
     pub transcendentals: f64,
     pub bytes_accessed: f64,
+    /// The ops' time (roofline and per-kernel overhead) and the step's launch overhead.
     pub compute_seconds: f64,
     pub communication_seconds: f64,
     pub step_seconds: f64,
+    /// Kernels launched (ops not fused into their consumers; a loop body's once per trip).
+    pub kernels: f64,
+    /// The part of `compute_seconds` that is overhead: kernels and the step's launch.
+    pub overhead_seconds: f64,
     pub peak_memory_bytes: f64,
     pub memory_capacity_bytes: f64,
     pub fits: bool,

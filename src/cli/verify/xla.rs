@@ -11,17 +11,10 @@ use crate::cli::{
     partition::{export_stablehlo, lower_to_hlo},
     pipeline::Session,
     progress::Progress,
+    python,
 };
 use melior::ir::Module;
-use std::{
-    path::{Path, PathBuf},
-    process::Command,
-};
-
-/// The repository's tools (the JAX venv and `partir_jax`), found where partir was built.
-fn tools() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tools")
-}
+use std::path::PathBuf;
 
 /// Exports the partitioned program for XLA: lowered to PartIR:HLO first if it is Core.
 pub(super) fn export(
@@ -51,13 +44,8 @@ pub(super) fn run(
     signature: &Signature,
     values: &[Vec<f64>],
 ) -> Result<XlaRuns, CliError> {
-    let python = tools().join(".venv/bin/python");
-    if !python.exists() {
-        return Err(CliError::new(format!(
-            "verify --xla runs XLA through JAX: {} is missing (run tools/setup-venv)",
-            python.display()
-        )));
-    }
+    // Fails early, before writing anything, when the venv is missing.
+    python::module("verify --xla", "partir_jax.xla_run", 1)?;
     let dir = std::env::temp_dir().join(format!("partir-xla-{}", std::process::id()));
     let scratch = Scratch(dir.clone());
     let fail = |error: std::io::Error| {
@@ -107,25 +95,22 @@ pub(super) fn run(
             return read(kept);
         }
         let started = std::time::Instant::now();
-        let mut command = Command::new(&python);
+        let mut command = python::module("verify --xla", "partir_jax.xla_run", replicas)?;
         command
-            .args(["-m", "partir_jax.xla_run", "--program"])
+            .arg("--program")
             .arg(dir.join(program))
             .arg("--inputs")
             .arg(dir.join("inputs"))
             .arg("--out")
-            .arg(dir.join(out))
-            .env("PYTHONPATH", tools())
-            .env(
-                "XLA_FLAGS",
-                format!("--xla_force_host_platform_device_count={}", replicas.max(1)),
-            )
-            .env("JAX_PLATFORMS", "cpu");
+            .arg(dir.join(out));
         if wide {
             command.arg("--f64");
         }
         let output = command.output().map_err(|error| {
-            CliError::new(format!("cannot start {} ({error})", python.display()))
+            CliError::new(format!(
+                "cannot start {} ({error})",
+                command.get_program().to_string_lossy()
+            ))
         })?;
         if !output.status.success() {
             let stderr = String::from_utf8_lossy(&output.stderr);

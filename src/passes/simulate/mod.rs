@@ -14,6 +14,7 @@
 //! Buffers: every tensor result is a buffer, except views (reshapes, casts), and a linalg
 //! result written into a destination that dies there (one-shot bufferization's in-place rule).
 
+mod fusion;
 mod loop_memory;
 mod profile;
 

@@ -1,6 +1,8 @@
 //! Reading a PartIR:HLO function into a [`Profile`]: each op's work (FLOPs, transcendentals,
-//! bytes) from its TMR rule and body, its collectives, and its buffers (see the module docs of
-//! `super` for the conventions).
+//! bytes, kernels) from its TMR rule and body, its collectives, and its buffers (see the module
+//! docs of `super` for the conventions). A value that fuses into its readers
+//! ([`super::fusion`]) moves no bytes and launches no kernel; it keeps its buffer in the
+//! liveness (docs/design.md, "Simulator": XLA's CPU buffer assignment holds about as much).
 
 use super::super::{names::SIMULATE as PASS, PassError};
 use crate::{
@@ -13,7 +15,7 @@ use crate::{
 use melior::ir::{
     block::BlockLike, operation::OperationLike, OperationRef, RegionLike, Value, ValueLike,
 };
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Ops that only move or reinterpret data: no FLOPs (each dialect's file in `crate::rules`
 /// says which of its ops these are; `tensor` and `bufferization` ops all are).
@@ -45,6 +47,8 @@ pub(super) struct Reader {
     /// Whether steps and ops carry their source locations (for a report); pricing alone
     /// skips them: describing every op's location was a tenth of a search's pricing.
     located: bool,
+    /// Values that fuse into their readers' kernels (see [`super::fusion`]).
+    fused: HashSet<usize>,
 }
 
 impl Reader {
@@ -65,6 +69,7 @@ impl Reader {
             last_use: HashMap::new(),
             transient: 0,
             located,
+            fused: HashSet::new(),
         }
     }
 
@@ -102,6 +107,10 @@ impl Reader {
         // Last uses first, so that in-place decisions know whether a destination dies.
         let first_step = self.profile.steps.len();
         let mut step = first_step;
+        self.fused
+            .extend(super::fusion::fused_values(&crate::rules::regions::ops_of(
+                block,
+            )));
         let mut next = block.first_operation();
         while let Some(op) = next {
             for index in 0..op.operand_count() {
@@ -255,7 +264,9 @@ impl Reader {
         });
         let times = times * trips as f64;
         for block in crate::rules::regions::blocks(op) {
-            for inner in crate::rules::regions::ops_of(block) {
+            let ops = crate::rules::regions::ops_of(block);
+            self.fused.extend(super::fusion::fused_values(&ops));
+            for inner in ops {
                 let name = op_name(inner);
                 if cost(&name) == Some(Cost::Loop) {
                     self.looped(inner, times);
@@ -292,6 +303,7 @@ impl Reader {
                                 bytes: work.bytes * times,
                                 matrix: work.matrix,
                                 half: work.half,
+                                kernels: work.kernels * times,
                             },
                         });
                     }
@@ -310,14 +322,23 @@ impl Reader {
         let inits = linalg
             .map(|info| info.num_inputs)
             .unwrap_or(op.operand_count());
+        // A fused value is neither written by its maker nor read by its readers.
+        let written = |value: Value| !self.fused.contains(&ffi::value_id(value));
         let mut bytes: f64 = (0..inits.min(op.operand_count()))
             .filter_map(|i| op.operand(i).ok())
+            .filter(|value| written(*value))
             .map(|value| tensor_bytes(value.r#type()))
             .sum();
+        let operand_bytes = bytes;
         bytes += (0..op.result_count())
             .filter_map(|i| op.result(i).ok())
+            .map(Value::from)
+            .filter(|value| written(*value))
             .map(|value| tensor_bytes(value.r#type()))
             .sum::<f64>();
+        // A kernel of its own, unless every result fuses into its readers.
+        let fuses = op.result_count() > 0 && op.results().all(|result| !written(result.into()));
+        let kernels = if fuses { 0.0 } else { 1.0 };
         // A block read or written at run-time offsets (a scan reading one layer's weights,
         // saving one layer's activations into the stack) moves the block, not the stacked
         // value: XLA slices and updates in place. Counting the whole stack per iteration
@@ -332,17 +353,35 @@ impl Reader {
                 .filter(|value| rank(*value) == stacked)
                 .map(|value| tensor_bytes(value.r#type()))
                 .fold(f64::INFINITY, f64::min);
+            // Fused into its readers, a block read is read once, by their kernel.
             return Some(Work {
-                bytes: 2.0 * block,
+                bytes: if fuses { block } else { 2.0 * block },
+                kernels,
                 ..Work::default()
             });
         }
         if is_data_movement(name) {
-            let moves = cost(name) == Some(Cost::Moves);
-            return moves.then_some(Work {
-                bytes,
-                ..Work::default()
-            });
+            return match cost(name) {
+                Some(Cost::Moves) => Some(Work {
+                    bytes,
+                    kernels,
+                    ..Work::default()
+                }),
+                // A view read by a kernel it fuses into: that kernel reads its source. A view
+                // of a fused value that is itself written: the fusion writes it, a kernel.
+                Some(Cost::View) if fuses => (operand_bytes > 0.0).then_some(Work {
+                    bytes: operand_bytes,
+                    ..Work::default()
+                }),
+                Some(Cost::View) if op.operand(0).is_ok_and(|source| !written(source)) => {
+                    Some(Work {
+                        bytes,
+                        kernels,
+                        ..Work::default()
+                    })
+                }
+                _ => None,
+            };
         }
         let rule = match self.rules.rule_with(op, linalg) {
             Some(Ok(rule)) => rule,
@@ -354,6 +393,7 @@ impl Reader {
                 }
                 return Some(Work {
                     bytes,
+                    kernels,
                     ..Work::default()
                 });
             }
@@ -383,6 +423,7 @@ impl Reader {
                         bytes,
                         matrix: true,
                         half: half_operands(op),
+                        kernels,
                         ..Work::default()
                     })
                 }
@@ -396,6 +437,7 @@ impl Reader {
             bytes,
             matrix: reduces && multiplies,
             half: half_operands(op),
+            kernels,
         })
     }
 
@@ -545,7 +587,7 @@ fn convolution_flops(op: OperationRef, rule: &crate::tmr::Rule) -> f64 {
 }
 
 /// Per iteration of a linalg op: (FLOPs, transcendentals, multiplies?) of its body.
-fn body_ops(op: OperationRef) -> (f64, f64, bool) {
+pub(super) fn body_ops(op: OperationRef) -> (f64, f64, bool) {
     let (mut flops, mut transcendentals, mut multiplies) = (0.0, 0.0, false);
     let Some(body) = op.region(0).ok().and_then(|region| region.first_block()) else {
         return (0.0, 0.0, false);

@@ -1,0 +1,427 @@
+"""Measures the machine it runs on as partir's simulator sees a device, and writes a device TOML
+(`src/sim/device.rs`'s format) that `--device` takes: `partir calibrate` runs this module.
+
+Every figure is measured on N XLA CPU devices running at once (one replica per device, as
+`partir partition --stage xla`'s programs run; `XLA_FLAGS=--xla_force_host_platform_device_count=N`),
+so a rate is what one device gets while all of them compute, as in a partitioned step: on a host
+whose cores are fewer than its devices, about the host's rate divided by N. Each program is a
+StableHLO module compiled by XLA for N replicas and timed through `execute_sharded` (the path of
+`tools/partir_jax/xla_run.py` and `tools/predict.py`), median of its steps after warm-up:
+
+- `launch_overhead_us`: the step time of a program doing (almost) nothing;
+- `op_overhead_us`: per kernel, from chains of K dependent 8x8 matmuls (XLA fuses none of
+  them): the slope of step time over K;
+- `matrix_tflops`: chains of f32 matmuls (n x n, R of them): 2 n^3 per matmul over the slope
+  of time over R, less the kernel overhead;
+- `vector_tflops`: one fused elementwise chain (x = x * a + b, many times) over a buffer that
+  stays in cache;
+- `memory_gbps`: chains of elementwise ops XLA cannot fuse (each reads its operand through a
+  reduction-free copy: x + y then a transpose) over buffers of the size given;
+- per mesh axis, `[axis.NAME]` `link_latency_us` and `link_gbps`: all_reduce, all_gather,
+  reduce_scatter and collective_permute over the axis at several sizes, fitted (least squares)
+  to the simulator's own ring model (src/sim/cost.rs): all_gather, reduce_scatter
+  (n-1) alpha + (n-1)/n S / B, all_reduce twice that, collective_permute alpha + S / B;
+- `memory_gib`: the host's memory over N.
+
+    python -m partir_jax.calibrate [--devices N] [--mesh a=4,b=2] [--quick] [-o device.toml]
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import platform
+import socket
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+
+# ----------------------------------------------------------------------------------------------
+# Fits (pure functions, tested in tools/test_calibrate.py).
+
+def line_fit(xs: list[float], ys: list[float]) -> tuple[float, float]:
+    """Least-squares (intercept, slope) of ys over xs."""
+    n = len(xs)
+    if n < 2:
+        raise ValueError("a line needs two points")
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxx = sum((x - mx) ** 2 for x in xs)
+    if sxx == 0:
+        raise ValueError("a line needs two distinct x")
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx
+    return my - slope * mx, slope
+
+
+def ring_terms(kind: str, group: int, buffer_bytes: float) -> tuple[float, float]:
+    """(latency steps, bytes over the link) of one collective in the simulator's ring model
+    (src/sim/cost.rs `collective_cost`): its time is steps * alpha + bytes / bandwidth."""
+    n = float(group)
+    if kind == "collective_permute":
+        return 1.0, buffer_bytes
+    phases = 2.0 if kind == "all_reduce" else 1.0
+    return phases * (n - 1.0), phases * (n - 1.0) / n * buffer_bytes
+
+
+def fit_link(samples: list[tuple[str, int, float, float]]) -> tuple[float, float]:
+    """(alpha seconds, bandwidth bytes/s) fitting `seconds = steps * alpha + bytes / bandwidth`
+    (ring_terms) by least squares over samples (kind, group size, buffer bytes, seconds),
+    relative error weighted (each sample's equation divided by its time, so that small and
+    large buffers count alike); alpha and 1/bandwidth kept non-negative."""
+    rows = []
+    for kind, group, size, seconds in samples:
+        steps, traffic = ring_terms(kind, group, size)
+        weight = 1.0 / max(seconds, 1e-12)
+        rows.append((steps * weight, traffic * weight, seconds * weight))
+    a = np.array([[r[0], r[1]] for r in rows])
+    b = np.array([r[2] for r in rows])
+    (alpha, inverse), *_ = np.linalg.lstsq(a, b, rcond=None)
+    if alpha < 0 or inverse <= 0:
+        # One term alone: the best non-negative fit of either.
+        fits = []
+        for column in (0, 1):
+            x = a[:, column]
+            value = float(x @ b / (x @ x)) if x @ x > 0 else 0.0
+            residual = float(np.sum((b - value * x) ** 2))
+            fits.append((residual, column, max(value, 0.0)))
+        _, column, value = min(fits)
+        alpha, inverse = (value, 0.0) if column == 0 else (0.0, value)
+    bandwidth = 1.0 / inverse if inverse > 0 else float("inf")
+    return float(alpha), float(bandwidth)
+
+
+# ----------------------------------------------------------------------------------------------
+# Programs: StableHLO modules of N replicas.
+
+def module(args: list[str], body: list[str], results: list[str], replicas: int) -> str:
+    params = ", ".join(f"%arg{i}: {t}" for i, t in enumerate(args))
+    return (f"module @calibrate attributes {{mhlo.num_partitions = 1 : i32, mhlo.num_replicas = {replicas} : i32}} {{\n"
+            f"  func.func public @main({params}) -> ({', '.join(results)}) {{\n"
+            + "\n".join("    " + line for line in body)
+            + "\n  }\n}\n")
+
+
+def tensor(shape: tuple[int, ...]) -> str:
+    return "tensor<" + "".join(f"{d}x" for d in shape) + "f32>"
+
+
+def matmul_chain(n: int, count: int, replicas: int) -> str:
+    """`count` dependent n x n matmuls: x = x . w."""
+    t = tensor((n, n))
+    body, previous = [], "%arg0"
+    for i in range(count):
+        body.append(f"%{i} = stablehlo.dot_general {previous}, %arg1, contracting_dims = [1] x [0] : ({t}, {t}) -> {t}")
+        previous = f"%{i}"
+    body.append(f"return {previous} : {t}")
+    return module([t, t], body, [t], replicas)
+
+
+def fused_chain(elements: int, count: int, replicas: int) -> str:
+    """One loop fusion: x = x * a + b, `count` times (2 FLOPs per element each)."""
+    t = tensor((elements,))
+    body, previous = [], "%arg0"
+    for i in range(count):
+        body.append(f"%m{i} = stablehlo.multiply {previous}, %arg1 : {t}")
+        body.append(f"%a{i} = stablehlo.add %m{i}, %arg2 : {t}")
+        previous = f"%a{i}"
+    body.append(f"return {previous} : {t}")
+    return module([t, t, t], body, [t], replicas)
+
+
+def copy_chain(side: int, count: int, replicas: int) -> str:
+    """`count` transposes of a side x side matrix, each added to the last: a transpose's result
+    is read by the next one's add in another order, so XLA writes every step to memory (one
+    kernel each): per step one read and one write of the matrix, plus the addend's read."""
+    t = tensor((side, side))
+    body, previous = [], "%arg0"
+    for i in range(count):
+        body.append(f"%s{i} = stablehlo.add {previous}, %arg1 : {t}")
+        body.append(f"%t{i} = stablehlo.transpose %s{i}, dims = [1, 0] : ({t}) -> {t}")
+        previous = f"%t{i}"
+    body.append(f"return {previous} : {t}")
+    return module([t, t], body, [t], replicas)
+
+
+def groups(mesh: list[tuple[str, int]], axis: str) -> list[list[int]]:
+    """The replica groups of a collective over `axis` (devices row-major, first axis major; in
+    a group, the order of the axis's coordinate): partir-export-stablehlo's."""
+    sizes = [size for _, size in mesh]
+    names = [name for name, _ in mesh]
+    index = names.index(axis)
+    strides = [int(np.prod(sizes[i + 1:])) for i in range(len(sizes))]
+    devices = int(np.prod(sizes))
+    out = []
+    for first in range(devices):
+        if (first // strides[index]) % sizes[index] == 0:
+            out.append([first + k * strides[index] for k in range(sizes[index])])
+    return out
+
+
+def _groups_attr(groups_: list[list[int]]) -> str:
+    rows = ", ".join("[" + ", ".join(map(str, g)) + "]" for g in groups_)
+    return f"dense<[{rows}]> : tensor<{len(groups_)}x{len(groups_[0])}xi64>"
+
+
+_ADD_REGION = ["^bb0(%x: tensor<f32>, %y: tensor<f32>):",
+               "  %s = stablehlo.add %x, %y : tensor<f32>",
+               "  stablehlo.return %s : tensor<f32>"]
+
+
+def collective_chain(kind: str, elements: int, count: int, mesh: list[tuple[str, int]], axis: str,
+                     replicas: int) -> str:
+    """`count` dependent collectives of `kind` over `axis` on a buffer of `elements` f32 (the
+    simulator's buffer: the gathered result of an all_gather, the operand otherwise); a
+    slice or a pad between them keeps each one's operand its size."""
+    grouped = groups(mesh, axis)
+    n = len(grouped[0])
+    attr = _groups_attr(grouped)
+    full, part = tensor((elements,)), tensor((elements // n,))
+    body = []
+    argument = part if kind == "all_gather" else full
+    previous = "%arg0"
+    for i in range(count):
+        if kind == "all_reduce":
+            body += [f'%c{i} = "stablehlo.all_reduce"({previous}) ({{'] + ["  " + line for line in _ADD_REGION] \
+                + [f"}}) {{replica_groups = {attr}}} : ({full}) -> {full}"]
+            previous = f"%c{i}"
+        elif kind == "all_gather":
+            body.append(f'%c{i} = "stablehlo.all_gather"({previous}) {{all_gather_dim = 0 : i64, replica_groups = {attr}}} : ({part}) -> {full}')
+            body.append(f"%s{i} = stablehlo.slice %c{i} [0:{elements // n}] : ({full}) -> {part}")
+            previous = f"%s{i}"
+        elif kind == "reduce_scatter":
+            body += [f'%c{i} = "stablehlo.reduce_scatter"({previous}) ({{'] + ["  " + line for line in _ADD_REGION] \
+                + [f"}}) {{scatter_dimension = 0 : i64, replica_groups = {attr}}} : ({full}) -> {part}"]
+            body.append(f"%z{i} = stablehlo.constant dense<0.0> : tensor<f32>")
+            body.append(f"%s{i} = stablehlo.pad %c{i}, %z{i}, low = [0], high = [{elements - elements // n}], interior = [0] : ({part}, tensor<f32>) -> {full}")
+            previous = f"%s{i}"
+        elif kind == "collective_permute":
+            pairs = [(g[k], g[(k + 1) % n]) for g in grouped for k in range(n)]
+            table = ", ".join(f"[{a}, {b}]" for a, b in pairs)
+            body.append(f'%c{i} = "stablehlo.collective_permute"({previous}) {{source_target_pairs = dense<[{table}]> : tensor<{len(pairs)}x2xi64>}} : ({full}) -> {full}')
+            previous = f"%c{i}"
+        else:
+            raise ValueError(kind)
+    body.append(f"return {previous} : {argument}")
+    return module([argument], body, [argument], replicas)
+
+
+# ----------------------------------------------------------------------------------------------
+# Running.
+
+class Timer:
+    """Compiles and times programs on the local XLA CPU devices (all of them at once)."""
+
+    def __init__(self, replicas: int, steps: int):
+        self.replicas, self.steps = replicas, steps
+
+    def seconds(self, text: str) -> float:
+        """The median step time of `text` (after warm-up), every device running it."""
+        import jax
+
+        from . import xla_run
+
+        executable, devices = xla_run.compile_replicas(text, self.replicas)
+        everywhere = jax.sharding.NamedSharding(jax.sharding.Mesh(np.array(devices), ("replica",)),
+                                                jax.sharding.PartitionSpec())
+        rng = np.random.default_rng(0)
+        placed = []
+        for shape in _argument_shapes(text):
+            value = (1.0 + 0.001 * rng.standard_normal(shape)).astype(np.float32)
+            pieces = [jax.device_put(value, device) for device in devices]
+            placed.append(jax.make_array_from_single_device_arrays(shape, everywhere, pieces))
+
+        def step():
+            return executable.execute_sharded(placed).disassemble_into_single_device_arrays()
+
+        for _ in range(3):
+            jax.block_until_ready(step())
+        spent = []
+        deadline = time.perf_counter() + 20.0
+        for _ in range(self.steps):
+            started = time.perf_counter()
+            jax.block_until_ready(step())
+            spent.append(time.perf_counter() - started)
+            if time.perf_counter() > deadline and len(spent) >= 3:
+                break
+        return statistics.median(spent)
+
+
+def _argument_shapes(text: str) -> list[tuple[int, ...]]:
+    import re
+
+    signature = text[text.index("@main("):text.index(") -> (")]
+    return [tuple(int(d) for d in dims.split("x") if d)
+            for dims in re.findall(r"%arg\d+: tensor<((?:\d+x)*)f32>", signature)]
+
+
+def slope(timer: Timer, make, counts: list[int]) -> tuple[float, list[float]]:
+    """Seconds per unit of `make(count)` (the least-squares slope of step time over count),
+    and the times."""
+    times = [timer.seconds(make(count)) for count in counts]
+    return line_fit([float(c) for c in counts], times)[1], times
+
+
+def calibrate(replicas: int, mesh: list[tuple[str, int]], quick: bool, log=print) -> dict:
+    """Every figure of the device, with how it was measured (`sources`)."""
+    timer = Timer(replicas, steps=7 if quick else 25)
+    sources: list[str] = []
+    out: dict = {}
+
+    empty = timer.seconds(module([tensor((8,))], ["%0 = stablehlo.add %arg0, %arg0 : tensor<8xf32>",
+                                                   "return %0 : tensor<8xf32>"], [tensor((8,))], replicas))
+    out["launch_overhead_us"] = empty * 1e6
+    sources.append(f"launch_overhead_us: step time of one 8-element add on every device: {empty * 1e6:.1f} us")
+    log(f"calibrate: launch {empty * 1e6:.1f} us")
+
+    counts = [1, 9, 17] if quick else [1, 9, 17, 33]
+    per_op, times = slope(timer, lambda k: matmul_chain(8, k, replicas), counts)
+    out["op_overhead_us"] = max(per_op, 0.0) * 1e6
+    sources.append(f"op_overhead_us: chains of K dependent 8x8 matmuls, K = {counts}: "
+                   f"{', '.join(f'{t * 1e6:.0f}' for t in times)} us; slope {per_op * 1e6:.2f} us per kernel")
+    log(f"calibrate: op overhead {per_op * 1e6:.2f} us")
+
+    n = 128 if quick else 256
+    counts = [1, 3] if quick else [1, 3, 5]
+    per_matmul, times = slope(timer, lambda k: matmul_chain(n, k, replicas), counts)
+    compute = max(per_matmul - max(per_op, 0.0), 1e-9)
+    out["matrix_tflops"] = 2.0 * n ** 3 / compute / 1e12
+    sources.append(f"matrix_tflops: chains of R dependent {n}x{n}x{n} f32 matmuls, R = {counts}: "
+                   f"{', '.join(f'{t * 1e3:.3f}' for t in times)} ms; {per_matmul * 1e6:.1f} us per matmul, "
+                   f"less the kernel overhead: {2.0 * n ** 3 / 1e6:.1f} MFLOP in {compute * 1e6:.1f} us")
+    log(f"calibrate: matrix {out['matrix_tflops'] * 1e3:.2f} GFLOP/s per device")
+
+    elements = 1 << 14
+    counts = [8, 40] if quick else [8, 40, 72]
+    per_link, times = slope(timer, lambda k: fused_chain(elements, k, replicas), counts)
+    out["vector_tflops"] = 2.0 * elements / max(per_link, 1e-12) / 1e12
+    sources.append(f"vector_tflops: one fused chain x = x * a + b, C times, on {elements} f32 (64 KiB), C = {counts}: "
+                   f"{', '.join(f'{t * 1e6:.0f}' for t in times)} us; {per_link * 1e9:.0f} ns per {2 * elements} FLOP")
+    log(f"calibrate: vector {out['vector_tflops'] * 1e3:.2f} GFLOP/s per device")
+
+    side = 256 if quick else 512
+    counts = [1, 5] if quick else [1, 5, 9]
+    per_copy, times = slope(timer, lambda k: copy_chain(side, k, replicas), counts)
+    moved = 3 * 4 * side * side  # the add reads two matrices and writes one; the transpose fuses in
+    memory = max(per_copy - max(per_op, 0.0), 1e-9)
+    out["memory_gbps"] = moved / memory / 1e9
+    sources.append(f"memory_gbps: chains of K (add, transpose) on {side}x{side} f32 ({4 * side * side // 1024} KiB), "
+                   f"K = {counts}: {', '.join(f'{t * 1e3:.3f}' for t in times)} ms; {per_copy * 1e6:.1f} us per "
+                   f"step less the kernel overhead, {moved} B each")
+    log(f"calibrate: memory {out['memory_gbps']:.2f} GB/s per device")
+
+    kinds = ["all_reduce", "all_gather", "reduce_scatter", "collective_permute"]
+    sizes = [1 << 8, 1 << 14, 1 << 17] if quick else [1 << 8, 1 << 12, 1 << 15, 1 << 18, 1 << 20]
+    counts = [1, 3] if quick else [1, 3, 5]
+    links = {}
+    for axis, size in mesh:
+        if size <= 1:
+            continue
+        samples, shown = [], []
+        for kind in kinds:
+            for elements in sizes:
+                if elements % size:
+                    continue
+                per, _ = slope(timer, lambda k: collective_chain(kind, elements, k, mesh, axis, replicas), counts)
+                per = max(per, 1e-9)
+                samples.append((kind, size, 4.0 * elements, per))
+                shown.append(f"{kind} {4 * elements} B {per * 1e6:.0f} us")
+        alpha, bandwidth = fit_link(samples)
+        links[axis] = (alpha, bandwidth)
+        sources.append(f"[axis.{axis}] ({size} devices): chains of R = {counts} dependent collectives (slope per "
+                       f"collective): {'; '.join(shown)}; fitted to the ring model: alpha {alpha * 1e6:.2f} us, "
+                       f"{bandwidth / 1e9:.3f} GB/s")
+        log(f"calibrate: axis {axis}: alpha {alpha * 1e6:.1f} us, {bandwidth / 1e9:.3f} GB/s")
+    out["links"] = links
+    try:
+        host_bytes = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError):
+        host_bytes = 16 << 30
+    out["memory_gib"] = host_bytes / replicas / 2 ** 30
+    sources.append(f"memory_gib: host memory {host_bytes / 2 ** 30:.1f} GiB over {replicas} devices")
+    out["sources"] = sources
+    return out
+
+
+def toml(figures: dict, host: str, replicas: int, mesh: list[tuple[str, int]], note: str) -> str:
+    """The device TOML of the figures, each source also a comment."""
+    links = figures["links"]
+    slowest = max(links.values(), key=lambda link: link[0]) if links else (5e-6, 1e9)
+    lines = [f"# partir calibrate: {host}, {replicas} XLA CPU devices at once, mesh "
+             f"{','.join(f'{a}={s}' for a, s in mesh)}; {note}"]
+    lines += [f"# {source}" for source in figures["sources"]]
+    lines += [
+        f'name = "calibrated-{host}"',
+        f"matrix_tflops = {figures['matrix_tflops']:.6g}",
+        f"vector_tflops = {figures['vector_tflops']:.6g}",
+        f"memory_gib = {figures['memory_gib']:.4g}",
+        f"memory_gbps = {figures['memory_gbps']:.6g}",
+        f"op_overhead_us = {figures['op_overhead_us']:.4g}",
+        f"launch_overhead_us = {figures['launch_overhead_us']:.4g}",
+        "# the link of any axis not listed below: the slowest measured",
+        f"link_gbps = {slowest[1] / 1e9:.6g}",
+        f"link_latency_us = {slowest[0] * 1e6:.4g}",
+        "sources = [",
+    ]
+    lines += [f"  {_string(source)}," for source in [lines[0][2:]] + figures["sources"]]
+    lines.append("]")
+    for axis, (alpha, bandwidth) in links.items():
+        lines += ["", f"[axis.{axis}]", f"link_gbps = {bandwidth / 1e9:.6g}", f"link_latency_us = {alpha * 1e6:.4g}"]
+    return "\n".join(lines) + "\n"
+
+
+def _string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def parse_mesh(text: str) -> list[tuple[str, int]]:
+    out = []
+    for part in text.split(","):
+        name, _, size = part.partition("=")
+        if not name.strip() or not size.strip().isdigit() or int(size) < 1:
+            raise SystemExit(f"calibrate: bad mesh axis '{part}' (expected NAME=SIZE)")
+        out.append((name.strip(), int(size)))
+    return out
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--devices", type=int, default=8)
+    parser.add_argument("--mesh", help="axes major to minor, NAME=SIZE,... (default batch=N/2,model=2; batch=N if N is odd)")
+    parser.add_argument("--quick", action="store_true", help="fewer sizes and steps (seconds, not minutes)")
+    parser.add_argument("-o", "--output", type=Path)
+    args = parser.parse_args(argv)
+    replicas = args.devices
+    mesh = parse_mesh(args.mesh) if args.mesh else (
+        [("batch", replicas // 2), ("model", 2)] if replicas % 2 == 0 and replicas > 2 else [("batch", replicas)])
+    if int(np.prod([size for _, size in mesh])) != replicas:
+        raise SystemExit(f"calibrate: the mesh has {int(np.prod([s for _, s in mesh]))} devices, not --devices {replicas}")
+    flags = os.environ.get("XLA_FLAGS", "")
+    if "xla_force_host_platform_device_count" not in flags:  # before JAX starts
+        os.environ["XLA_FLAGS"] = f"{flags} --xla_force_host_platform_device_count={replicas}".strip()
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    import jax
+
+    if len(jax.devices("cpu")) < replicas:
+        raise SystemExit(f"calibrate: XLA has {len(jax.devices('cpu'))} CPU devices, not {replicas} "
+                         "(XLA_FLAGS=--xla_force_host_platform_device_count=N)")
+    log = lambda message: print(message, file=sys.stderr, flush=True)  # noqa: E731
+    load = os.getloadavg()
+    started = time.perf_counter()
+    figures = calibrate(replicas, mesh, args.quick, log)
+    host = socket.gethostname().split(".")[0] or "host"
+    note = (f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, load average {load[0]:.2f}, "
+            f"{'quick, ' if args.quick else ''}{datetime.date.today().isoformat()}, "
+            f"{time.perf_counter() - started:.0f} s")
+    text = toml(figures, host, replicas, mesh, note)
+    if args.output:
+        args.output.write_text(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

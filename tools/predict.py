@@ -1,0 +1,244 @@
+#!/usr/bin/env python3
+"""Predictions checked against runs (issue 26): for each model x strategy, the simulator's step
+time and peak memory per device (`partir partition --stage xla --device D --report`) against
+the same exported program run by XLA on 8 CPU devices (median step wall time, as
+tools/xla_side_by_side.py measures it) and XLA's own buffer assignment of it
+(tools/xla_memory.py's `memory_analysis()` figures).
+
+Cases: every zoo model (`examples/<model>/<model>.stablehlo.mlir`) with each of its
+`schedules/*.toml` and "replicated" (the schedules' mesh, no tactics); with `--published`, the
+published models of `examples/published/` that have schedules. Figures: Spearman's rank
+correlation of predicted and measured step times over all pairs, its mean within each model
+(the ranking of one model's strategies is what a user decides with), and the median of
+predicted / measured.
+
+    tools/.venv/bin/python tools/predict.py --device calibrated.toml [--steps N] [--json OUT] [--published] [MODEL[:SCHEDULE] ...]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+TOOLS = Path(__file__).resolve().parent
+REPO = TOOLS.parent
+sys.path.insert(0, str(TOOLS))
+
+import numpy as np  # noqa: E402
+
+REPLICATED = "replicated"
+ZOO = ["mlp", "transformer", "unet", "gns", "mqa", "llama", "moe"]
+PUBLISHED = ["gpt2", "gpt2-scan", "gpt_neox", "gpt_neox-scan", "llama", "llama-scan"]
+
+
+def ranks(values: list[float]) -> list[float]:
+    """1-based ranks, ties sharing their average rank."""
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    out = [0.0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            out[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return out
+
+
+def spearman(a: list[float], b: list[float]) -> float:
+    """Spearman's rank correlation: Pearson's of the ranks (ties averaged). NaN below 2 pairs
+    or when either side is constant."""
+    if len(a) != len(b) or len(a) < 2:
+        return float("nan")
+    ra, rb = ranks(a), ranks(b)
+    ma, mb = statistics.fmean(ra), statistics.fmean(rb)
+    cov = sum((x - ma) * (y - mb) for x, y in zip(ra, rb))
+    va = sum((x - ma) ** 2 for x in ra)
+    vb = sum((y - mb) ** 2 for y in rb)
+    if va == 0 or vb == 0:
+        return float("nan")
+    return cov / (va * vb) ** 0.5
+
+
+def cases(names: list[str], published: bool) -> list[tuple[str, str, Path, Path | None]]:
+    """(model, strategy, program, schedule file or None for replicated) of each case."""
+    out = []
+    wanted = {}
+    for name in names:
+        model, _, schedule = name.partition(":")
+        wanted.setdefault(model, set()).update([schedule] if schedule else [])
+    models = [(m, REPO / "examples" / m / f"{m}.stablehlo.mlir", REPO / "examples" / m / "schedules") for m in ZOO]
+    if published or any(m.startswith("published/") for m in wanted):
+        root = REPO / "examples" / "published"
+        models += [(f"published/{m}", root / f"{m}.mlir", root / "schedules" / m) for m in PUBLISHED]
+    for model, program, schedules in models:
+        if wanted and model not in wanted:
+            continue
+        if not program.exists() or not schedules.is_dir():
+            continue
+        files = sorted(schedules.glob("*.toml"))
+        if not files:
+            continue
+        for strategy, schedule in [(REPLICATED, None)] + [(f.stem, f) for f in files]:
+            if wanted.get(model) and strategy not in wanted[model]:
+                continue
+            out.append((model, strategy, program, schedule))
+    return out
+
+
+def mesh_of(schedule: Path) -> str:
+    """The `mesh = { ... }` line of a schedule."""
+    for line in schedule.read_text().splitlines():
+        if line.startswith("mesh"):
+            return line
+    raise SystemExit(f"{schedule}: no mesh")
+
+
+def partition(program: Path, schedule: Path | None, mesh_from: Path, device: str, work: Path) -> tuple[str, dict]:
+    """`partir partition --stage xla` of `program`: (the exported program, the report's last
+    tactic's report). A replicated case is the mesh alone."""
+    from partir_jax.api import _partir_binary
+
+    if schedule is None:
+        schedule = work / "replicated.toml"
+        schedule.write_text(mesh_of(mesh_from) + "\n")
+    out, report = work / "program.mlir", work / "report.json"
+    done = subprocess.run([_partir_binary(), "partition", str(program), "--schedule", str(schedule), "--stage", "xla",
+                           "--device", device, "-o", str(out), "--report", str(report)],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"partir could not partition {program.name} with {schedule.name}:\n{done.stderr}")
+    return out.read_text(), json.loads(report.read_text())["tactics"][-1]["report"]
+
+
+_ARG = re.compile(r"%arg\d+: tensor<((?:\d+x)*)(\w+)>")
+_DTYPES = {"f32": np.float32, "f64": np.float64, "f16": np.float16, "i32": np.int32, "i64": np.int64,
+           "i8": np.int8, "ui32": np.uint32, "i1": np.bool_}
+
+
+def local_inputs(text: str) -> list[tuple[tuple[int, ...], str]]:
+    """Each @main argument's local (per-device) shape and element type."""
+    from partir_jax import run_spmd
+
+    args, _ = run_spmd.signature(text)
+    return [(tuple(int(d) for d in dims.split("x") if d), ty) for dims, ty in _ARG.findall(args)]
+
+
+def place_local(compiled, text: str, seed: int = 0) -> list:
+    """Per-device arguments of the exported program, made up: small normal floats, zero integers
+    (in range as indices). A step's time does not depend on the values."""
+    import jax
+    import ml_dtypes
+
+    rng = np.random.default_rng(seed)
+    arrays = []
+    for shape, ty in local_inputs(text):
+        if ty == "bf16":
+            dtype = ml_dtypes.bfloat16
+        else:
+            dtype = _DTYPES.get(ty)
+            if dtype is None:
+                raise SystemExit(f"predict: no input for element type {ty}")
+        if np.issubdtype(dtype, np.floating) or ty == "bf16":
+            value = (0.01 * rng.standard_normal(shape)).astype(dtype)
+        else:
+            value = np.zeros(shape, dtype)
+        pieces = [jax.device_put(value, device) for device in compiled.devices]
+        arrays.append(jax.make_array_from_single_device_arrays(shape, compiled._everywhere, pieces))
+    return arrays
+
+
+def measure(text: str, steps: int) -> dict:
+    """XLA's median step wall time of the exported program on its replicas (one CPU device
+    each), and its memory accounting (tools/xla_memory.py)."""
+    from partir_jax import xla_run
+    from xla_memory import stats
+    from xla_side_by_side import median_steps
+
+    compiled = xla_run.Compiled(text)
+    placed = place_local(compiled, text)
+    (step,) = median_steps([lambda: compiled.execute(placed)], steps)
+    return {"step_s": step, "compile_s": compiled.compile_seconds, "memory": stats(compiled.executable)}
+
+
+def run(cases_: list, device: str, steps: int, out=sys.stdout) -> list[dict]:
+    rows = []
+    width = max([12] + [len(c[0]) for c in cases_])
+    print(f"{'model':{width}s} {'strategy':10s} {'predicted':>10s} {'measured':>10s} {'ratio':>6s} "
+          f"{'peak':>10s} {'XLA peak':>10s} {'mem ratio':>9s}", file=out, flush=True)
+    for model, strategy, program, schedule in cases_:
+        mesh_from = schedule or sorted((program.parent / "schedules" if "published" not in model
+                                        else REPO / "examples" / "published" / "schedules" / model.split("/")[1]
+                                        ).glob("*.toml"))[0]
+        with tempfile.TemporaryDirectory() as work:
+            text, report = partition(program, schedule, mesh_from, device, Path(work))
+        measured = measure(text, steps)
+        predicted = report["totals"]["step_seconds"]
+        peak = report["totals"]["peak_memory_bytes"]
+        xla_peak = measured["memory"]["peak_bytes"]
+        row = {"model": model, "strategy": strategy, "predicted_s": predicted, "measured_s": measured["step_s"],
+               "ratio": predicted / measured["step_s"], "compute_s": report["totals"]["compute_seconds"],
+               "communication_s": report["totals"]["communication_seconds"],
+               "peak_bytes": peak, "xla_peak_bytes": xla_peak, "memory_ratio": peak / xla_peak,
+               "xla_memory": measured["memory"]}
+        rows.append(row)
+        print(f"{model:{width}s} {strategy:10s} {predicted * 1e3:8.3f}ms {measured['step_s'] * 1e3:8.3f}ms "
+              f"{row['ratio']:6.2f} {peak / 2**20:7.3f}MiB {xla_peak / 2**20:7.3f}MiB {row['memory_ratio']:9.3f}",
+              file=out, flush=True)
+    return rows
+
+
+def figures(rows: list[dict]) -> dict:
+    overall = spearman([r["predicted_s"] for r in rows], [r["measured_s"] for r in rows])
+    within = {}
+    for model in dict.fromkeys(r["model"] for r in rows):
+        mine = [r for r in rows if r["model"] == model]
+        rho = spearman([r["predicted_s"] for r in mine], [r["measured_s"] for r in mine])
+        if rho == rho:  # not NaN
+            within[model] = rho
+    return {"spearman": overall, "within_model": within,
+            "within_model_mean": statistics.fmean(within.values()) if within else float("nan"),
+            "median_ratio": statistics.median(r["ratio"] for r in rows) if rows else float("nan"),
+            "memory_ratios": [r["memory_ratio"] for r in rows]}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("cases", nargs="*", help="MODEL or MODEL:STRATEGY (default: every zoo model and strategy)")
+    parser.add_argument("--device", default="tpu-v3", help="a preset or a device TOML (partir calibrate)")
+    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--published", action="store_true", help="also the published models with schedules")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args(argv)
+    load = os.getloadavg()
+    print(f"device {args.device}; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} at start", flush=True)
+    started = time.perf_counter()
+    rows = run(cases(args.cases, args.published), args.device, args.steps)
+    result = figures(rows)
+    load = os.getloadavg()
+    print(f"\nSpearman over all {len(rows)} pairs: {result['spearman']:.3f}")
+    print("within each model: " + ", ".join(f"{m} {rho:.2f}" for m, rho in result["within_model"].items()))
+    print(f"mean within-model Spearman: {result['within_model_mean']:.3f}")
+    print(f"median predicted/measured: {result['median_ratio']:.2f}")
+    ratios = sorted(result["memory_ratios"])
+    if ratios:
+        print(f"peak memory predicted/XLA: median {statistics.median(ratios):.3f}, "
+              f"range {ratios[0]:.3f}..{ratios[-1]:.3f}, within 10%: {sum(abs(r - 1) <= 0.1 for r in ratios)}/{len(ratios)}")
+    print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} at the end; {time.perf_counter() - started:.0f} s")
+    if args.json:
+        args.json.write_text(json.dumps({"device": args.device, "rows": rows, "figures": result}, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
