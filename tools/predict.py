@@ -158,43 +158,96 @@ def place_local(compiled, text: str, seed: int = 0) -> list:
     return arrays
 
 
-def measure(text: str, steps: int) -> dict:
-    """XLA's median step wall time of the exported program on its replicas (one CPU device
-    each), and its memory accounting (tools/xla_memory.py)."""
-    from partir_jax import xla_run
-    from xla_memory import stats
+class Program:
+    """One case's exported program compiled by XLA for its replicas (one CPU device each), with
+    made-up arguments placed, and XLA's memory accounting of it (tools/xla_memory.py)."""
+
+    def __init__(self, text: str):
+        from partir_jax import xla_run
+        from xla_memory import stats
+
+        self.compiled = xla_run.Compiled(text)
+        self.placed = place_local(self.compiled, text)
+        self.memory = stats(self.compiled.executable)
+
+    def step(self):
+        """One step: done when every device's results are ready (calibrate.first_results)."""
+        from partir_jax.calibrate import first_results
+
+        return first_results(self.compiled.executable, self.placed)
+
+
+def measure(programs: list[Program], models: list[str], steps: int, rounds: int, log=None) -> list[float]:
+    """Each program's step wall time, every device running it. The strategies of one model are
+    measured interleaved, one step of each in turn (tools/xla_side_by_side.py's
+    `median_steps`), so that the load of this shared machine falls alike on the programs a
+    model's ranking compares; per round the median of `steps` steps, over rounds the smallest
+    median (load only ever adds time)."""
     from xla_side_by_side import median_steps
 
-    compiled = xla_run.Compiled(text)
-    placed = place_local(compiled, text)
-    (step,) = median_steps([lambda: compiled.execute(placed)], steps)
-    return {"step_s": step, "compile_s": compiled.compile_seconds, "memory": stats(compiled.executable)}
+    best = [float("inf")] * len(programs)
+    groups: dict[str, list[int]] = {}
+    for index, model in enumerate(models):
+        groups.setdefault(model, []).append(index)
+    for round_ in range(rounds):
+        for indices in groups.values():
+            medians = median_steps([programs[index].step for index in indices], steps)
+            for index, median in zip(indices, medians):
+                best[index] = min(best[index], median)
+        if log:
+            load = os.getloadavg()
+            log(f"round {round_ + 1}/{rounds} done; load average {load[0]:.2f}")
+    return best
 
 
-def run(cases_: list, device: str, steps: int, out=sys.stdout) -> list[dict]:
+def mesh_source(model: str, program: Path) -> Path:
+    """A schedule of `model` whose mesh the replicated case takes."""
+    folder = (REPO / "examples" / "published" / "schedules" / model.split("/", 1)[1]
+              if model.startswith("published/") else program.parent / "schedules")
+    return sorted(folder.glob("*.toml"))[0]
+
+
+class Stored:
+    """A case measured before (`--measured R.json`, a `--json` of this tool): its times and XLA's
+    memory accounting, to price again on another device without running XLA."""
+
+    def __init__(self, row: dict):
+        self.memory, self.seconds = row["xla_memory"], row["measured_s"]
+
+
+def run(cases_: list, device: str, steps: int, rounds: int, stored: dict | None = None,
+        out=sys.stdout) -> list[dict]:
+    log = lambda message: print(message, file=sys.stderr, flush=True)  # noqa: E731
+    reports, programs = [], []
+    for model, strategy, program, schedule in cases_:
+        with tempfile.TemporaryDirectory() as work:
+            text, report = partition(program, schedule, schedule or mesh_source(model, program), device, Path(work))
+        reports.append(report)
+        if stored is not None:
+            programs.append(Stored(stored[(model, strategy)]))
+            continue
+        programs.append(Program(text))
+        log(f"compiled {model} {strategy}")
+    if stored is not None:
+        measured = [program.seconds for program in programs]
+    else:
+        measured = measure(programs, [case[0] for case in cases_], steps, rounds, log)
     rows = []
     width = max([12] + [len(c[0]) for c in cases_])
-    print(f"{'model':{width}s} {'strategy':10s} {'predicted':>10s} {'measured':>10s} {'ratio':>6s} "
-          f"{'peak':>10s} {'XLA peak':>10s} {'mem ratio':>9s}", file=out, flush=True)
-    for model, strategy, program, schedule in cases_:
-        mesh_from = schedule or sorted((program.parent / "schedules" if "published" not in model
-                                        else REPO / "examples" / "published" / "schedules" / model.split("/")[1]
-                                        ).glob("*.toml"))[0]
-        with tempfile.TemporaryDirectory() as work:
-            text, report = partition(program, schedule, mesh_from, device, Path(work))
-        measured = measure(text, steps)
-        predicted = report["totals"]["step_seconds"]
-        peak = report["totals"]["peak_memory_bytes"]
-        xla_peak = measured["memory"]["peak_bytes"]
-        row = {"model": model, "strategy": strategy, "predicted_s": predicted, "measured_s": measured["step_s"],
-               "ratio": predicted / measured["step_s"], "compute_s": report["totals"]["compute_seconds"],
-               "communication_s": report["totals"]["communication_seconds"],
+    print(f"{'model':{width}s} {'strategy':11s} {'predicted':>10s} {'measured':>10s} {'ratio':>6s} "
+          f"{'peak':>10s} {'XLA peak':>10s} {'memory':>6s}", file=out)
+    for (model, strategy, _, _), report, program, seconds in zip(cases_, reports, programs, measured):
+        totals = report["totals"]
+        predicted, peak = totals["step_seconds"], totals["peak_memory_bytes"]
+        xla_peak = program.memory["peak_bytes"]
+        row = {"model": model, "strategy": strategy, "predicted_s": predicted, "measured_s": seconds,
+               "ratio": predicted / seconds, "compute_s": totals["compute_seconds"],
+               "communication_s": totals["communication_seconds"], "kernels": totals.get("kernels"),
                "peak_bytes": peak, "xla_peak_bytes": xla_peak, "memory_ratio": peak / xla_peak,
-               "xla_memory": measured["memory"]}
+               "xla_memory": program.memory}
         rows.append(row)
-        print(f"{model:{width}s} {strategy:10s} {predicted * 1e3:8.3f}ms {measured['step_s'] * 1e3:8.3f}ms "
-              f"{row['ratio']:6.2f} {peak / 2**20:7.3f}MiB {xla_peak / 2**20:7.3f}MiB {row['memory_ratio']:9.3f}",
-              file=out, flush=True)
+        print(f"{model:{width}s} {strategy:11s} {predicted * 1e3:8.3f}ms {seconds * 1e3:8.3f}ms {row['ratio']:6.2f} "
+              f"{peak / 2**20:7.3f}MiB {xla_peak / 2**20:7.3f}MiB {row['memory_ratio']:6.3f}", file=out, flush=True)
     return rows
 
 
@@ -216,16 +269,27 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("cases", nargs="*", help="MODEL or MODEL:STRATEGY (default: every zoo model and strategy)")
     parser.add_argument("--device", default="tpu-v3", help="a preset or a device TOML (partir calibrate)")
-    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--steps", type=int, default=20, help="steps per round (their median)")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds over all cases (the smallest median)")
     parser.add_argument("--published", action="store_true", help="also the published models with schedules")
-    parser.add_argument("--json", type=Path)
+    parser.add_argument("--json", type=Path, help="write the rows and figures here")
+    parser.add_argument("--measured", type=Path,
+                        help="take the measured times from this --json of an earlier run (price only)")
     args = parser.parse_args(argv)
     load = os.getloadavg()
     print(f"device {args.device}; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} at start", flush=True)
     started = time.perf_counter()
-    rows = run(cases(args.cases, args.published), args.device, args.steps)
+    stored = None
+    if args.measured:
+        earlier = json.loads(args.measured.read_text())
+        stored = {(row["model"], row["strategy"]): row for row in earlier["rows"]}
+        print(f"measured times from {args.measured} (load average then: {earlier.get('load', '?')})")
+    chosen = cases(args.cases, args.published)
+    if stored is not None:
+        chosen = [case for case in chosen if (case[0], case[1]) in stored]
+    rows = run(chosen, args.device, args.steps, args.rounds, stored)
     result = figures(rows)
-    load = os.getloadavg()
+    end_load = os.getloadavg()
     print(f"\nSpearman over all {len(rows)} pairs: {result['spearman']:.3f}")
     print("within each model: " + ", ".join(f"{m} {rho:.2f}" for m, rho in result["within_model"].items()))
     print(f"mean within-model Spearman: {result['within_model_mean']:.3f}")
@@ -234,9 +298,12 @@ def main(argv=None) -> int:
     if ratios:
         print(f"peak memory predicted/XLA: median {statistics.median(ratios):.3f}, "
               f"range {ratios[0]:.3f}..{ratios[-1]:.3f}, within 10%: {sum(abs(r - 1) <= 0.1 for r in ratios)}/{len(ratios)}")
-    print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} at the end; {time.perf_counter() - started:.0f} s")
+    print(f"load average {end_load[0]:.2f} {end_load[1]:.2f} {end_load[2]:.2f} at the end; "
+          f"{time.perf_counter() - started:.0f} s")
     if args.json:
-        args.json.write_text(json.dumps({"device": args.device, "rows": rows, "figures": result}, indent=1) + "\n")
+        load_text = f"{load[0]:.2f} at start, {end_load[0]:.2f} at the end"
+        args.json.write_text(json.dumps({"device": args.device, "load": load_text, "rows": rows, "figures": result},
+                                        indent=1) + "\n")
     return 0
 
 

@@ -89,9 +89,12 @@ def shardings_error():
 def _auto(name, fn, args, arg_names, result_names, evaluations):
     """`partir_jax.auto` on {batch=4, model=2}: the search splits the tokens on batch (batch
     parallelism), and the returned `jax.jit` computes what the unpartitioned step does, judged
-    against the step's own f32 rounding noise ([`_noise_judge`])."""
+    against the step's own f32 rounding noise ([`_noise_judge`]). Priced on
+    tests/devices/slow-compute.toml: on the TPU presets a small step is not worth a collective."""
+    device = str(TOOLS.parent / "tests" / "devices" / "slow-compute.toml")
     step, in_shardings, _, report = partir_jax.auto(fn, args, {"batch": 4, "model": 2}, arg_names=arg_names,
-                                                    result_names=result_names, evaluations=evaluations)
+                                                    result_names=result_names, evaluations=evaluations,
+                                                    device=device)
     specs = {name: sharding.spec for name, sharding in
              zip(partir_jax.importer.named_flat(args, arg_names), jax.tree_util.tree_leaves(in_shardings))}
     assert specs["tokens"] == jax.sharding.PartitionSpec("batch", None), (name, specs["tokens"], report["schedule"])

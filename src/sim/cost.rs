@@ -152,12 +152,27 @@ pub fn collective_on(
     buffer_bytes: f64,
     device: &Device,
 ) -> CollectiveCost {
-    collective_cost(
-        kind,
-        group_size,
-        buffer_bytes,
-        &device.link_over(axes, mesh),
-    )
+    collective_of_operands(kind, axes, mesh, group_size, buffer_bytes, 1, device)
+}
+
+/// [`collective_on`] for a collective of `operands` buffers combined into one (partir and XLA
+/// combine a step's gradient all_reduces): one latency, unless the device runs a combined
+/// collective operand by operand (`Device::latency_per_operand`: XLA's CPU runtime), when each
+/// operand pays it.
+pub fn collective_of_operands(
+    kind: CollectiveKind,
+    axes: &[String],
+    mesh: &[crate::ir::MeshAxis],
+    group_size: i64,
+    buffer_bytes: f64,
+    operands: usize,
+    device: &Device,
+) -> CollectiveCost {
+    let mut link = device.link_over(axes, mesh);
+    if device.latency_per_operand {
+        link.latency *= operands.max(1) as f64;
+    }
+    collective_cost(kind, group_size, buffer_bytes, &link)
 }
 
 #[cfg(test)]
@@ -243,6 +258,36 @@ mod tests {
         let permute = collective_cost(CollectiveKind::CollectivePermute, 4, bytes, &link);
         assert!(close(permute.traffic, bytes));
         assert!(close(permute.seconds, 1.0e-6 + bytes / 100e9));
+    }
+
+    #[test]
+    fn a_combined_collective_pays_one_latency_unless_the_device_runs_it_per_operand() {
+        let mut device = preset("tpu-v3").unwrap();
+        let mesh = [crate::ir::MeshAxis {
+            name: "batch".into(),
+            size: 4,
+        }];
+        let axes = ["batch".to_string()];
+        let price = |device: &Device, operands| {
+            collective_of_operands(
+                CollectiveKind::AllReduce,
+                &axes,
+                &mesh,
+                4,
+                4096.0,
+                operands,
+                device,
+            )
+            .seconds
+        };
+        // Combined: one latency, whatever the operands (the presets).
+        assert_eq!(price(&device, 5), price(&device, 1));
+        device.latency_per_operand = true;
+        let bandwidth = 1.5 * 4096.0 / device.link.bandwidth;
+        assert!(close(
+            price(&device, 5) - bandwidth,
+            5.0 * 6.0 * device.link.latency
+        ));
     }
 
     #[test]

@@ -38,6 +38,8 @@ pub struct CollectiveProfile {
     /// The number of devices in the group: the product of the axes' sizes.
     pub group_size: i64,
     pub bytes: f64,
+    /// Buffers combined into this collective (1 unless several all_reduce operands were).
+    pub operands: usize,
 }
 
 /// Everything the cost model needs from one program (per device).
@@ -101,12 +103,13 @@ pub fn simulate(profile: &Profile, device: &Device) -> Report {
         BTreeMap::new();
     let mut per_axes: BTreeMap<Vec<String>, AxisCommunication> = BTreeMap::new();
     for collective in &profile.collectives {
-        let cost = cost::collective_on(
+        let cost = cost::collective_of_operands(
             collective.kind,
             &collective.axes,
             &profile.mesh,
             collective.group_size,
             collective.bytes,
+            collective.operands,
             device,
         );
         totals.communication_seconds += cost.seconds;
@@ -231,6 +234,7 @@ mod tests {
                 axes: vec!["batch".into()],
                 group_size: 4,
                 bytes: 16384.0,
+                operands: 1,
             }],
             buffers: vec![Buffer {
                 bytes: 16384.0,

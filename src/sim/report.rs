@@ -20,6 +20,7 @@ pub struct DeviceSummary {
     /// Seconds per kernel and per step beyond the rooflines (0 on the presets).
     pub op_overhead: f64,
     pub launch_overhead: f64,
+    pub latency_per_operand: bool,
     pub sources: Vec<String>,
 }
 
@@ -35,6 +36,7 @@ impl DeviceSummary {
             link_latency: device.link.latency,
             op_overhead: device.op_overhead,
             launch_overhead: device.launch_overhead,
+            latency_per_operand: device.latency_per_operand,
             sources: device.sources.clone(),
         }
     }

@@ -6,21 +6,24 @@ Every figure is measured on N XLA CPU devices running at once (one replica per d
 so a rate is what one device gets while all of them compute, as in a partitioned step: on a host
 whose cores are fewer than its devices, about the host's rate divided by N. Each program is a
 StableHLO module compiled by XLA for N replicas and timed through `execute_sharded` (the path of
-`tools/partir_jax/xla_run.py` and `tools/predict.py`), median of its steps after warm-up:
+`tools/partir_jax/xla_run.py` and `tools/predict.py`), median of its steps after warm-up; the
+programs a slope compares are timed interleaved, one step of each in turn:
 
 - `launch_overhead_us`: the step time of a program doing (almost) nothing;
-- `op_overhead_us`: per kernel, from chains of K dependent 8x8 matmuls (XLA fuses none of
-  them): the slope of step time over K;
-- `matrix_tflops`: chains of f32 matmuls (n x n, R of them): 2 n^3 per matmul over the slope
-  of time over R, less the kernel overhead;
+- `op_overhead_us`: per kernel, from chains of K dependent 16x16 and 32x32 matmuls (XLA fuses
+  none of them, and their FLOPs are negligible): the slope of step time over K;
+- `matrix_tflops`: chains of f32 matmuls (192 x 192, R of them): 2 n^3 per matmul over the
+  slope of time over R, less the kernel overhead;
 - `vector_tflops`: one fused elementwise chain (x = x * a + b, many times) over a buffer that
   stays in cache;
-- `memory_gbps`: chains of elementwise ops XLA cannot fuse (each reads its operand through a
-  reduction-free copy: x + y then a transpose) over buffers of the size given;
+- `memory_gbps`: one fused elementwise kernel (x * a + b: three reads and a write) over
+  arrays of 256 KiB to 2 MiB: the slope of its time over the bytes it moves;
 - per mesh axis, `[axis.NAME]` `link_latency_us` and `link_gbps`: all_reduce, all_gather,
   reduce_scatter and collective_permute over the axis at several sizes, fitted (least squares)
   to the simulator's own ring model (src/sim/cost.rs): all_gather, reduce_scatter
   (n-1) alpha + (n-1)/n S / B, all_reduce twice that, collective_permute alpha + S / B;
+- `latency_per_operand`: whether an all_reduce of 4 combined operands costs more than twice
+  one of a single operand (XLA's CPU runtime runs a combined collective operand by operand);
 - `memory_gib`: the host's memory over N.
 
     python -m partir_jax.calibrate [--devices N] [--mesh a=4,b=2] [--quick] [-o device.toml]
@@ -131,18 +134,21 @@ def fused_chain(elements: int, count: int, replicas: int) -> str:
     return module([t, t, t], body, [t], replicas)
 
 
-def copy_chain(side: int, count: int, replicas: int) -> str:
-    """`count` transposes of a side x side matrix, each added to the last: a transpose's result
-    is read by the next one's add in another order, so XLA writes every step to memory (one
-    kernel each): per step one read and one write of the matrix, plus the addend's read."""
-    t = tensor((side, side))
-    body, previous = [], "%arg0"
-    for i in range(count):
-        body.append(f"%s{i} = stablehlo.add {previous}, %arg1 : {t}")
-        body.append(f"%t{i} = stablehlo.transpose %s{i}, dims = [1, 0] : ({t}) -> {t}")
-        previous = f"%t{i}"
-    body.append(f"return {previous} : {t}")
-    return module([t, t], body, [t], replicas)
+def combined_all_reduce(operands: int, elements: int, count: int, mesh: list[tuple[str, int]], axis: str,
+                        replicas: int) -> str:
+    """`count` dependent all_reduces over `axis`, each of `operands` buffers of `elements` f32
+    combined into one collective (as partir and XLA combine a step's gradients)."""
+    attr = _groups_attr(groups(mesh, axis))
+    t = tensor((elements,))
+    types = ", ".join([t] * operands)
+    body, previous = [], [f"%arg{i}" for i in range(operands)]
+    for c in range(count):
+        result = f"%c{c}:{operands}" if operands > 1 else f"%c{c}"
+        body += [f'{result} = "stablehlo.all_reduce"({", ".join(previous)}) ({{'] + ["  " + line for line in _ADD_REGION] \
+            + [f"}}) {{replica_groups = {attr}}} : ({types}) -> ({types})"]
+        previous = [f"%c{c}#{i}" for i in range(operands)] if operands > 1 else [f"%c{c}"]
+    body.append(f"return {', '.join(previous)} : {types}")
+    return module([t] * operands, body, [t] * operands, replicas)
 
 
 def groups(mesh: list[tuple[str, int]], axis: str) -> list[list[int]]:
@@ -211,14 +217,21 @@ def collective_chain(kind: str, elements: int, count: int, mesh: list[tuple[str,
 # ----------------------------------------------------------------------------------------------
 # Running.
 
+def first_results(executable, placed):
+    """Runs one step of `executable` on every device and returns each device's first result:
+    the step is over when they are ready (an execution's results are ready together), without
+    making one array per result and device, which costs the Python harness about 25 us each
+    (tools/predict.py times steps the same way)."""
+    return executable.execute_sharded(placed).disassemble_prefix_into_single_device_arrays(1)
+
+
 class Timer:
     """Compiles and times programs on the local XLA CPU devices (all of them at once)."""
 
     def __init__(self, replicas: int, steps: int):
         self.replicas, self.steps = replicas, steps
 
-    def seconds(self, text: str) -> float:
-        """The median step time of `text` (after warm-up), every device running it."""
+    def _step(self, text: str):
         import jax
 
         from . import xla_run
@@ -232,21 +245,31 @@ class Timer:
             value = (1.0 + 0.001 * rng.standard_normal(shape)).astype(np.float32)
             pieces = [jax.device_put(value, device) for device in devices]
             placed.append(jax.make_array_from_single_device_arrays(shape, everywhere, pieces))
+        return lambda: first_results(executable, placed)
 
-        def step():
-            return executable.execute_sharded(placed).disassemble_into_single_device_arrays()
+    def times(self, texts: list[str]) -> list[float]:
+        """The median step time of each program (every device running it), measured
+        interleaved, one step of each in turn, so that the load of a shared machine falls alike
+        on the programs a slope compares."""
+        import jax
 
-        for _ in range(3):
-            jax.block_until_ready(step())
-        spent = []
-        deadline = time.perf_counter() + 20.0
+        steps = [self._step(text) for text in texts]
+        for step in steps:
+            for _ in range(2):
+                jax.block_until_ready(step())
+        spent: list[list[float]] = [[] for _ in steps]
+        deadline = time.perf_counter() + 30.0
         for _ in range(self.steps):
-            started = time.perf_counter()
-            jax.block_until_ready(step())
-            spent.append(time.perf_counter() - started)
-            if time.perf_counter() > deadline and len(spent) >= 3:
+            for step, times in zip(steps, spent):
+                started = time.perf_counter()
+                jax.block_until_ready(step())
+                times.append(time.perf_counter() - started)
+            if time.perf_counter() > deadline and len(spent[0]) >= 3:
                 break
-        return statistics.median(spent)
+        return [statistics.median(times) for times in spent]
+
+    def seconds(self, text: str) -> float:
+        return self.times([text])[0]
 
 
 def _argument_shapes(text: str) -> list[tuple[int, ...]]:
@@ -258,9 +281,9 @@ def _argument_shapes(text: str) -> list[tuple[int, ...]]:
 
 
 def slope(timer: Timer, make, counts: list[int]) -> tuple[float, list[float]]:
-    """Seconds per unit of `make(count)` (the least-squares slope of step time over count),
-    and the times."""
-    times = [timer.seconds(make(count)) for count in counts]
+    """Seconds per unit of `make(count)` (the least-squares slope of step time over count,
+    the programs timed interleaved), and the times."""
+    times = timer.times([make(count) for count in counts])
     return line_fit([float(c) for c in counts], times)[1], times
 
 
@@ -277,16 +300,21 @@ def calibrate(replicas: int, mesh: list[tuple[str, int]], quick: bool, log=print
     log(f"calibrate: launch {empty * 1e6:.1f} us")
 
     counts = [1, 9, 17] if quick else [1, 9, 17, 33]
-    per_op, times = slope(timer, lambda k: matmul_chain(8, k, replicas), counts)
-    out["op_overhead_us"] = max(per_op, 0.0) * 1e6
-    sources.append(f"op_overhead_us: chains of K dependent 8x8 matmuls, K = {counts}: "
-                   f"{', '.join(f'{t * 1e6:.0f}' for t in times)} us; slope {per_op * 1e6:.2f} us per kernel")
+    slopes, shown = [], []
+    for n in (16, 32):
+        per, times = slope(timer, lambda k: matmul_chain(n, k, replicas), counts)
+        slopes.append(per)
+        shown.append(f"{n}x{n}: {', '.join(f'{t * 1e6:.0f}' for t in times)} us, {per * 1e6:.2f} us per matmul")
+    per_op = max(statistics.fmean(slopes), 0.0)
+    out["op_overhead_us"] = per_op * 1e6
+    sources.append(f"op_overhead_us: chains of K dependent tiny f32 matmuls (a kernel each, their FLOPs "
+                   f"negligible), K = {counts}: {'; '.join(shown)}; the mean slope")
     log(f"calibrate: op overhead {per_op * 1e6:.2f} us")
 
-    n = 128 if quick else 256
+    n = 128 if quick else 192
     counts = [1, 3] if quick else [1, 3, 5]
     per_matmul, times = slope(timer, lambda k: matmul_chain(n, k, replicas), counts)
-    compute = max(per_matmul - max(per_op, 0.0), 1e-9)
+    compute = max(per_matmul - per_op, 1e-9)
     out["matrix_tflops"] = 2.0 * n ** 3 / compute / 1e12
     sources.append(f"matrix_tflops: chains of R dependent {n}x{n}x{n} f32 matmuls, R = {counts}: "
                    f"{', '.join(f'{t * 1e3:.3f}' for t in times)} ms; {per_matmul * 1e6:.1f} us per matmul, "
@@ -301,15 +329,13 @@ def calibrate(replicas: int, mesh: list[tuple[str, int]], quick: bool, log=print
                    f"{', '.join(f'{t * 1e6:.0f}' for t in times)} us; {per_link * 1e9:.0f} ns per {2 * elements} FLOP")
     log(f"calibrate: vector {out['vector_tflops'] * 1e3:.2f} GFLOP/s per device")
 
-    side = 256 if quick else 512
-    counts = [1, 5] if quick else [1, 5, 9]
-    per_copy, times = slope(timer, lambda k: copy_chain(side, k, replicas), counts)
-    moved = 3 * 4 * side * side  # the add reads two matrices and writes one; the transpose fuses in
-    memory = max(per_copy - max(per_op, 0.0), 1e-9)
-    out["memory_gbps"] = moved / memory / 1e9
-    sources.append(f"memory_gbps: chains of K (add, transpose) on {side}x{side} f32 ({4 * side * side // 1024} KiB), "
-                   f"K = {counts}: {', '.join(f'{t * 1e3:.3f}' for t in times)} ms; {per_copy * 1e6:.1f} us per "
-                   f"step less the kernel overhead, {moved} B each")
+    # One kernel, x * a + b (three reads, one write), at sizes the programs' tensors have.
+    sizes = [1 << 16, 1 << 18] if quick else [1 << 16, 1 << 18, 1 << 19]
+    per_byte, times = slope(timer, lambda k: fused_chain(k // 16, 1, replicas), [16 * size for size in sizes])
+    out["memory_gbps"] = 1.0 / max(per_byte, 1e-15) / 1e9
+    sources.append(f"memory_gbps: one fused x * a + b kernel (16 B per element moved) on "
+                   f"{', '.join(f'{4 * size // 1024} KiB' for size in sizes)} f32 arrays: "
+                   f"{', '.join(f'{t * 1e3:.3f}' for t in times)} ms; the slope over bytes")
     log(f"calibrate: memory {out['memory_gbps']:.2f} GB/s per device")
 
     kinds = ["all_reduce", "all_gather", "reduce_scatter", "collective_permute"]
@@ -335,6 +361,19 @@ def calibrate(replicas: int, mesh: list[tuple[str, int]], quick: bool, log=print
                        f"{bandwidth / 1e9:.3f} GB/s")
         log(f"calibrate: axis {axis}: alpha {alpha * 1e6:.1f} us, {bandwidth / 1e9:.3f} GB/s")
     out["links"] = links
+    # A combined collective: one latency (NCCL, the TPU) or one per operand (XLA's CPU runtime)?
+    out["latency_per_operand"] = False
+    axis = next((name for name, size in mesh if size > 1), None)
+    if axis is not None:
+        per = {}
+        for operands in (1, 4):
+            per[operands], _ = slope(timer, lambda k: combined_all_reduce(operands, 1024, k, mesh, axis, replicas),
+                                     counts)
+        out["latency_per_operand"] = per[4] > 2.0 * max(per[1], 1e-9)
+        sources.append(f"latency_per_operand: an all_reduce over {axis} of 4 operands of 4 KiB combined "
+                       f"{per[4] * 1e6:.0f} us, of one {per[1] * 1e6:.0f} us (chains, slope per collective): "
+                       f"{'each operand pays the latency' if out['latency_per_operand'] else 'one latency'}")
+        log(f"calibrate: combined all_reduce of 4 operands {per[4] * 1e6:.0f} us, of 1 {per[1] * 1e6:.0f} us")
     try:
         host_bytes = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError):
@@ -360,6 +399,7 @@ def toml(figures: dict, host: str, replicas: int, mesh: list[tuple[str, int]], n
         f"memory_gbps = {figures['memory_gbps']:.6g}",
         f"op_overhead_us = {figures['op_overhead_us']:.4g}",
         f"launch_overhead_us = {figures['launch_overhead_us']:.4g}",
+        f"latency_per_operand = {'true' if figures.get('latency_per_operand') else 'false'}",
         "# the link of any axis not listed below: the slowest measured",
         f"link_gbps = {slowest[1] / 1e9:.6g}",
         f"link_latency_us = {slowest[0] * 1e6:.4g}",

@@ -14,7 +14,7 @@ use crate::cli::{
     python,
 };
 use melior::ir::Module;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Exports the partitioned program for XLA: lowered to PartIR:HLO first if it is Core.
 pub(super) fn export(
@@ -179,7 +179,7 @@ fn cached_runs(original: &str, values: &[Vec<f64>], wide: bool) -> Option<PathBu
     }
     hasher.write_u8(wide as u8);
     // And the runner, whose changes would otherwise go unseen.
-    hasher.write(&std::fs::read(tools().join("partir_jax/xla_run.py")).unwrap_or_default());
+    hasher.write(&std::fs::read(python::tools().join("partir_jax/xla_run.py")).unwrap_or_default());
     Some(PathBuf::from(root).join(format!("{:016x}", hasher.finish())))
 }
 

@@ -30,6 +30,8 @@ pub fn body_peak(op: OperationRef) -> f64 {
             .map(|(index, inner)| (ffi::operation_id(*inner), index))
             .collect();
         let end = ops.len();
+        // What fuses into its readers is never written (passes/simulate/fusion.rs).
+        let fused = super::fusion::fused_values(&ops);
         let mut buffers = Vec::new();
         // Each defined value's buffer index, shared by views and in-place updates.
         let mut buffer_of: HashMap<usize, usize> = HashMap::new();
@@ -51,7 +53,10 @@ pub fn body_peak(op: OperationRef) -> f64 {
                 };
                 let result = Value::from(result);
                 let bytes = tensor_bytes(result.r#type());
-                if bytes == 0.0 || cost(&name) == Some(Cost::Empty) {
+                if bytes == 0.0
+                    || cost(&name) == Some(Cost::Empty)
+                    || fused.contains(&ffi::value_id(result))
+                {
                     continue;
                 }
                 let last = ffi::uses(result)

@@ -15,6 +15,7 @@
 //! result written into a destination that dies there (one-shot bufferization's in-place rule).
 
 mod fusion;
+mod iterations;
 mod loop_memory;
 mod profile;
 

@@ -37,10 +37,15 @@ pub(super) fn register(rules: &mut Entries) {
     ] {
         rules.add_cost(name, Cost::Moves);
     }
-    // Fusion: a reduction takes its fused producers; an op that writes in place, reads at
+    // Fusion: a reduction takes its fused producers, and so does an in-place block write
+    // (XLA fuses what computes the block into the dynamic_update_slice); an op that reads at
     // data-dependent places or sorts is a kernel of its own (XLA's loop fusion would take a
     // gather, but it reads where its indices say, not along its consumer's loop).
-    for name in ["stablehlo.reduce", "stablehlo.reduce_window"] {
+    for name in [
+        "stablehlo.reduce",
+        "stablehlo.reduce_window",
+        "stablehlo.dynamic_update_slice",
+    ] {
         rules.add_fusion(name, Fusion::Root);
     }
     for name in [
@@ -48,7 +53,6 @@ pub(super) fn register(rules: &mut Entries) {
         "chlo.top_k",
         "stablehlo.gather",
         "stablehlo.scatter",
-        "stablehlo.dynamic_update_slice",
         "stablehlo.rng_bit_generator",
         "stablehlo.select_and_scatter",
         "stablehlo.optimization_barrier",
