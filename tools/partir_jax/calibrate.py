@@ -12,12 +12,14 @@ programs a slope compares are timed interleaved, one step of each in turn:
 - `launch_overhead_us`: the step time of a program doing (almost) nothing;
 - `op_overhead_us`: per kernel, from chains of K dependent 16x16 and 32x32 matmuls (XLA fuses
   none of them, and their FLOPs are negligible): the slope of step time over K;
-- `matrix_tflops`: chains of f32 matmuls (192 x 192, R of them): 2 n^3 per matmul over the
-  slope of time over R, less the kernel overhead;
+- `matrix_tflops`: chains of a training step's f32 matmuls, each of its three forms (x . w,
+  dy . w^T, x^T . dy) at two shapes: their FLOPs over the slopes of time over the chain's
+  length, less the kernel overhead;
 - `vector_tflops`: one fused elementwise chain (x = x * a + b, many times) over a buffer that
   stays in cache;
-- `memory_gbps`: one fused elementwise kernel (x * a + b: three reads and a write) over
-  arrays of 256 KiB to 2 MiB: the slope of its time over the bytes it moves;
+- `memory_gbps`: one kernel over arrays of 64 KiB to 1 MiB, streaming (x * a + b: three reads
+  and a write) or transposing (transpose(a) + b): the slopes of their times over the bytes
+  they move, an even mix;
 - per mesh axis, `[axis.NAME]` `link_latency_us` and `link_gbps`: all_reduce, all_gather,
   reduce_scatter and collective_permute over the axis at several sizes, fitted (least squares)
   to the simulator's own ring model (src/sim/cost.rs): all_gather, reduce_scatter
@@ -122,6 +124,26 @@ def matmul_chain(n: int, count: int, replicas: int) -> str:
     return module([t, t], body, [t], replicas)
 
 
+def training_matmuls(form: str, rows: int, width: int, count: int, replicas: int) -> str:
+    """`count` dependent matmuls of one of a training step's forms, on activations x (rows x
+    width) and a weight w (width x width): "NN" x . w (the forward), "NT" dy . w^T (the input's
+    gradient), "TN" x^T . dy (the weight's gradient, then x . that, to keep the chain's shape:
+    two matmuls a step)."""
+    x, w = tensor((rows, width)), tensor((width, width))
+    body, previous = [], "%arg0"
+    for i in range(count):
+        if form == "NN":
+            body.append(f"%{i} = stablehlo.dot_general {previous}, %arg1, contracting_dims = [1] x [0] : ({x}, {w}) -> {x}")
+        elif form == "NT":
+            body.append(f"%{i} = stablehlo.dot_general {previous}, %arg1, contracting_dims = [1] x [1] : ({x}, {w}) -> {x}")
+        else:
+            body.append(f"%g{i} = stablehlo.dot_general %arg0, {previous}, contracting_dims = [0] x [0] : ({x}, {x}) -> {w}")
+            body.append(f"%{i} = stablehlo.dot_general %arg0, %g{i}, contracting_dims = [1] x [0] : ({x}, {w}) -> {x}")
+        previous = f"%{i}"
+    body.append(f"return {previous} : {x}")
+    return module([x, w], body, [x], replicas)
+
+
 def fused_chain(elements: int, count: int, replicas: int) -> str:
     """One loop fusion: x = x * a + b, `count` times (2 FLOPs per element each)."""
     t = tensor((elements,))
@@ -149,6 +171,15 @@ def combined_all_reduce(operands: int, elements: int, count: int, mesh: list[tup
         previous = [f"%c{c}#{i}" for i in range(operands)] if operands > 1 else [f"%c{c}"]
     body.append(f"return {', '.join(previous)} : {types}")
     return module([t] * operands, body, [t] * operands, replicas)
+
+
+def transposing_add(side: int, replicas: int) -> str:
+    """One kernel: transpose(a) + b on side x side f32 (12 B moved per element, read across
+    rows: the layout changes a training step's gradients go through)."""
+    t = tensor((side, side))
+    body = [f"%t = stablehlo.transpose %arg0, dims = [1, 0] : ({t}) -> {t}",
+            f"%s = stablehlo.add %t, %arg1 : {t}", f"return %s : {t}"]
+    return module([t, t], body, [t], replicas)
 
 
 def groups(mesh: list[tuple[str, int]], axis: str) -> list[list[int]]:
@@ -311,14 +342,23 @@ def calibrate(replicas: int, mesh: list[tuple[str, int]], quick: bool, log=print
                    f"negligible), K = {counts}: {'; '.join(shown)}; the mean slope")
     log(f"calibrate: op overhead {per_op * 1e6:.2f} us")
 
-    n = 128 if quick else 192
-    counts = [1, 3] if quick else [1, 3, 5]
-    per_matmul, times = slope(timer, lambda k: matmul_chain(n, k, replicas), counts)
-    compute = max(per_matmul - per_op, 1e-9)
-    out["matrix_tflops"] = 2.0 * n ** 3 / compute / 1e12
-    sources.append(f"matrix_tflops: chains of R dependent {n}x{n}x{n} f32 matmuls, R = {counts}: "
-                   f"{', '.join(f'{t * 1e3:.3f}' for t in times)} ms; {per_matmul * 1e6:.1f} us per matmul, "
-                   f"less the kernel overhead: {2.0 * n ** 3 / 1e6:.1f} MFLOP in {compute * 1e6:.1f} us")
+    # A training step's matmuls: the forward's, the input gradient's and the weight gradient's
+    # forms, at two shapes; the rate is their FLOPs over their time, less the kernel overhead.
+    shapes = [(128, 128)] if quick else [(128, 128), (512, 128)]
+    counts = [1, 3] if quick else [1, 4, 7]
+    flops = seconds = 0.0
+    shown = []
+    for rows, width in shapes:
+        for form in ("NN", "NT", "TN"):
+            per, _ = slope(timer, lambda k: training_matmuls(form, rows, width, k, replicas), counts)
+            matmuls = 2 if form == "TN" else 1
+            flops += matmuls * 2.0 * rows * width * width
+            seconds += max(per - matmuls * per_op, 1e-9)
+            shown.append(f"{rows}x{width} {form} {per * 1e6:.0f} us")
+    out["matrix_tflops"] = flops / seconds / 1e12
+    sources.append(f"matrix_tflops: chains of a training step's f32 matmuls (x.w, dy.w^T, x^T.dy on x of rows x "
+                   f"width, w of width x width), per step of a chain (R = {counts}): {'; '.join(shown)}; "
+                   f"{flops / 1e6:.1f} MFLOP in {seconds * 1e6:.0f} us less the kernel overheads")
     log(f"calibrate: matrix {out['matrix_tflops'] * 1e3:.2f} GFLOP/s per device")
 
     elements = 1 << 14
@@ -329,13 +369,19 @@ def calibrate(replicas: int, mesh: list[tuple[str, int]], quick: bool, log=print
                    f"{', '.join(f'{t * 1e6:.0f}' for t in times)} us; {per_link * 1e9:.0f} ns per {2 * elements} FLOP")
     log(f"calibrate: vector {out['vector_tflops'] * 1e3:.2f} GFLOP/s per device")
 
-    # One kernel, x * a + b (three reads, one write), at sizes the programs' tensors have.
-    sizes = [1 << 16, 1 << 18] if quick else [1 << 16, 1 << 18, 1 << 19]
-    per_byte, times = slope(timer, lambda k: fused_chain(k // 16, 1, replicas), [16 * size for size in sizes])
-    out["memory_gbps"] = 1.0 / max(per_byte, 1e-15) / 1e9
-    sources.append(f"memory_gbps: one fused x * a + b kernel (16 B per element moved) on "
-                   f"{', '.join(f'{4 * size // 1024} KiB' for size in sizes)} f32 arrays: "
-                   f"{', '.join(f'{t * 1e3:.3f}' for t in times)} ms; the slope over bytes")
+    # One kernel at sizes the programs' tensors have, of each kind a step moves data with: a
+    # streaming x * a + b (three reads, one write) and a transposing add (two reads across
+    # layouts, one write); the bandwidth of an even mix of their bytes.
+    sides = [256, 512] if quick else [128, 256, 512]
+    per_stream, stream = slope(timer, lambda b: fused_chain(b // 16, 1, replicas), [16 * side * side for side in sides])
+    per_transpose, transposed = slope(timer, lambda b: transposing_add(int(round((b // 12) ** 0.5)), replicas),
+                                      [12 * side * side for side in sides])
+    per_byte = (max(per_stream, 1e-15) + max(per_transpose, 1e-15)) / 2.0
+    out["memory_gbps"] = 1.0 / per_byte / 1e9
+    sources.append(f"memory_gbps: one kernel on {', '.join(f'{side}x{side}' for side in sides)} f32: x * a + b "
+                   f"{', '.join(f'{t * 1e3:.3f}' for t in stream)} ms ({1 / max(per_stream, 1e-15) / 1e9:.2f} GB/s, "
+                   f"the slope over bytes), transpose(a) + b {', '.join(f'{t * 1e3:.3f}' for t in transposed)} ms "
+                   f"({1 / max(per_transpose, 1e-15) / 1e9:.2f} GB/s); an even mix of their bytes")
     log(f"calibrate: memory {out['memory_gbps']:.2f} GB/s per device")
 
     kinds = ["all_reduce", "all_gather", "reduce_scatter", "collective_permute"]

@@ -354,9 +354,21 @@ impl Reader {
                 .filter(|value| rank(*value) == stacked)
                 .map(|value| tensor_bytes(value.r#type()))
                 .fold(f64::INFINITY, f64::min);
-            // Fused into its readers, a block read is read once, by their kernel.
+            // A block is written once, and read once unless its maker fused into the write
+            // (an update) or the read fused into its readers (a slice).
+            let update = op.results().next().is_some_and(|result| {
+                op.operand(0)
+                    .is_ok_and(|stack| stack.r#type() == result.r#type())
+            });
+            let read_again = if update {
+                (1..op.operand_count())
+                    .filter_map(|i| op.operand(i).ok())
+                    .any(|value| rank(value) == stacked && written(value))
+            } else {
+                !fuses
+            };
             return Some(Work {
-                bytes: if fuses { block } else { 2.0 * block },
+                bytes: if read_again { 2.0 * block } else { block },
                 kernels,
                 ..Work::default()
             });
