@@ -40,34 +40,14 @@ ZOO = ["mlp", "transformer", "unet", "gns", "mqa", "llama", "moe"]
 PUBLISHED = ["gpt2", "gpt2-scan", "gpt_neox", "gpt_neox-scan", "llama", "llama-scan"]
 
 
-def ranks(values: list[float]) -> list[float]:
-    """1-based ranks, ties sharing their average rank."""
-    order = sorted(range(len(values)), key=lambda i: values[i])
-    out = [0.0] * len(values)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            out[order[k]] = (i + j) / 2 + 1
-        i = j + 1
-    return out
-
-
 def spearman(a: list[float], b: list[float]) -> float:
-    """Spearman's rank correlation: Pearson's of the ranks (ties averaged). NaN below 2 pairs
-    or when either side is constant."""
-    if len(a) != len(b) or len(a) < 2:
+    """Spearman's rank correlation (scipy's, ties averaged). NaN below 2 pairs or when either
+    side is constant."""
+    from scipy.stats import spearmanr
+
+    if len(a) != len(b) or len(a) < 2 or len(set(a)) < 2 or len(set(b)) < 2:
         return float("nan")
-    ra, rb = ranks(a), ranks(b)
-    ma, mb = statistics.fmean(ra), statistics.fmean(rb)
-    cov = sum((x - ma) * (y - mb) for x, y in zip(ra, rb))
-    va = sum((x - ma) ** 2 for x in ra)
-    vb = sum((y - mb) ** 2 for y in rb)
-    if va == 0 or vb == 0:
-        return float("nan")
-    return cov / (va * vb) ** 0.5
+    return float(spearmanr(a, b).statistic)
 
 
 def cases(names: list[str], published: bool) -> list[tuple[str, str, Path, Path | None]]:
@@ -177,15 +157,18 @@ class Program:
         return first_results(self.compiled.executable, self.placed)
 
 
-def measure(programs: list[Program], models: list[str], steps: int, rounds: int, log=None) -> list[float]:
+def measure(programs: list[Program], models: list[str], steps: int, rounds: int,
+            log=None) -> tuple[list[float], list[list[float]]]:
     """Each program's step wall time, every device running it. The strategies of one model are
     measured interleaved, one step of each in turn (tools/xla_side_by_side.py's
     `median_steps`), so that the load of this shared machine falls alike on the programs a
     model's ranking compares; per round the median of `steps` steps, over rounds the smallest
-    median (load only ever adds time)."""
+    median (load only ever adds time). Also each round's medians: how well one round ranks
+    another is the ceiling of any prediction's ranking on this machine."""
     from xla_side_by_side import median_steps
 
     best = [float("inf")] * len(programs)
+    per_round: list[list[float]] = [[] for _ in programs]
     groups: dict[str, list[int]] = {}
     for index, model in enumerate(models):
         groups.setdefault(model, []).append(index)
@@ -194,10 +177,11 @@ def measure(programs: list[Program], models: list[str], steps: int, rounds: int,
             medians = median_steps([programs[index].step for index in indices], steps)
             for index, median in zip(indices, medians):
                 best[index] = min(best[index], median)
+                per_round[index].append(median)
         if log:
             load = os.getloadavg()
             log(f"round {round_ + 1}/{rounds} done; load average {load[0]:.2f}")
-    return best
+    return best, per_round
 
 
 def mesh_source(model: str, program: Path) -> Path:
@@ -213,6 +197,7 @@ class Stored:
 
     def __init__(self, row: dict):
         self.memory, self.seconds = row["xla_memory"], row["measured_s"]
+        self.rounds = row.get("rounds_s", [])
 
 
 def run(cases_: list, device: str, steps: int, rounds: int, stored: dict | None = None,
@@ -230,13 +215,14 @@ def run(cases_: list, device: str, steps: int, rounds: int, stored: dict | None 
         log(f"compiled {model} {strategy}")
     if stored is not None:
         measured = [program.seconds for program in programs]
+        per_round = [program.rounds for program in programs]
     else:
-        measured = measure(programs, [case[0] for case in cases_], steps, rounds, log)
+        measured, per_round = measure(programs, [case[0] for case in cases_], steps, rounds, log)
     rows = []
     width = max([12] + [len(c[0]) for c in cases_])
     print(f"{'model':{width}s} {'strategy':11s} {'predicted':>10s} {'measured':>10s} {'ratio':>6s} "
           f"{'peak':>10s} {'XLA peak':>10s} {'memory':>6s}", file=out)
-    for (model, strategy, _, _), report, program, seconds in zip(cases_, reports, programs, measured):
+    for (model, strategy, _, _), report, program, seconds, each in zip(cases_, reports, programs, measured, per_round):
         totals = report["totals"]
         predicted, peak = totals["step_seconds"], totals["peak_memory_bytes"]
         xla_peak = program.memory["peak_bytes"]
@@ -244,7 +230,7 @@ def run(cases_: list, device: str, steps: int, rounds: int, stored: dict | None 
                "ratio": predicted / seconds, "compute_s": totals["compute_seconds"],
                "communication_s": totals["communication_seconds"], "kernels": totals.get("kernels"),
                "peak_bytes": peak, "xla_peak_bytes": xla_peak, "memory_ratio": peak / xla_peak,
-               "xla_memory": program.memory}
+               "xla_memory": program.memory, "rounds_s": each}
         rows.append(row)
         print(f"{model:{width}s} {strategy:11s} {predicted * 1e3:8.3f}ms {seconds * 1e3:8.3f}ms {row['ratio']:6.2f} "
               f"{peak / 2**20:7.3f}MiB {xla_peak / 2**20:7.3f}MiB {row['memory_ratio']:6.3f}", file=out, flush=True)
@@ -259,10 +245,30 @@ def figures(rows: list[dict]) -> dict:
         rho = spearman([r["predicted_s"] for r in mine], [r["measured_s"] for r in mine])
         if rho == rho:  # not NaN
             within[model] = rho
-    return {"spearman": overall, "within_model": within,
+    return {"spearman": overall, "within_model": within, **repeatability(rows),
             "within_model_mean": statistics.fmean(within.values()) if within else float("nan"),
             "median_ratio": statistics.median(r["ratio"] for r in rows) if rows else float("nan"),
             "memory_ratios": [r["memory_ratio"] for r in rows]}
+
+
+def repeatability(rows: list[dict]) -> dict:
+    """How well the measurement ranks itself: Spearman of round i's medians against round j's
+    (every pair of rounds, averaged), over all pairs and within each model. A prediction
+    cannot rank runs better than the runs rank each other."""
+    rounds = min((len(r.get("rounds_s", [])) for r in rows), default=0)
+    if rounds < 2:
+        return {}
+    pairs = [(i, j) for i in range(rounds) for j in range(i + 1, rounds)]
+
+    def between(mine: list[dict]) -> float:
+        values = [spearman([r["rounds_s"][i] for r in mine], [r["rounds_s"][j] for r in mine]) for i, j in pairs]
+        values = [v for v in values if v == v]
+        return statistics.fmean(values) if values else float("nan")
+
+    within = [between([r for r in rows if r["model"] == model]) for model in dict.fromkeys(r["model"] for r in rows)]
+    within = [v for v in within if v == v]
+    return {"rounds_spearman": between(rows),
+            "rounds_within_model_mean": statistics.fmean(within) if within else float("nan")}
 
 
 def main(argv=None) -> int:
@@ -294,6 +300,9 @@ def main(argv=None) -> int:
     print("within each model: " + ", ".join(f"{m} {rho:.2f}" for m, rho in result["within_model"].items()))
     print(f"mean within-model Spearman: {result['within_model_mean']:.3f}")
     print(f"median predicted/measured: {result['median_ratio']:.2f}")
+    if "rounds_spearman" in result:
+        print(f"the runs against themselves (round against round): Spearman {result['rounds_spearman']:.3f} "
+              f"over all pairs, {result['rounds_within_model_mean']:.3f} within a model (the ceiling of a prediction here)")
     ratios = sorted(result["memory_ratios"])
     if ratios:
         print(f"peak memory predicted/XLA: median {statistics.median(ratios):.3f}, "
