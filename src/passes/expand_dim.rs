@@ -357,7 +357,7 @@ impl<'c, 'a> Plan<'c, 'a> {
     /// Rewrites the program: values retyped, reshapes where an op keeps the original shape,
     /// attributes of the ops that run expanded, and the entry functions' signatures.
     fn apply(&self, context: &'c Context) -> usize {
-        let before: Vec<Shapes> = self.ops.iter().map(|(op, _)| shapes_of(*op)).collect();
+        let before: Vec<Shapes> = self.ops.iter().map(|(op, _)| Shapes::of(*op)).collect();
         let mut signatures: Vec<OperationRef<'c, 'a>> = Vec::new();
         for (value, split) in &self.values {
             let (value, split) = (*value, split);
@@ -422,15 +422,6 @@ fn port_value<'c, 'a>(op: OperationRef<'c, 'a>, port: Port) -> Option<Value<'c, 
         Port::Result(i) => op.result(i).ok()?.into(),
     };
     core::static_shape(value.r#type()).map(|_| value)
-}
-
-fn shapes_of(op: OperationRef) -> Shapes {
-    let shape = |value: Value| core::static_shape(value.r#type()).unwrap_or_default();
-    Shapes {
-        operands: op.operands().map(shape).collect(),
-        results: op.results().map(|r| shape(r.into())).collect(),
-        local_inputs: Vec::new(),
-    }
 }
 
 /// A reshape of `value` to `to`, right after its definition.

@@ -14,6 +14,7 @@ pub mod inline_calls;
 pub mod lower_to_hlo;
 pub mod mesh;
 pub mod options;
+pub mod pad_dim;
 pub mod per_value;
 pub mod print_rules;
 pub mod propagate;

@@ -5,12 +5,16 @@
 //! users and producer. All selected values are checked before anything is rewritten, so a
 //! failing tile leaves the module as it was.
 
+use super::pad_dim;
 use super::{
     defining_scope, foreign_region_owner, mesh_axis_size, pinned_along, program_location,
     select_values, sliced_along, PassError, PassResult,
 };
 use super::{names::TILE as PASS, options::TileOptions};
-use crate::ir::core::{self, static_shape};
+use crate::{
+    ffi,
+    ir::core::{self, static_shape},
+};
 use melior::{
     ir::{OperationRef, ValueLike},
     Context,
@@ -65,13 +69,17 @@ pub fn tile<'c>(
                 shape.len()
             )));
         };
-        if size % axis_size != 0 {
-            return Err(error(format!(
-                "dim {dim} of '{name}' (size {size}) is not divisible by axis '{axis}' (size {axis_size})"
-            )));
-        }
         // Split along other axes already, the dim needs room for all of them at once.
         let others = split_along(target.value, dim);
+        if others.is_empty() && size % axis_size != 0 {
+            // Uneven: padded to whole tiles (see `pad_dim`) once every value passed its checks.
+            let to = (size + axis_size - 1) / axis_size * axis_size;
+            pad_dim::check(target.value, dim, to).map_err(|why| {
+                error(format!(
+                    "dim {dim} of '{name}' (size {size}) is not divisible by axis '{axis}' (size {axis_size}), and it cannot be padded to {to}: {why}"
+                ))
+            })?;
+        }
         let parts: i64 = others
             .iter()
             .map(|other| mesh_axis_size(module, who, other).unwrap_or(1))
@@ -82,7 +90,7 @@ pub fn tile<'c>(
         {
             let others: Vec<String> = others.iter().map(|other| format!("'{other}'")).collect();
             return Err(error(format!(
-                "dim {dim} of '{name}' (size {size}) is already split {parts} ways (along {}); splitting it along '{axis}' (size {axis_size}) too needs a multiple of {}",
+                "dim {dim} of '{name}' (size {size}) is already split {parts} ways (along {}); splitting it along '{axis}' (size {axis_size}) too needs a multiple of {} (an uneven split of a dim split already is not supported yet)",
                 others.join(", "),
                 parts * axis_size
             )));
@@ -102,15 +110,32 @@ pub fn tile<'c>(
     }
 
     let count = targets.len();
-    for (_, target) in targets {
-        core::view_in_place(
-            context,
-            target.value,
-            dim,
-            axis,
-            axis_size,
-            target.location(),
-        );
+    for (name, target) in targets {
+        let size = static_shape(target.value.r#type()).map_or(0, |shape| shape[dim]);
+        let value = if size % axis_size == 0 {
+            target.value
+        } else {
+            let to = (size + axis_size - 1) / axis_size * axis_size;
+            let padded = pad_dim::pad_value(context, target.value, dim, to).map_err(|why| {
+                PassError::new(
+                    target.location(),
+                    format!("{who}: dim {dim} of '{name}' (size {size}) does not divide over axis '{axis}' (size {axis_size}), and padding it failed: {why}"),
+                )
+            })?;
+            ffi::emit(
+                target.location(),
+                ffi::Severity::Remark,
+                &format!(
+                    "{who}: dim {dim} of '{name}' (size {size}) padded to {to} to split it {axis_size} ways along '{axis}': {} per device, {} of padding (+{:.1}%) on {} values",
+                    to / axis_size,
+                    to - size,
+                    100.0 * (to - size) as f64 / size as f64,
+                    padded.values,
+                ),
+            );
+            padded.value
+        };
+        core::view_in_place(context, value, dim, axis, axis_size, target.location());
     }
     Ok(count)
 }

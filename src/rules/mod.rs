@@ -25,6 +25,7 @@ pub(crate) mod branches;
 pub mod expand;
 mod linalg;
 mod model;
+pub mod pad;
 pub mod regions;
 mod stablehlo;
 mod sums;

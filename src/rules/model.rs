@@ -22,6 +22,20 @@ pub struct Shapes {
     pub local_inputs: Vec<Vec<i64>>,
 }
 
+impl Shapes {
+    /// `op`'s operand and result shapes as they are now (empty for a non-tensor).
+    pub fn of(op: OperationRef) -> Self {
+        let shape = |value: melior::ir::Value| {
+            crate::ir::core::static_shape(melior::ir::ValueLike::r#type(&value)).unwrap_or_default()
+        };
+        Shapes {
+            operands: op.operands().map(shape).collect(),
+            results: op.results().map(|r| shape(r.into())).collect(),
+            local_inputs: Vec::new(),
+        }
+    }
+}
+
 /// How the simulator counts an op that has no body to read (a linalg op's body says it).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Cost {
@@ -169,6 +183,10 @@ pub(super) struct Entries {
     /// Ops that can run with a dim of their values expanded into several: their plan (None:
     /// read off the rule) and their attribute rewrite (see [`super::expand`]).
     expansions: HashMap<&'static str, Expansion>,
+    /// Per dialect: how it pads, slices back and neutralises values (see [`super::pad`]).
+    padders: HashMap<&'static str, super::pad::Padder>,
+    /// Ops that read or write at positions their operands hold (a gather's indices).
+    reads_by_index: HashSet<&'static str>,
 }
 
 /// A family's answer to dim expansion: its plan (None: by its rule) and its rewrite.
@@ -243,6 +261,16 @@ impl Entries {
         rewrite: super::expand::ExpandRewrite,
     ) {
         self.expansions.insert(name, (plan, rewrite));
+    }
+
+    /// Says how the ops of `dialect` pad a dim (see [`super::pad`]).
+    pub(super) fn add_padder(&mut self, dialect: &'static str, padder: super::pad::Padder) {
+        self.padders.insert(dialect, padder);
+    }
+
+    /// Says that `name` reads or writes at positions its operands hold (see [`reads_by_index`]).
+    pub(super) fn add_reads_by_index(&mut self, name: &'static str) {
+        self.reads_by_index.insert(name);
     }
 
     /// Says that `name` passes each operand to its result alone (see [`per_value`]).
@@ -478,6 +506,24 @@ pub fn zero_padding(op: OperationRef) -> Option<Padding> {
 /// how a device makes its chunk of the result, with no communication.
 pub fn broadcasts_scalars(op: OperationRef) -> Option<Remake> {
     registered(&BUILTIN.scalar_broadcasts, op).and_then(|read| read(op))
+}
+
+/// `op`'s dialect's padder (see [`super::pad`]).
+pub(super) fn registered_padder(op: OperationRef) -> Option<super::pad::Padder> {
+    let name = op.name();
+    let name = name.as_string_ref().as_str().ok()?;
+    BUILTIN.padders.get(dialect_of(name)).copied()
+}
+
+/// Whether `op` reads or writes at positions its operands hold (a gather, a scatter, a block
+/// at run-time offsets): padded positions could send it out of range.
+pub fn reads_by_index(op: OperationRef) -> bool {
+    block_access(op)
+        || op
+            .name()
+            .as_string_ref()
+            .as_str()
+            .is_ok_and(|name| BUILTIN.reads_by_index.contains(name))
 }
 
 /// `op`'s family's answer to dim expansion (None: `op` cannot run on expanded values).

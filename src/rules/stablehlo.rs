@@ -15,6 +15,7 @@ mod halo;
 mod indexing;
 mod lookup;
 mod ordering;
+mod pad;
 mod windows;
 
 use super::{result_shape, set_dense, Cost, Entries, Fill, OpView};
@@ -97,6 +98,7 @@ pub(super) fn register(rules: &mut Entries) {
     rules.add_tileable("stablehlo.constant", super::splat_only);
     register_fills_and_layouts(rules);
     expand::register(rules);
+    pad::register(rules);
     // Sizes in attributes: a tiled dim is read whole (see the rules), so its limit or size is
     // the new local size.
     rules.add_retype("stablehlo.slice", |context, op, before| {

@@ -1,0 +1,128 @@
+//! Padding one dim of an op's values, as `partir-tile` does to a dim its axes do not divide
+//! (docs/design.md#uneven-dims): a batch of 6 on 4 devices is a batch of 8 whose last 2 rows
+//! are padding. An op runs on the padded values when its rule says the padded dim is a
+//! pass-through factor (each position computed on its own, so padding only makes padding) or
+//! a reduction (the padded positions of its operands are first set to the reduction's
+//! identity, so they add nothing); any other op reads the value sliced back.
+//!
+//! ```text
+//! %y = dot_general %x, %w  [6,64] x [64,32] -> [6,32]     (x's dim 0 padded to 8)
+//! %y = dot_general %x, %w  [8,64] x [64,32] -> [8,32]     rows 6 and 7: padding
+//! %s = reduce %y dims=[0]  [8,32] -> [32]                 reads select(row < 6, y, 0)
+//! ```
+
+use super::{expand::Port, model::registered_padder, Rules};
+use crate::tmr::{FactorKind, ReductionKind};
+use melior::ir::{operation::OperationLike, OperationRef, Value, ValueLike};
+
+/// What padding one of an op's values on `dim` implies for the op.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PadPlan {
+    /// Each value padded with it, and on which dim (the given one included).
+    pub ports: Vec<(Port, usize)>,
+    /// Operands whose padded positions must hold the identity of this reduction first.
+    pub masked: Vec<(usize, usize, ReductionKind)>,
+}
+
+/// How a family pads, slices back and neutralises values: built in front of `anchor`.
+#[derive(Clone, Copy)]
+pub struct Padder {
+    /// `value` with dim `dim` grown to `to`, the new positions zero.
+    pub pad: for<'c, 'a> fn(
+        &'c melior::Context,
+        OperationRef<'c, 'a>,
+        Value<'c, 'a>,
+        usize,
+        i64,
+    ) -> Option<Value<'c, 'a>>,
+    /// The first `size` positions of `value` along `dim`.
+    pub slice: for<'c, 'a> fn(
+        &'c melior::Context,
+        OperationRef<'c, 'a>,
+        Value<'c, 'a>,
+        usize,
+        i64,
+    ) -> Option<Value<'c, 'a>>,
+    /// `value` with its positions at or past `size` along `dim` set to `kind`'s identity.
+    pub mask: for<'c, 'a> fn(
+        &'c melior::Context,
+        OperationRef<'c, 'a>,
+        Value<'c, 'a>,
+        usize,
+        i64,
+        ReductionKind,
+    ) -> Option<Value<'c, 'a>>,
+}
+
+/// The family's padder of `op` (None: its dialect cannot pad).
+pub fn padder(op: OperationRef) -> Option<Padder> {
+    registered_padder(op)
+}
+
+/// The plan of padding `port`'s dim `dim` (of size `from`) on `op`, read off its rule: the
+/// factor indexing that dim, wherever it indexes one dim of size `from`. None when `op` cannot
+/// run padded: no rule, the factor moves or reads positions (a slice's cut, an iota's count,
+/// a gather's indices), its local rewrite cannot remake it, or it has regions of its own
+/// beyond a scalar body.
+pub fn plan(rules: &Rules, op: OperationRef, port: Port, dim: usize, from: i64) -> Option<PadPlan> {
+    if super::model::reads_by_index(op)
+        || super::carried_body(op).is_some()
+        || super::takes_captures(op)
+        || super::tileable(op).is_err()
+        || padder(op).is_none()
+    {
+        return None;
+    }
+    let rule = rules.rule_for(op)?.ok()?;
+    let dims = match port {
+        Port::Operand(i) => rule.operands().get(i)?,
+        Port::Result(i) => rule.results().get(i)?,
+    };
+    let factor = dims.get(dim)?;
+    let kind = rule.factor(factor).kind;
+    if !matches!(kind, FactorKind::PassThrough | FactorKind::Reduction(_)) {
+        return None;
+    }
+    let mut plan = PadPlan::default();
+    let ports = (rule
+        .operands()
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (Port::Operand(i), d)))
+    .chain(
+        rule.results()
+            .iter()
+            .enumerate()
+            .map(|(i, d)| (Port::Result(i), d)),
+    );
+    for (at, dims) in ports {
+        let found = dims.dims_of(factor);
+        if found.len() > 1 {
+            return None;
+        }
+        for d in found {
+            if super::expand::port_shape(op, at)?.get(d) != Some(&from) {
+                return None;
+            }
+            plan.ports.push((at, d));
+            if let (FactorKind::Reduction(reduction), Port::Operand(i)) = (kind, at) {
+                plan.masked.push((i, d, reduction));
+            }
+        }
+    }
+    // A reduction's result must not be padded (it has no such dim): the factor is in operands
+    // only. A pass-through factor in no result would drop the padding silently.
+    let in_result = plan
+        .ports
+        .iter()
+        .any(|(at, _)| matches!(at, Port::Result(_)));
+    if matches!(kind, FactorKind::PassThrough) && !in_result && op.result_count() > 0 {
+        return None;
+    }
+    plan.ports.contains(&(port, dim)).then_some(plan)
+}
+
+/// The shape of `value` (None for a value that is not a static tensor).
+pub fn shape_of(value: Value) -> Option<Vec<i64>> {
+    crate::ir::core::static_shape(value.r#type())
+}

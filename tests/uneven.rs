@@ -1,0 +1,76 @@
+//! Uneven tiles (docs/design.md#uneven-dims): JAX training steps whose dims the mesh's axes do
+//! not divide (a batch of 6 on 4 devices, 12 heads on 8), padded and run by XLA equal to the
+//! original; with the neutralisation planted away, the check fails.
+
+mod common;
+
+use common::{partir, root, text, verify_on_xla};
+use std::process::Command;
+
+#[test]
+fn the_fixtures_are_what_jax_emits() {
+    let out = Command::new(root().join("tools/.venv/bin/python"))
+        .args(["tools/uneven_fixtures.py", "--check"])
+        .current_dir(root())
+        .output()
+        .expect("the JAX venv runs tools/uneven_fixtures.py");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
+#[test]
+fn uneven_splits_pad_and_run_on_xla_equal_to_the_original() {
+    for (program, schedule, remark) in [
+        (
+            "examples/uneven/mlp_batch6.mlir",
+            "examples/uneven/schedules/BP.toml",
+            "dim 0 of 'x' (size 6) padded to 8 to split it 4 ways along 'batch'",
+        ),
+        (
+            "examples/uneven/attention_heads12.mlir",
+            "examples/uneven/schedules/MP.toml",
+            "dim 1 of 'wq' (size 12) padded to 16 to split it 8 ways along 'model'",
+        ),
+    ] {
+        let (passed, said) = verify_on_xla(program, schedule);
+        assert!(passed, "{program}: {said}");
+        assert!(said.contains(remark), "{program}: {said}");
+    }
+}
+
+#[test]
+fn padding_that_reaches_a_sum_is_caught() {
+    let dir = root().join("target/tmp/uneven");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (good, bad) = (dir.join("mlp-bp.mlir"), dir.join("mlp-bp-unmasked.mlir"));
+    let program = "examples/uneven/mlp_batch6.mlir";
+    let out = partir(&[
+        "partition",
+        program,
+        "-s",
+        "examples/uneven/schedules/BP.toml",
+        "-o",
+        good.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // Each device's rows are real below 6: the masks compare its rows' indices with 6. Moving
+    // the limit to 8 lets the padded rows into the loss's mean and the weights' gradients.
+    let text_of = std::fs::read_to_string(&good).unwrap();
+    let limit = "dense<6> : tensor<2xi32>";
+    assert!(text_of.contains(limit), "{text_of}");
+    std::fs::write(&bad, text_of.replace(limit, "dense<8> : tensor<2xi32>")).unwrap();
+    let verify = |path: &std::path::Path| {
+        let out = partir(&[
+            "verify",
+            program,
+            "--partitioned",
+            path.to_str().unwrap(),
+            "--xla",
+        ]);
+        (out.status.code(), text(&out.stdout) + &text(&out.stderr))
+    };
+    let (code, said) = verify(&good);
+    assert_eq!(code, Some(0), "{said}");
+    let (code, said) = verify(&bad);
+    assert_eq!(code, Some(1), "{said}");
+    assert!(said.contains("FAIL"), "{said}");
+}
