@@ -74,3 +74,60 @@ fn padding_that_reaches_a_sum_is_caught() {
     assert_eq!(code, Some(1), "{said}");
     assert!(said.contains("FAIL"), "{said}");
 }
+
+/// The zoo Transformer with a prime vocabulary (251, as GPT-2's 50257 is prime) split on
+/// `model`: it runs on XLA equal to the original, and its plan moves what the same plan moves
+/// on a vocabulary of 252, which divides.
+#[test]
+fn a_prime_vocabulary_splits_like_a_divisible_one() {
+    let dir = root().join("target/tmp/uneven");
+    std::fs::create_dir_all(&dir).unwrap();
+    let schedule = "examples/uneven/schedules/EMB_BP.toml";
+    let mut collectives = Vec::new();
+    for vocab in [251, 252] {
+        let program = dir.join(format!("transformer-vocab{vocab}.mlir"));
+        let out = Command::new(root().join("tools/import-jax"))
+            .args(["--model", "transformer", "--stablehlo", "--set"])
+            .arg(format!("vocab={vocab}"))
+            .arg("-o")
+            .arg(&program)
+            .current_dir(root())
+            .output()
+            .expect("tools/import-jax runs");
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let report = dir.join(format!("transformer-vocab{vocab}.json"));
+        let out = partir(&[
+            "partition",
+            program.to_str().unwrap(),
+            "-s",
+            schedule,
+            "-o",
+            "/dev/null",
+            "--report",
+            report.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+        let last = &json["tactics"].as_array().unwrap().last().unwrap()["report"];
+        // Communication: an all_slice moves nothing (the masks' row indices, sliced locally).
+        let moving: Vec<String> = last["collectives"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["kind"] != "all_slice")
+            .map(|c| c.to_string())
+            .collect();
+        collectives.push(moving);
+        if vocab == 251 {
+            let said = text(&out.stderr);
+            assert!(
+                said.contains("dim 0 of 'params/embed' (size 251) padded to 252"),
+                "{said}"
+            );
+            let (passed, said) = verify_on_xla(program.to_str().unwrap(), schedule);
+            assert!(passed, "{said}");
+        }
+    }
+    assert_eq!(collectives[0], collectives[1]);
+}

@@ -460,6 +460,19 @@ fn mark_view<'c>(
     index: usize,
     shape: &[i64],
 ) {
+    mark_caller_shape(context, func, name, index, VIEW_OF_ATTR, shape);
+}
+
+/// Records `shape` as attribute `attr` of entry `index` of `func`'s `name` (`arg_attrs` or
+/// `res_attrs`), kept if already there: the shape the caller knows.
+pub(crate) fn mark_caller_shape<'c>(
+    context: &'c Context,
+    func: OperationRef<'c, '_>,
+    name: &str,
+    index: usize,
+    attr: &str,
+    shape: &[i64],
+) {
     let count = match name {
         "arg_attrs" => func
             .region(0)
@@ -475,12 +488,9 @@ fn mark_view<'c>(
     };
     let mut entries = func_attrs::entries(func, name, count);
     if let Some(fields) = entries.get_mut(index) {
-        if !fields
-            .iter()
-            .any(|field| func_attrs::is_named(field, VIEW_OF_ATTR))
-        {
+        if !fields.iter().any(|field| func_attrs::is_named(field, attr)) {
             fields.push((
-                Identifier::new(context, VIEW_OF_ATTR),
+                Identifier::new(context, attr),
                 DenseI64ArrayAttribute::new(context, shape).into(),
             ));
         }
@@ -489,7 +499,7 @@ fn mark_view<'c>(
 }
 
 /// `func`'s `function_type` from its body's argument and returned types.
-fn set_signature<'c>(context: &'c Context, func: OperationRef<'c, '_>) {
+pub(crate) fn set_signature<'c>(context: &'c Context, func: OperationRef<'c, '_>) {
     let Some(body) = func.region(0).ok().and_then(|region| region.first_block()) else {
         return;
     };

@@ -86,6 +86,7 @@ pub fn run<'c>(context: &'c Context, module: OperationRef<'c, '_>) -> PassResult
             MESH_STRING_ATTR,
             crate::ir::names::NAME_ATTR,
             super::expand_dim::VIEW_OF_ATTR,
+            super::pad_dim::PADDED_FROM_ATTR,
         ],
     )
 }

@@ -15,6 +15,7 @@
 //! so the function's signature is unchanged. Loops, branches and ops that read at positions
 //! their operands hold (a gather's indices) read the value sliced back.
 
+use super::expand_dim::{mark_caller_shape, set_signature};
 use crate::{
     ffi,
     ir::{core, func},
@@ -30,6 +31,10 @@ use melior::{
     Context,
 };
 use std::collections::{HashMap, HashSet};
+
+/// The argument or result attribute holding the shape the caller knows: its array is the
+/// program's without the padding at the end of each dim.
+pub const PADDED_FROM_ATTR: &str = "partir.padded_from";
 
 /// What padding did: the padded value that stands for the one asked for, how many values were
 /// padded, and how many elements padding added to them.
@@ -202,18 +207,53 @@ impl<'c, 'a> Plan<'c, 'a> {
     ) -> Result<Value<'c, 'a>, String> {
         let before: Vec<Shapes> = self.ops.iter().map(|(op, _)| Shapes::of(*op)).collect();
         let mut stand_in = None;
+        let mut signatures: Vec<OperationRef<'c, 'a>> = Vec::new();
+        let mut sign = |func: OperationRef<'c, 'a>| {
+            if !signatures.iter().any(|f| ffi::same_operation(*f, func)) {
+                signatures.push(func);
+            }
+        };
         for &(value, dim) in &self.values {
             let old = value.r#type();
-            let mut shape = core::static_shape(old).ok_or("padded values are static")?;
+            let caller = core::static_shape(old).ok_or("padded values are static")?;
+            let mut shape = caller.clone();
             shape[dim] = self.to;
             let anchor = after_definition(value).ok_or("a value with no op after it")?;
             let uses = ffi::uses(value);
-            if self.in_place.contains(&ffi::value_id(value)) {
+            // The entry function's arguments pad in place: the caller's array, zero-padded at
+            // the end of the dim (`partir.padded_from`), as each device's shard of it.
+            let entry_argument = ffi::argument_owner(value)
+                .and_then(|block| block.parent_operation())
+                .filter(|owner| func::is_function(*owner));
+            if let Some(func) = entry_argument {
+                mark_caller_shape(
+                    context,
+                    func,
+                    "arg_attrs",
+                    argument_number(value),
+                    PADDED_FROM_ATTR,
+                    &caller,
+                );
+                sign(func);
+            }
+            if entry_argument.is_some() || self.in_place.contains(&ffi::value_id(value)) {
                 value.set_type(core::with_shape(old, &shape));
-                let unpadded: Vec<_> = uses
-                    .into_iter()
-                    .filter(|(user, i)| !self.padded_uses.contains(&(ffi::operation_id(*user), *i)))
-                    .collect();
+                let mut unpadded = Vec::new();
+                for (user, i) in uses {
+                    if self.padded_uses.contains(&(ffi::operation_id(user), i)) {
+                        continue;
+                    }
+                    // Returned padded too: the caller slices the padding off.
+                    if let Some(func) = user
+                        .parent_operation()
+                        .filter(|f| func::is_return(user) && func::is_function(*f))
+                    {
+                        mark_caller_shape(context, func, "res_attrs", i, PADDED_FROM_ATTR, &caller);
+                        sign(func);
+                        continue;
+                    }
+                    unpadded.push((user, i));
+                }
                 if !unpadded.is_empty() {
                     let back = (padder.slice)(context, anchor, value, dim, self.from)
                         .ok_or("cannot slice a padded value back")?;
@@ -251,11 +291,19 @@ impl<'c, 'a> Plan<'c, 'a> {
             }
             rules::retype(context, *op, before);
         }
+        for func in signatures {
+            set_signature(context, func);
+        }
         stand_in.ok_or_else(|| "the padded value was not made".to_string())
     }
 }
 
 /// The op right after `value`'s definition: what is built before it sits after the value.
+fn argument_number(value: Value) -> usize {
+    melior::ir::block::BlockArgument::try_from(value)
+        .map_or(0, |argument| argument.argument_number())
+}
+
 fn after_definition<'c, 'a>(value: Value<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
     match ffi::argument_owner(value) {
         Some(block) => block.first_operation(),

@@ -31,16 +31,21 @@ _SHARDING = re.compile(r'partir\.sharding = "\[((?:[^"\\]|\\.)*)\]"')
 _VIEW_OF = re.compile(r"partir\.view_of = array<i64: ([0-9, ]*)>")
 
 
-def views(text: str) -> tuple[list, list]:
+# `partir.padded_from = array<i64: 6, 8>`: the argument or result is the caller's array of this
+# shape with zeros at the end of each dim (a dim an axis does not divide, partir-tile's padding).
+_PADDED_FROM = re.compile(r"partir\.padded_from = array<i64: ([0-9, ]*)>")
+
+
+def views(text: str, attribute=_VIEW_OF) -> tuple[list, list]:
     """(per argument, per result) of @main: (its type's shape, the caller's shape
-    (`partir.view_of`) or None)."""
+    (`partir.view_of`, or the `attribute` given) or None)."""
     args, rest = run_spmd.signature(text)
     args = args[len("@main("):]
 
     def each(segment: str) -> list:
         out = []
         for piece in re.split(r"(?=tensor<)", segment)[1:]:
-            found = _VIEW_OF.search(piece)
+            found = attribute.search(piece)
             shape = re.match(r"tensor<((?:\d+x)*)", piece).group(1)
             out.append((tuple(int(size) for size in shape.split("x") if size),
                         tuple(int(size) for size in found.group(1).split(",")) if found else None))
@@ -172,6 +177,7 @@ class Compiled:
         else:  # one device (the original): every value whole
             self.arg_shardings, self.res_shardings = None, None
         self.arg_views, self.res_views = views(text) if "@main(" in text else ([], [])
+        self.arg_pads, self.res_pads = views(text, _PADDED_FROM) if "@main(" in text else ([], [])
         started = time.perf_counter()
         compile_for = compile_partitions if self.shardy else compile_replicas
         self.executable, self.devices = compile_for(text, self.replicas)
@@ -204,6 +210,13 @@ class Compiled:
                 local = self.arg_views[index][0]
                 counts = [c for _, c in _chunk(dims, self.mesh, 0)] if dims else [1] * len(local)
                 value = value.reshape([size * count for size, count in zip(local, counts)])
+            if index < len(self.arg_pads) and self.arg_pads[index][1] is not None:
+                # The caller's array with zeros at the end of each padded dim: the program's
+                # global shape is the local shape times the devices splitting each dim.
+                local = self.arg_pads[index][0]
+                counts = [c for _, c in _chunk(dims, self.mesh, 0)] if dims else [1] * len(local)
+                value = np.pad(value, [(0, size * count - have)
+                                       for size, count, have in zip(local, counts, value.shape)])
             pieces = [jax.device_put(shard(value, dims, self.mesh, r), self.devices[r]) for r in self._mine]
             shape = shard(value, dims, self.mesh, 0).shape
             arrays.append(jax.make_array_from_single_device_arrays(shape, self._everywhere, pieces))
@@ -247,6 +260,9 @@ class Compiled:
             return [np.asarray(per_device[0]) for per_device in results]
         out = [assemble(pieces, dims, self.mesh)
                for pieces, dims in zip(self._all_replicas(results), self.res_shardings)]
+        out = [value[tuple(slice(0, size) for size in self.res_pads[index][1])]
+               if index < len(self.res_pads) and self.res_pads[index][1] else value
+               for index, value in enumerate(out)]
         return [value.reshape(self.res_views[index][1])
                 if index < len(self.res_views) and self.res_views[index][1] else value
                 for index, value in enumerate(out)]
