@@ -126,7 +126,8 @@ pub fn schedule(random: &mut SplitMix64, program: &Program, careful: bool) -> (S
     )
 }
 
-/// A named value and one of its dims that `size` divides (a few tries), by its exact name.
+/// A named value and one of its dims that `size` divides, or now and then one it does not (a
+/// few tries), by its exact name.
 fn divisible_tile(
     random: &mut SplitMix64,
     program: &Program,
@@ -139,8 +140,11 @@ fn divisible_tile(
             continue;
         }
         let shape = &program.shapes[at];
+        // Now and then a dim `size` does not divide: partir pads it (docs/design.md#uneven-dims),
+        // StableHLO programs only.
+        let uneven = program.text.contains("\"stablehlo.") && random.chance(0.25);
         let dims: Vec<usize> = (0..shape.len())
-            .filter(|&d| shape[d] >= size && shape[d] % size == 0)
+            .filter(|&d| shape[d] >= size && (shape[d] % size == 0 || uneven))
             .collect();
         if !dims.is_empty() {
             return Some((program.names[at].clone(), *random.pick(&dims)));
