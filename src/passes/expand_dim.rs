@@ -443,7 +443,8 @@ fn reshape_after<'c: 'a, 'a>(
     op.result(0).expect("one result").into()
 }
 
-fn argument_index(value: Value) -> usize {
+/// The position of `value` among its block's arguments (0 for an op result).
+pub(crate) fn argument_index(value: Value) -> usize {
     melior::ir::block::BlockArgument::try_from(value)
         .map_or(0, |argument| argument.argument_number())
 }

@@ -4,18 +4,21 @@
 //! it, op by op, as far as each op's family runs on padded values ([`crate::rules::pad`]).
 //!
 //! ```text
-//! %x : [6,64]                       %p = pad %x, 0, high = [2, 0] : [8,64]
-//! %h = dot_general %x, %w : [6,32]  %h = dot_general %p, %w : [8,32]
+//! %x : [6,64]                       %x : [8,64] {partir.padded_from = [6, 64]}
+//! %h = dot_general %x, %w : [6,32]  %h = dot_general %x, %w : [8,32]
 //! %s = reduce %h dims=[0] : [32]    %s = reduce (select(row < 6, %h, 0)) dims=[0] : [32]
-//! return %h                         return slice %h [0:6]
+//! %t = slice %h [0:4]               %t = slice (slice %h [0:6]) [0:4]
+//! return %h, %t                     return %h {partir.padded_from = [6, 32]}, %t
 //! ```
 //!
 //! The program computes what it did: a padded position never reaches a real one (a reduction
-//! over the dim reads its identity there), and a value leaves the padded region sliced back,
-//! so the function's signature is unchanged. Loops, branches and ops that read at positions
-//! their operands hold (a gather's indices) read the value sliced back.
+//! over the dim reads its identity there). Loops, branches and ops that read at positions their
+//! operands hold (a gather's indices) read the value sliced back. The entry function's
+//! arguments and results pad in place and record the caller's shape (`partir.padded_from`),
+//! which runtimes pad and slice (`tools/partir_jax/xla_run.py`); any other value the padding
+//! reaches is padded where it is defined.
 
-use super::expand_dim::{mark_caller_shape, set_signature};
+use super::expand_dim::{argument_index, mark_caller_shape, set_signature};
 use crate::{
     ffi,
     ir::{core, func},
@@ -36,8 +39,8 @@ use std::collections::{HashMap, HashSet};
 /// program's without the padding at the end of each dim.
 pub const PADDED_FROM_ATTR: &str = "partir.padded_from";
 
-/// What padding did: the padded value that stands for the one asked for, how many values were
-/// padded, and how many elements padding added to them.
+/// What padding did: the padded value that stands for the one asked for, and how many values
+/// were padded.
 pub struct Padded<'c, 'a> {
     pub value: Value<'c, 'a>,
     pub values: usize,
@@ -230,7 +233,7 @@ impl<'c, 'a> Plan<'c, 'a> {
                     context,
                     func,
                     "arg_attrs",
-                    argument_number(value),
+                    argument_index(value),
                     PADDED_FROM_ATTR,
                     &caller,
                 );
@@ -299,11 +302,6 @@ impl<'c, 'a> Plan<'c, 'a> {
 }
 
 /// The op right after `value`'s definition: what is built before it sits after the value.
-fn argument_number(value: Value) -> usize {
-    melior::ir::block::BlockArgument::try_from(value)
-        .map_or(0, |argument| argument.argument_number())
-}
-
 fn after_definition<'c, 'a>(value: Value<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
     match ffi::argument_owner(value) {
         Some(block) => block.first_operation(),

@@ -122,21 +122,21 @@ pub fn port_shape(op: OperationRef, port: Port) -> Option<Vec<i64>> {
     crate::ir::core::static_shape(ty)
 }
 
-/// The default plan, read off the op's rule: the factor indexing the split dim, everywhere it
-/// indexes a dim of the same size. A factor that must replicate (a slice's sliced dim) reads
-/// positions, so it does not expand by default.
-pub fn by_rule(rules: &Rules, op: OperationRef, port: Port, split: &DimSplit) -> Option<Splits> {
-    let rule = rules.rule_for(op)?.ok()?;
+/// The kind of the factor of `rule` indexing dim `dim` of `port`, and every value it indexes:
+/// (port, its dim), each of size `size`. None when a value holds the factor on several dims or on a dim
+/// of another size. What expanding and padding a dim both flow along.
+pub fn factor_ports(
+    rule: &crate::tmr::Rule,
+    op: OperationRef,
+    port: Port,
+    dim: usize,
+    size: i64,
+) -> Option<(FactorKind, Vec<(Port, usize)>)> {
     let dims = match port {
         Port::Operand(i) => rule.operands().get(i)?,
         Port::Result(i) => rule.results().get(i)?,
     };
-    let factor = dims.get(split.dim)?;
-    if rule.factor(factor).kind == FactorKind::MustReplicate {
-        return None;
-    }
-    let size: i64 = split.sizes.iter().product();
-    let mut splits = Vec::new();
+    let factor = dims.get(dim)?;
     let ports = (rule
         .operands()
         .iter()
@@ -148,23 +148,38 @@ pub fn by_rule(rules: &Rules, op: OperationRef, port: Port, split: &DimSplit) ->
             .enumerate()
             .map(|(i, d)| (Port::Result(i), d)),
     );
+    let mut found = Vec::new();
     for (at, dims) in ports {
-        let found = dims.dims_of(factor);
-        if found.len() > 1 {
+        let indexed = dims.dims_of(factor);
+        if indexed.len() > 1 {
             return None;
         }
-        for dim in found {
-            if port_shape(op, at)?.get(dim) != Some(&size) {
+        for d in indexed {
+            if port_shape(op, at)?.get(d) != Some(&size) {
                 return None;
             }
-            splits.push((
-                at,
-                DimSplit {
-                    dim,
-                    sizes: split.sizes.clone(),
-                },
-            ));
+            found.push((at, d));
         }
     }
+    Some((rule.factor(factor).kind, found))
+}
+
+/// The default plan, read off the op's rule: the factor indexing the split dim, everywhere it
+/// indexes a dim of the same size. A factor that must replicate (a slice's sliced dim) reads
+/// positions, so it does not expand by default.
+pub fn by_rule(rules: &Rules, op: OperationRef, port: Port, split: &DimSplit) -> Option<Splits> {
+    let rule = rules.rule_for(op)?.ok()?;
+    let size: i64 = split.sizes.iter().product();
+    let (kind, ports) = factor_ports(&rule, op, port, split.dim, size)?;
+    if kind == FactorKind::MustReplicate {
+        return None;
+    }
+    let splits = ports
+        .into_iter()
+        .map(|(at, dim)| {
+            let sizes = split.sizes.clone();
+            (at, DimSplit { dim, sizes })
+        })
+        .collect();
     Some(splits)
 }

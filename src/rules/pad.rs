@@ -24,25 +24,23 @@ pub struct PadPlan {
     pub masked: Vec<(usize, usize, ReductionKind)>,
 }
 
+/// Builds, in front of an anchor op, `value` with dim `dim` resized to a size: grown with
+/// zeros at the end ([`Padder::pad`]) or cut to its first positions ([`Padder::slice`]).
+pub type Resize = for<'c, 'a> fn(
+    &'c melior::Context,
+    OperationRef<'c, 'a>,
+    Value<'c, 'a>,
+    usize,
+    i64,
+) -> Option<Value<'c, 'a>>;
+
 /// How a family pads, slices back and neutralises values: built in front of `anchor`.
 #[derive(Clone, Copy)]
 pub struct Padder {
     /// `value` with dim `dim` grown to `to`, the new positions zero.
-    pub pad: for<'c, 'a> fn(
-        &'c melior::Context,
-        OperationRef<'c, 'a>,
-        Value<'c, 'a>,
-        usize,
-        i64,
-    ) -> Option<Value<'c, 'a>>,
+    pub pad: Resize,
     /// The first `size` positions of `value` along `dim`.
-    pub slice: for<'c, 'a> fn(
-        &'c melior::Context,
-        OperationRef<'c, 'a>,
-        Value<'c, 'a>,
-        usize,
-        i64,
-    ) -> Option<Value<'c, 'a>>,
+    pub slice: Resize,
     /// `value` with its positions at or past `size` along `dim` set to `kind`'s identity.
     pub mask: for<'c, 'a> fn(
         &'c melior::Context,
@@ -74,40 +72,15 @@ pub fn plan(rules: &Rules, op: OperationRef, port: Port, dim: usize, from: i64) 
         return None;
     }
     let rule = rules.rule_for(op)?.ok()?;
-    let dims = match port {
-        Port::Operand(i) => rule.operands().get(i)?,
-        Port::Result(i) => rule.results().get(i)?,
-    };
-    let factor = dims.get(dim)?;
-    let kind = rule.factor(factor).kind;
+    let (kind, ports) = super::expand::factor_ports(&rule, op, port, dim, from)?;
     if !matches!(kind, FactorKind::PassThrough | FactorKind::Reduction(_)) {
         return None;
     }
     let mut plan = PadPlan::default();
-    let ports = (rule
-        .operands()
-        .iter()
-        .enumerate()
-        .map(|(i, d)| (Port::Operand(i), d)))
-    .chain(
-        rule.results()
-            .iter()
-            .enumerate()
-            .map(|(i, d)| (Port::Result(i), d)),
-    );
-    for (at, dims) in ports {
-        let found = dims.dims_of(factor);
-        if found.len() > 1 {
-            return None;
-        }
-        for d in found {
-            if super::expand::port_shape(op, at)?.get(d) != Some(&from) {
-                return None;
-            }
-            plan.ports.push((at, d));
-            if let (FactorKind::Reduction(reduction), Port::Operand(i)) = (kind, at) {
-                plan.masked.push((i, d, reduction));
-            }
+    for (at, d) in ports {
+        plan.ports.push((at, d));
+        if let (FactorKind::Reduction(reduction), Port::Operand(i)) = (kind, at) {
+            plan.masked.push((i, d, reduction));
         }
     }
     // A reduction's result must not be padded (it has no such dim): the factor is in operands
