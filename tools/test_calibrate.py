@@ -61,10 +61,17 @@ class Fits(unittest.TestCase):
                    "links": {"batch": (30e-6, 2e9), "model": (20e-6, 4e9)}}
         text = calibrate.toml(figures, "box", 8, [("batch", 4), ("model", 2)], "a note")
         self.assertIn('name = "calibrated-box"', text)
-        self.assertIn("[axis.batch]\nlink_gbps = 2\nlink_latency_us = 30", text)
+        self.assertIn("[axis.batch]\nlink_gbps = 2.0\nlink_latency_us = 30.0", text)
         # The default link is the slowest measured.
-        self.assertIn("link_latency_us = 30\n", text)
+        self.assertIn("link_latency_us = 30.0\n", text)
         self.assertIn('"how \\"quoted\\""', text)
+        # Every figure is a TOML float, whole-valued ones too (`200.0`: the device loader and
+        # `toml`'s floats reject the integer `200`).
+        import tomllib
+        device = tomllib.loads(text)
+        for figure in ("matrix_tflops", "memory_gib", "launch_overhead_us", "link_gbps", "link_latency_us"):
+            self.assertIsInstance(device[figure], float, figure)
+        self.assertIsInstance(device["axis"]["batch"]["link_gbps"], float)
 
 
 class Spearman(unittest.TestCase):

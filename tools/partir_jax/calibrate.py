@@ -439,23 +439,30 @@ def toml(figures: dict, host: str, replicas: int, mesh: list[tuple[str, int]], n
     lines += [f"# {source}" for source in figures["sources"]]
     lines += [
         f'name = "calibrated-{host}"',
-        f"matrix_tflops = {figures['matrix_tflops']:.6g}",
-        f"vector_tflops = {figures['vector_tflops']:.6g}",
-        f"memory_gib = {figures['memory_gib']:.4g}",
-        f"memory_gbps = {figures['memory_gbps']:.6g}",
-        f"op_overhead_us = {figures['op_overhead_us']:.4g}",
-        f"launch_overhead_us = {figures['launch_overhead_us']:.4g}",
+        f"matrix_tflops = {_float(figures['matrix_tflops'], 6)}",
+        f"vector_tflops = {_float(figures['vector_tflops'], 6)}",
+        f"memory_gib = {_float(figures['memory_gib'], 4)}",
+        f"memory_gbps = {_float(figures['memory_gbps'], 6)}",
+        f"op_overhead_us = {_float(figures['op_overhead_us'], 4)}",
+        f"launch_overhead_us = {_float(figures['launch_overhead_us'], 4)}",
         f"latency_per_operand = {'true' if figures.get('latency_per_operand') else 'false'}",
         "# the link of any axis not listed below: the slowest measured",
-        f"link_gbps = {slowest[1] / 1e9:.6g}",
-        f"link_latency_us = {slowest[0] * 1e6:.4g}",
+        f"link_gbps = {_float(slowest[1] / 1e9, 6)}",
+        f"link_latency_us = {_float(slowest[0] * 1e6, 4)}",
         "sources = [",
     ]
     lines += [f"  {_string(source)}," for source in [lines[0][2:]] + figures["sources"]]
     lines.append("]")
     for axis, (alpha, bandwidth) in links.items():
-        lines += ["", f"[axis.{axis}]", f"link_gbps = {bandwidth / 1e9:.6g}", f"link_latency_us = {alpha * 1e6:.4g}"]
+        lines += ["", f"[axis.{axis}]", f"link_gbps = {_float(bandwidth / 1e9, 6)}", f"link_latency_us = {_float(alpha * 1e6, 4)}"]
     return "\n".join(lines) + "\n"
+
+
+def _float(value: float, digits: int) -> str:
+    """`value` to `digits` significant digits as a TOML float: `158.0`, not the integer `158`
+    that `:.4g` writes and a float field rejects."""
+    text = f"{value:.{digits}g}"
+    return text if any(mark in text for mark in ".eninf") else text + ".0"
 
 
 def _string(text: str) -> str:
