@@ -131,3 +131,161 @@ fn a_prime_vocabulary_splits_like_a_divisible_one() {
     }
     assert_eq!(collectives[0], collectives[1]);
 }
+
+/// A dim split along one axis and then along another that does not divide its tiles: the
+/// published LLaMA's vocabulary (256) split on `model` (2) and then on `batch` (3) pads each
+/// `model` tile from 128 to 129 rows. It runs on XLA equal to the original; with the table's
+/// padding recorded as one block at the dim's end (the layout that moves the second tile's rows
+/// by one), the check fails.
+#[test]
+fn a_dim_split_twice_pads_each_tile_and_runs_on_xla() {
+    let dir = root().join("target/tmp/uneven");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (good, bad) = (
+        dir.join("llama-vp-z3.mlir"),
+        dir.join("llama-vp-z3-at-end.mlir"),
+    );
+    let program = "examples/published/llama.mlir";
+    let out = partir(&[
+        "partition",
+        program,
+        "-s",
+        "examples/uneven/schedules/LLAMA_VP_Z3.toml",
+        "-o",
+        good.to_str().unwrap(),
+    ]);
+    let said = text(&out.stderr);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains("padded to 258 to split it 6 ways along 'batch' (each of its 2 tiles along 'model' padded from 128 to 129): 43 per device"),
+        "{said}"
+    );
+    let text_of = std::fs::read_to_string(&good).unwrap();
+    let per_tile = "partir.padding = array<i64: 0, 2, 128, 129>";
+    assert!(text_of.contains(per_tile), "{text_of}");
+    std::fs::write(
+        &bad,
+        text_of.replacen(per_tile, "partir.padding = array<i64: 0, 1, 256, 258>", 1),
+    )
+    .unwrap();
+    let verify = |path: &std::path::Path| {
+        let out = partir(&[
+            "verify",
+            program,
+            "--partitioned",
+            path.to_str().unwrap(),
+            "--xla",
+        ]);
+        (out.status.code(), text(&out.stdout) + &text(&out.stderr))
+    };
+    let (code, said) = verify(&good);
+    assert_eq!(code, Some(0), "{said}");
+    let (code, said) = verify(&bad);
+    assert_eq!(code, Some(1), "{said}");
+    assert!(said.contains("FAIL"), "{said}");
+}
+
+/// `tools/import-jax` (JAX lowered to linalg, which `verify --ranks` runs) of `source` (a zoo
+/// model or a `--module` factory) with `sets`, written under target/tmp/uneven.
+fn linalg_program(name: &str, source: &[&str]) -> std::path::PathBuf {
+    let dir = root().join("target/tmp/uneven");
+    std::fs::create_dir_all(&dir).unwrap();
+    let program = dir.join(format!("{name}.linalg.mlir"));
+    let out = Command::new(root().join("tools/import-jax"))
+        .args(source)
+        .arg("-o")
+        .arg(&program)
+        .current_dir(root())
+        .output()
+        .expect("tools/import-jax runs");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    program
+}
+
+/// The small uneven cases on MPI ranks (their linalg forms, padded by `rules/linalg_pad.rs`):
+/// a batch of 6 on 4 ranks, 12 heads on 8, and the zoo Transformer's prime vocabulary (251) on
+/// `model`, each equal to the original; with the batch's mask letting the padding through, the
+/// MLP's check fails.
+#[test]
+fn uneven_splits_pad_and_run_on_mpi_ranks_equal_to_the_original() {
+    let cases = [
+        (
+            linalg_program(
+                "mlp_batch6",
+                &["--module", "tools/uneven_fixtures.py:mlp_batch6_spec"],
+            ),
+            "examples/uneven/schedules/BP.toml",
+            "4",
+            "dim 0 of 'x' (size 6) padded to 8",
+        ),
+        (
+            linalg_program(
+                "attention_heads12",
+                &[
+                    "--module",
+                    "tools/uneven_fixtures.py:attention_heads12_spec",
+                ],
+            ),
+            "examples/uneven/schedules/MP.toml",
+            "8",
+            "dim 1 of 'wq' (size 12) padded to 16",
+        ),
+        (
+            linalg_program(
+                "transformer-vocab251",
+                &["--model", "transformer", "--set", "vocab=251"],
+            ),
+            "examples/uneven/schedules/EMB_BP.toml",
+            "8",
+            "dim 0 of 'params/embed' (size 251) padded to 252",
+        ),
+    ];
+    for (program, schedule, ranks, remark) in &cases {
+        let program = program.to_str().unwrap();
+        let out = partir(&["verify", program, "-s", schedule, "--ranks", ranks]);
+        let said = text(&out.stdout) + &text(&out.stderr);
+        assert!(
+            out.status.success() && said.contains("partir: PASS"),
+            "{program}: {said}"
+        );
+        assert!(said.contains(remark), "{program}: {said}");
+    }
+    // The batch's flags: rows 6 and 7 are padding. All true, the loss's mean reads them.
+    let dir = root().join("target/tmp/uneven");
+    let (good, bad) = (
+        dir.join("mlp-bp.hlo.mlir"),
+        dir.join("mlp-bp-unmasked.hlo.mlir"),
+    );
+    let program = cases[0].0.to_str().unwrap();
+    let out = partir(&[
+        "partition",
+        program,
+        "-s",
+        cases[0].1,
+        "-o",
+        good.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let text_of = std::fs::read_to_string(&good).unwrap();
+    let flags = "dense<[true, true, true, true, true, true, false, false]>";
+    assert!(text_of.contains(flags), "{text_of}");
+    std::fs::write(
+        &bad,
+        text_of.replace(
+            flags,
+            "dense<[true, true, true, true, true, true, true, true]>",
+        ),
+    )
+    .unwrap();
+    let out = partir(&[
+        "verify",
+        program,
+        "--partitioned",
+        bad.to_str().unwrap(),
+        "--ranks",
+        "4",
+    ]);
+    let said = text(&out.stdout) + &text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(said.contains("FAIL"), "{said}");
+}

@@ -327,3 +327,34 @@ fn llama_70b_in_bf16_fits_with_fsdp_and_megatron_on_1024_devices() {
         );
     }
 }
+
+/// Issue 27's schedule: the bf16 70B step with the vocabulary split 1024 ways, on `model` by
+/// Megatron's vocab-parallel embedding and then on `data` by ZeRO-3
+/// (`llama-70b-scan/FSDP_TP_VP.toml`). 128256 rows are 8 tiles of 16032, which 128 does not
+/// divide: each tile is padded to 16128 (126 rows per device). It partitions, fits, and the
+/// simulator counts the padding (the optimizer's update of the padded rows) as a sliver of the
+/// step's work.
+#[test]
+fn llama_70b_with_the_vocabulary_split_1024_ways_pads_and_fits() {
+    let report = priced(
+        "llama-70b-scan-remat-bf16",
+        "llama-70b-scan",
+        "FSDP_TP_VP",
+        "h100-dgx",
+    );
+    assert_eq!(report["totals"]["fits"], true, "{report}");
+    let totals = &report["totals"];
+    let share = |part: &str, whole: &str| {
+        totals[part].as_f64().expect("a total") / totals[whole].as_f64().expect("a total")
+    };
+    let bytes = share("padding_bytes", "bytes_accessed");
+    let flops = share("padding_flops", "flops");
+    assert!(
+        bytes > 0.0 && bytes < 1e-3,
+        "padding's share of bytes {bytes}"
+    );
+    assert!(
+        flops > 0.0 && flops < 1e-3,
+        "padding's share of FLOPs {flops}"
+    );
+}

@@ -30,7 +30,10 @@ def spec(*shape):
     return jax.ShapeDtypeStruct(shape, F32)
 
 
-def mlp_batch6() -> str:
+def mlp_batch6_spec():
+    """(step, abstract arguments, argument names, result names): for this file's StableHLO
+    fixture, and for `tools/import-jax --module tools/uneven_fixtures.py:mlp_batch6_spec` (its
+    linalg form, which `verify --ranks` runs)."""
     def loss(w1, w2, x, y):
         logits = jnp.tanh(x @ w1) @ w2
         return jnp.mean(jax.nn.logsumexp(logits, axis=-1) - jnp.sum(logits * y, axis=-1))
@@ -39,8 +42,13 @@ def mlp_batch6() -> str:
         value, (g1, g2) = jax.value_and_grad(loss, argnums=(0, 1))(w1, w2, x, y)
         return value, w1 - 0.1 * g1, w2 - 0.1 * g2
 
-    lowered = jax.jit(step).lower(spec(16, 32), spec(32, 10), spec(6, 16), spec(6, 10))
-    return portable(stablehlo_text(lowered))
+    return (step, (spec(16, 32), spec(32, 10), spec(6, 16), spec(6, 10)), ["w1", "w2", "x", "y"],
+            ["loss", "w1", "w2"])
+
+
+def mlp_batch6() -> str:
+    step, args, _, _ = mlp_batch6_spec()
+    return portable(stablehlo_text(jax.jit(step).lower(*args)))
 
 
 def portable(text: str) -> str:
@@ -49,7 +57,8 @@ def portable(text: str) -> str:
     return text.replace(f'"{Path(__file__).resolve()}"', '"tools/uneven_fixtures.py"')
 
 
-def attention_heads12() -> str:
+def attention_heads12_spec():
+    """As `mlp_batch6_spec`, for the self-attention step."""
     def loss(wq, wk, wv, wo, x):
         q = jnp.einsum("bsd,dhk->bhsk", x, wq)
         k = jnp.einsum("bsd,dhk->bhsk", x, wk)
@@ -63,9 +72,14 @@ def attention_heads12() -> str:
         return (value,) + tuple(w - 0.1 * g for w, g in zip((wq, wk, wv, wo), grads))
 
     d, heads, head_dim = 32, 12, 8
-    lowered = jax.jit(step).lower(spec(d, heads, head_dim), spec(d, heads, head_dim), spec(d, heads, head_dim),
-                                  spec(heads, head_dim, d), spec(2, 8, d))
-    return portable(stablehlo_text(lowered))
+    args = (spec(d, heads, head_dim), spec(d, heads, head_dim), spec(d, heads, head_dim),
+            spec(heads, head_dim, d), spec(2, 8, d))
+    return step, args, ["wq", "wk", "wv", "wo", "x"], ["loss", "wq", "wk", "wv", "wo"]
+
+
+def attention_heads12() -> str:
+    step, args, _, _ = attention_heads12_spec()
+    return portable(stablehlo_text(jax.jit(step).lower(*args)))
 
 
 FIXTURES = {"mlp_batch6.mlir": mlp_batch6, "attention_heads12.mlir": attention_heads12}

@@ -22,6 +22,7 @@ mod calibrate;
 mod error;
 pub mod manifest;
 pub mod npy;
+mod padding;
 mod partition;
 pub mod pipeline;
 mod progress;

@@ -67,13 +67,19 @@ pub type Views = Vec<Option<Vec<i64>>>;
 /// The caller's shape (`partir.view_of`) of each argument and each result of `func` (None
 /// where the program's own type is the caller's).
 pub fn views(func: OperationRef) -> (Views, Views) {
+    entry_arrays(func, VIEW_OF_ATTR)
+}
+
+/// The `DenseI64ArrayAttribute` named `attr` of each argument and each result of `func` (None
+/// where there is none).
+pub fn entry_arrays(func: OperationRef, attr: &str) -> (Views, Views) {
     let read = |name: &str, count: usize| -> Views {
         func_attrs::entries(func, name, count)
             .iter()
             .map(|fields| {
                 fields
                     .iter()
-                    .find(|field| func_attrs::is_named(field, VIEW_OF_ATTR))
+                    .find(|field| func_attrs::is_named(field, attr))
                     .and_then(|field| DenseI64ArrayAttribute::try_from(field.1).ok())
                     .map(|array| {
                         (0..array.len())
@@ -464,6 +470,18 @@ fn mark_view<'c>(
     mark_caller_shape(context, func, name, index, VIEW_OF_ATTR, shape);
 }
 
+/// How many entries `func`'s `name` (`arg_attrs` or `res_attrs`) has: its arguments, or what
+/// its return returns.
+pub(crate) fn entry_count(func: OperationRef, name: &str) -> usize {
+    let block = func.region(0).ok().and_then(|region| region.first_block());
+    match name {
+        "arg_attrs" => block.map_or(0, |block| block.argument_count()),
+        _ => block
+            .and_then(crate::ir::last_op)
+            .map_or(0, |ret| ret.operand_count()),
+    }
+}
+
 /// Records `shape` as attribute `attr` of entry `index` of `func`'s `name` (`arg_attrs` or
 /// `res_attrs`), kept if already there: the shape the caller knows.
 pub(crate) fn mark_caller_shape<'c>(
@@ -474,20 +492,7 @@ pub(crate) fn mark_caller_shape<'c>(
     attr: &str,
     shape: &[i64],
 ) {
-    let count = match name {
-        "arg_attrs" => func
-            .region(0)
-            .ok()
-            .and_then(|region| region.first_block())
-            .map_or(0, |block| block.argument_count()),
-        _ => func
-            .region(0)
-            .ok()
-            .and_then(|region| region.first_block())
-            .and_then(crate::ir::last_op)
-            .map_or(0, |ret| ret.operand_count()),
-    };
-    let mut entries = func_attrs::entries(func, name, count);
+    let mut entries = func_attrs::entries(func, name, entry_count(func, name));
     if let Some(fields) = entries.get_mut(index) {
         if !fields.iter().any(|field| func_attrs::is_named(field, attr)) {
             fields.push((

@@ -74,6 +74,7 @@ pub fn run<'c>(context: &'c Context, module: OperationRef<'c, '_>) -> PassResult
     }
     replace_mesh(context, &mesh, module);
     drop_names(module);
+    super::padding_share::drop_all(module);
     check_no_partir_left(module, PASS, &[])
 }
 

@@ -78,6 +78,7 @@ pub fn run<'c>(context: &'c Context, module: OperationRef<'c, '_>) -> PassResult
         unsafe { ffi::erase(op) };
     }
     set_devices(context, module, &mesh, mesh.devices(), 1);
+    super::padding_share::drop_all(module);
     check_no_partir_left(
         module,
         PASS,
@@ -87,6 +88,7 @@ pub fn run<'c>(context: &'c Context, module: OperationRef<'c, '_>) -> PassResult
             crate::ir::names::NAME_ATTR,
             super::expand_dim::VIEW_OF_ATTR,
             super::pad_dim::PADDED_FROM_ATTR,
+            super::pad_dim::PADDING_ATTR,
         ],
     )
 }

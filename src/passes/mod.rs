@@ -15,6 +15,7 @@ pub mod lower_to_hlo;
 pub mod mesh;
 pub mod options;
 pub mod pad_dim;
+pub mod padding_share;
 pub mod per_value;
 pub mod print_rules;
 pub mod propagate;

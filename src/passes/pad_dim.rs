@@ -18,10 +18,12 @@
 //! which runtimes pad and slice (`tools/partir_jax/xla_run.py`); any other value the padding
 //! reaches is padded where it is defined.
 
-use super::expand_dim::{argument_index, mark_caller_shape, set_signature};
+use super::expand_dim::{argument_index, entry_count, mark_caller_shape, set_signature};
+use super::padding_share::add as add_padding_share;
+use super::propagate::view::slice_dim;
 use crate::{
     ffi,
-    ir::{core, func},
+    ir::{attrs::Action, core, func, func_attrs},
     rules::{
         self,
         expand::Port,
@@ -30,14 +32,45 @@ use crate::{
     },
 };
 use melior::{
-    ir::{block::BlockLike, operation::OperationLike, OperationRef, Value, ValueLike},
+    ir::{
+        attribute::DenseI64ArrayAttribute, block::BlockLike, operation::OperationLike, Identifier,
+        OperationRef, RegionLike, Value, ValueLike,
+    },
     Context,
 };
 use std::collections::{HashMap, HashSet};
 
 /// The argument or result attribute holding the shape the caller knows: its array is the
-/// program's without the padding at the end of each dim.
+/// program's without the padding.
 pub const PADDED_FROM_ATTR: &str = "partir.padded_from";
+
+/// The argument or result attribute listing, in the order applied, each padding of the
+/// caller's array: groups of 4, `[dim, chunks, from, to]` (dim `dim` read as `chunks` equal
+/// chunks, each grown from `from` to `to` with zeros at its end). A runtime pads arguments
+/// step by step and undoes the steps on results, last first (`tools/partir_jax/xla_run.py`).
+pub const PADDING_ATTR: &str = "partir.padding";
+
+/// One padding of a dim: read as `chunks` equal chunks (one per tile of the axes splitting it
+/// already), each grown from `from` to `to` at its end.
+///
+/// A vocabulary of 256 split on `model` (2) and then on `batch` (3): each `model` tile of 128
+/// rows is padded to 129, 43 rows per device, `Padding { dim: 0, chunks: 2, from: 128, to: 129 }`.
+/// Padding each tile at its end keeps the rows each `model` tile holds, so the ops already
+/// partitioned on `model` (a vocab-parallel lookup's offsets 0 and 128) stay right.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Padding {
+    pub dim: usize,
+    pub chunks: i64,
+    pub from: i64,
+    pub to: i64,
+}
+
+impl Padding {
+    /// The step as `partir.padding` spells it.
+    fn step(&self) -> [i64; 4] {
+        [self.dim as i64, self.chunks, self.from, self.to]
+    }
+}
 
 /// What padding did: the padded value that stands for the one asked for, and how many values
 /// were padded.
@@ -46,39 +79,42 @@ pub struct Padded<'c, 'a> {
     pub values: usize,
 }
 
-/// Pads dim `dim` of `seed` to `to` and every value it flows to; the padded value (the seed
+/// Pads `seed` as `padding` says and every value it flows to; the padded value (the seed
 /// itself, retyped, or a pad of it) that a tile splits. Err when `seed` is no static tensor,
-/// `to` is smaller than the dim, or its dialect cannot pad.
+/// its dim is not `chunks` chunks of `from`, or the padding cannot reach some value.
 pub fn pad_value<'c: 'a, 'a>(
     context: &'c Context,
     seed: Value<'c, 'a>,
-    dim: usize,
-    to: i64,
+    padding: Padding,
 ) -> Result<Padded<'c, 'a>, String> {
-    let shape = core::static_shape(seed.r#type()).ok_or("not a statically shaped tensor")?;
-    let from = *shape.get(dim).ok_or("dim out of range")?;
-    let (plan, padder) = planned(seed, dim, from, to)?;
+    let (plan, padder) = planned(seed, padding)?;
     let values = plan.values.len();
     let value = plan.apply(context, padder, seed)?;
     Ok(Padded { value, values })
 }
 
-/// Whether [`pad_value`] can pad `seed`'s dim `dim` to `to` (nothing is rewritten): a tile
-/// checks every value before it rewrites any.
-pub fn check(seed: Value, dim: usize, to: i64) -> Result<(), String> {
-    let shape = core::static_shape(seed.r#type()).ok_or("not a statically shaped tensor")?;
-    let from = *shape.get(dim).ok_or("dim out of range")?;
-    planned(seed, dim, from, to).map(|_| ())
+/// Whether [`pad_value`] can pad `seed` (nothing is rewritten): a tile checks every value
+/// before it rewrites any.
+pub fn check(seed: Value, padding: Padding) -> Result<(), String> {
+    planned(seed, padding).map(|_| ())
 }
 
 fn planned<'c, 'a>(
     seed: Value<'c, 'a>,
-    dim: usize,
-    from: i64,
-    to: i64,
+    padding: Padding,
 ) -> Result<(Plan<'c, 'a>, Padder), String> {
-    if to < from {
-        return Err(format!("cannot pad dim {dim} of size {from} to {to}"));
+    let Padding {
+        dim,
+        chunks,
+        from,
+        to,
+    } = padding;
+    let shape = core::static_shape(seed.r#type()).ok_or("not a statically shaped tensor")?;
+    let size = *shape.get(dim).ok_or("dim out of range")?;
+    if to < from || chunks < 1 || size != chunks * from {
+        return Err(format!(
+            "cannot pad dim {dim} of size {size} as {chunks} chunks of {from} grown to {to}"
+        ));
     }
     let mut plan = Plan {
         rules: Rules::default(),
@@ -91,21 +127,31 @@ fn planned<'c, 'a>(
         padded_uses: HashSet::new(),
         in_place: HashSet::new(),
     };
-    plan.grow(seed, dim);
+    plan.grow(seed, dim, chunks);
     let padder = plan.padder(seed).ok_or(
-        "partir pads StableHLO programs so far, and no op this value flows to is StableHLO",
+        "partir pads StableHLO and linalg programs so far, and no op this value flows to is one",
     )?;
+    plan.check_chunked()?;
     Ok((plan, padder))
+}
+
+/// A padded value's dim and how many chunks of the padding it holds: 1 in a loop body where
+/// the axes splitting the dim have sliced it, the tiles of those axes outside.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Place {
+    dim: usize,
+    chunks: i64,
 }
 
 struct Plan<'c, 'a> {
     rules: Rules,
+    /// Each chunk's size, and what it grows to.
     from: i64,
     to: i64,
     /// The padded values, each with its padded dim, in the order reached.
-    values: Vec<(Value<'c, 'a>, usize)>,
-    dim_of: HashMap<usize, usize>,
-    /// Ops that run on padded values, with their plans.
+    values: Vec<(Value<'c, 'a>, Place)>,
+    dim_of: HashMap<usize, Place>,
+    /// Payload ops that run on padded values, with their plans.
     ops: Vec<(OperationRef<'c, 'a>, PadPlan)>,
     accepted: HashMap<usize, usize>,
     /// (op, operand) uses that read the padded value.
@@ -115,13 +161,13 @@ struct Plan<'c, 'a> {
 }
 
 impl<'c, 'a> Plan<'c, 'a> {
-    fn dim(&self, value: Value) -> Option<usize> {
+    fn place(&self, value: Value) -> Option<Place> {
         self.dim_of.get(&ffi::value_id(value)).copied()
     }
 
-    fn add(&mut self, value: Value<'c, 'a>, dim: usize) {
-        self.dim_of.insert(ffi::value_id(value), dim);
-        self.values.push((value, dim));
+    fn add(&mut self, value: Value<'c, 'a>, place: Place) {
+        self.dim_of.insert(ffi::value_id(value), place);
+        self.values.push((value, place));
     }
 
     /// The padder of the dialect the seed's ops are in (its producer's, else a user's).
@@ -134,11 +180,11 @@ impl<'c, 'a> Plan<'c, 'a> {
             .find_map(pad::padder)
     }
 
-    fn grow(&mut self, seed: Value<'c, 'a>, dim: usize) {
-        self.add(seed, dim);
+    fn grow(&mut self, seed: Value<'c, 'a>, dim: usize, chunks: i64) {
+        self.add(seed, Place { dim, chunks });
         let mut next = 0;
         while next < self.values.len() {
-            let (value, dim) = self.values[next];
+            let (value, place) = self.values[next];
             next += 1;
             let mut sites: Vec<(OperationRef<'c, 'a>, Port)> = ffi::uses(value)
                 .into_iter()
@@ -154,7 +200,9 @@ impl<'c, 'a> Plan<'c, 'a> {
                 if func::is_return(op) || self.covers(op, port) {
                     continue;
                 }
-                self.accept(op, port, dim);
+                if !self.accept_core(op, port, place) {
+                    self.accept(op, port, place);
+                }
             }
         }
     }
@@ -165,13 +213,129 @@ impl<'c, 'a> Plan<'c, 'a> {
             .is_some_and(|&i| self.ops[i].1.ports.iter().any(|(at, _)| *at == port))
     }
 
-    fn accept(&mut self, op: OperationRef<'c, 'a>, port: Port, dim: usize) {
+    /// PartIR:Core's ops carry padding through: a slice of a padded value is padded, a
+    /// loop's result is padded where its body yields a padded value. On the padded dim a
+    /// slice into `p` tiles takes `p` of the value's chunks to one, a tile loop makes one
+    /// into `p`. True when `op` is a Core op (its padded values added, if it can carry them).
+    fn accept_core(&mut self, op: OperationRef<'c, 'a>, port: Port, place: Place) -> bool {
+        let size = |value: Value| {
+            core::static_shape(value.r#type()).and_then(|shape| shape.get(place.dim).copied())
+        };
+        // (operand use, result) pairs the padding flows between, with the result's chunks
+        // from the operand's: (use's op, operand index, operand, result, parts, on padded dim).
+        let carried = if ffi::op_is(op, core::SLICE_OP) {
+            let (Ok(source), Ok(result)) = (op.operand(0), op.result(0)) else {
+                return true;
+            };
+            let result = Value::from(result);
+            let on_dim = slice_dim(op) == Some(place.dim);
+            Some((op, 0, source, result, on_dim))
+        } else if ffi::op_is(op, core::YIELD_OP) || ffi::op_is(op, core::LOOP_OP) {
+            let (loop_op, yield_op, index) = if ffi::op_is(op, core::LOOP_OP) {
+                let Port::Result(i) = port else { return true };
+                let terminator = op
+                    .region(0)
+                    .ok()
+                    .and_then(|region| region.first_block())
+                    .and_then(|block| block.terminator());
+                let Some(terminator) = terminator else {
+                    return true;
+                };
+                (op, terminator, i)
+            } else {
+                let Port::Operand(i) = port else { return true };
+                let Some(loop_op) = op
+                    .parent_operation()
+                    .filter(|parent| ffi::op_is(*parent, core::LOOP_OP))
+                else {
+                    return true;
+                };
+                (loop_op, op, i)
+            };
+            let (Ok(yielded), Ok(result)) = (yield_op.operand(index), loop_op.result(index)) else {
+                return true;
+            };
+            let on_dim = core::actions(loop_op).get(index) == Some(&Action::Tile(place.dim));
+            // A loop concatenates what its body yields: the yield is the "operand".
+            Some((yield_op, index, yielded, Value::from(result), on_dim))
+        } else {
+            None
+        };
+        let Some((user, operand, source, result, on_dim)) = carried else {
+            return false;
+        };
+        let (Some(source_size), Some(result_size)) = (size(source), size(result)) else {
+            return true;
+        };
+        // A slice's operand and a yield's are the source side; a loop's result is not.
+        let is_source = matches!(port, Port::Operand(_));
+        // The chunks each side holds, from the side the padding came in by.
+        let (source_chunks, result_chunks) = match (on_dim, is_source) {
+            (false, _) => (place.chunks, place.chunks),
+            // A slice cuts the dim into `parts`; a loop's result is `parts` yields.
+            (true, from_source) => {
+                let slicing = ffi::op_is(op, core::SLICE_OP);
+                let (big, small) = if slicing {
+                    (source_size, result_size)
+                } else {
+                    (result_size, source_size)
+                };
+                if small == 0 || big % small != 0 {
+                    return true;
+                }
+                let parts = big / small;
+                let known = place.chunks;
+                match (slicing, from_source) {
+                    (true, true) if known % parts == 0 => (known, known / parts),
+                    (true, false) => (known * parts, known),
+                    (false, true) => (known, known * parts),
+                    (false, false) if known % parts == 0 => (known / parts, known),
+                    _ => return true,
+                }
+            }
+        };
+        let source_place = Place {
+            dim: place.dim,
+            chunks: source_chunks,
+        };
+        let result_place = Place {
+            dim: place.dim,
+            chunks: result_chunks,
+        };
+        if source_size != source_chunks * self.from || result_size != result_chunks * self.from {
+            return true;
+        }
+        if self
+            .place(source)
+            .is_some_and(|known| known != source_place)
+            || self
+                .place(result)
+                .is_some_and(|known| known != result_place)
+        {
+            return true;
+        }
+        self.padded_uses.insert((ffi::operation_id(user), operand));
+        self.in_place.insert(ffi::value_id(result));
+        for (value, at) in [(source, source_place), (result, result_place)] {
+            if self.place(value).is_none() {
+                self.add(value, at);
+            }
+        }
+        true
+    }
+
+    fn accept(&mut self, op: OperationRef<'c, 'a>, port: Port, place: Place) {
         if self.accepted.contains_key(&ffi::operation_id(op)) {
             return;
         }
-        let Some(plan) = pad::plan(&self.rules, op, port, dim, self.from) else {
+        let size = place.chunks * self.from;
+        let Some(plan) = pad::plan(&self.rules, op, port, place.dim, size) else {
             return;
         };
+        // A mask reads positions past `from` as padding: only an unchunked value's are.
+        if place.chunks != 1 && !plan.masked.is_empty() {
+            return;
+        }
         let mut values = Vec::new();
         for &(at, d) in &plan.ports {
             let value: Option<Value> = match at {
@@ -179,14 +343,18 @@ impl<'c, 'a> Plan<'c, 'a> {
                 Port::Result(i) => op.result(i).ok().map(Value::from),
             };
             let Some(value) = value else { return };
-            if self.dim(value).is_some_and(|known| known != d) {
+            let at_place = Place {
+                dim: d,
+                chunks: place.chunks,
+            };
+            if self.place(value).is_some_and(|known| known != at_place) {
                 return;
             }
-            values.push((value, d, at));
+            values.push((value, at_place, at));
         }
         self.accepted.insert(ffi::operation_id(op), self.ops.len());
         self.ops.push((op, plan));
-        for (value, d, at) in values {
+        for (value, at_place, at) in values {
             match at {
                 Port::Operand(i) => {
                     self.padded_uses.insert((ffi::operation_id(op), i));
@@ -195,10 +363,45 @@ impl<'c, 'a> Plan<'c, 'a> {
                     self.in_place.insert(ffi::value_id(value));
                 }
             }
-            if self.dim(value).is_none() {
-                self.add(value, d);
+            if self.place(value).is_none() {
+                self.add(value, at_place);
             }
         }
+    }
+
+    /// Err when a value holding the padding of several tiles would need a pad or a slice of
+    /// its own (an op that cannot run padded defines or reads it): partir pads and slices back
+    /// whole dims, at their end, so far.
+    fn check_chunked(&self) -> Result<(), String> {
+        for &(value, place) in &self.values {
+            if place.chunks == 1 {
+                continue;
+            }
+            let entry_argument = ffi::argument_owner(value)
+                .and_then(|block| block.parent_operation())
+                .is_some_and(func::is_function);
+            let defined_padded = entry_argument || self.in_place.contains(&ffi::value_id(value));
+            let stranded = if !defined_padded {
+                ffi::result_owner(value).map(|op| op_name(op))
+            } else {
+                ffi::uses(value)
+                    .into_iter()
+                    .find(|(user, i)| {
+                        !self.padded_uses.contains(&(ffi::operation_id(*user), *i))
+                            && !func::is_return(*user)
+                    })
+                    .map(|(user, _)| op_name(user))
+            };
+            if let Some(op) = stranded {
+                return Err(format!(
+                    "dim {} of a value it flows to is split {} ways already and '{op}' {} it whole (padding each of those tiles at its end is supported where every op the padding reaches runs padded)",
+                    place.dim,
+                    place.chunks,
+                    if defined_padded { "reads" } else { "defines" },
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Rewrites the program; the padded value standing for `seed`.
@@ -209,6 +412,12 @@ impl<'c, 'a> Plan<'c, 'a> {
         seed: Value<'c, 'a>,
     ) -> Result<Value<'c, 'a>, String> {
         let before: Vec<Shapes> = self.ops.iter().map(|(op, _)| Shapes::of(*op)).collect();
+        // What padding builds (a pad, a slice back, a mask) is all padding's work.
+        let made = |value: Value<'c, 'a>| {
+            if let Some(op) = ffi::result_owner(value) {
+                add_padding_share(context, op, 1.0);
+            }
+        };
         let mut stand_in = None;
         let mut signatures: Vec<OperationRef<'c, 'a>> = Vec::new();
         let mut sign = |func: OperationRef<'c, 'a>| {
@@ -216,27 +425,29 @@ impl<'c, 'a> Plan<'c, 'a> {
                 signatures.push(func);
             }
         };
-        for &(value, dim) in &self.values {
+        for &(value, place) in &self.values {
+            let dim = place.dim;
+            let padding = Padding {
+                dim,
+                chunks: place.chunks,
+                from: self.from,
+                to: self.to,
+            };
             let old = value.r#type();
             let caller = core::static_shape(old).ok_or("padded values are static")?;
             let mut shape = caller.clone();
-            shape[dim] = self.to;
+            shape[dim] = place.chunks * self.to;
             let anchor = after_definition(value).ok_or("a value with no op after it")?;
             let uses = ffi::uses(value);
             // The entry function's arguments pad in place: the caller's array, zero-padded at
-            // the end of the dim (`partir.padded_from`), as each device's shard of it.
+            // the end of each chunk (`partir.padding`), as each device's shard of it.
             let entry_argument = ffi::argument_owner(value)
                 .and_then(|block| block.parent_operation())
                 .filter(|owner| func::is_function(*owner));
             if let Some(func) = entry_argument {
-                mark_caller_shape(
-                    context,
-                    func,
-                    "arg_attrs",
-                    argument_index(value),
-                    PADDED_FROM_ATTR,
-                    &caller,
-                );
+                let index = argument_index(value);
+                mark_caller_shape(context, func, "arg_attrs", index, PADDED_FROM_ATTR, &caller);
+                record_padding(context, func, "arg_attrs", index, padding);
                 sign(func);
             }
             if entry_argument.is_some() || self.in_place.contains(&ffi::value_id(value)) {
@@ -252,6 +463,7 @@ impl<'c, 'a> Plan<'c, 'a> {
                         .filter(|f| func::is_return(user) && func::is_function(*f))
                     {
                         mark_caller_shape(context, func, "res_attrs", i, PADDED_FROM_ATTR, &caller);
+                        record_padding(context, func, "res_attrs", i, padding);
                         sign(func);
                         continue;
                     }
@@ -260,6 +472,7 @@ impl<'c, 'a> Plan<'c, 'a> {
                 if !unpadded.is_empty() {
                     let back = (padder.slice)(context, anchor, value, dim, self.from)
                         .ok_or("cannot slice a padded value back")?;
+                    made(back);
                     for (user, i) in unpadded {
                         ffi::set_operand(user, i, back);
                     }
@@ -277,6 +490,7 @@ impl<'c, 'a> Plan<'c, 'a> {
                 }
                 let grown = (padder.pad)(context, anchor, value, dim, self.to)
                     .ok_or("cannot pad a value")?;
+                made(grown);
                 for (user, i) in padded {
                     ffi::set_operand(user, i, grown);
                 }
@@ -290,15 +504,56 @@ impl<'c, 'a> Plan<'c, 'a> {
                 let value = op.operand(operand).map_err(|_| "a masked operand")?;
                 let masked = (padder.mask)(context, *op, value, dim, self.from, kind)
                     .ok_or("cannot mask a padded value")?;
+                made(masked);
                 ffi::set_operand(*op, operand, masked);
             }
             rules::retype(context, *op, before);
+            add_padding_share(context, *op, 1.0 - self.from as f64 / self.to as f64);
         }
         for func in signatures {
             set_signature(context, func);
         }
         stand_in.ok_or_else(|| "the padded value was not made".to_string())
     }
+}
+
+fn op_name(op: OperationRef) -> String {
+    op.name()
+        .as_string_ref()
+        .as_str()
+        .unwrap_or("?")
+        .to_string()
+}
+
+/// Appends `padding`'s step to entry `index`'s `partir.padding` in `func`'s `name`
+/// (`arg_attrs` or `res_attrs`).
+fn record_padding<'c>(
+    context: &'c Context,
+    func: OperationRef<'c, '_>,
+    name: &str,
+    index: usize,
+    padding: Padding,
+) {
+    let mut entries = func_attrs::entries(func, name, entry_count(func, name));
+    let Some(fields) = entries.get_mut(index) else {
+        return;
+    };
+    let mut steps: Vec<i64> = Vec::new();
+    fields.retain(|field| {
+        if !func_attrs::is_named(field, PADDING_ATTR) {
+            return true;
+        }
+        if let Ok(array) = DenseI64ArrayAttribute::try_from(field.1) {
+            steps.extend((0..array.len()).filter_map(|i| array.element(i).ok()));
+        }
+        false
+    });
+    steps.extend(padding.step());
+    fields.push((
+        Identifier::new(context, PADDING_ATTR),
+        DenseI64ArrayAttribute::new(context, &steps).into(),
+    ));
+    func_attrs::set_entries(context, func, name, &entries);
 }
 
 /// The op right after `value`'s definition: what is built before it sits after the value.

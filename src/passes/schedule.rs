@@ -73,15 +73,24 @@ pub fn run<'c>(
             });
             let priced = price(context, module, outcome, &device, &mut story, propagation)?;
             let row = PartitionReport::cells(priced);
+            let [tactic_name, _, collectives, step, compute, communication, peak, padding, fits] =
+                &row[..]
+            else {
+                unreachable!("PartitionReport::cells has one cell per header column")
+            };
+            let padding = if padding == "-" {
+                String::new()
+            } else {
+                format!(", padding {padding}")
+            };
             ffi::emit(
-            tactic_location(context, &schedule, tactic, location),
-            Severity::Remark,
-            &format!(
-                "partir-simulate: after '{}' on {device}: collectives {}, step {} (compute {}, communication {}), peak memory {}, fits: {}",
-                row[0], row[2], row[3], row[4], row[5], row[6], row[7],
-                device = device.name,
-            ),
-        );
+                tactic_location(context, &schedule, tactic, location),
+                Severity::Remark,
+                &format!(
+                    "partir-simulate: after '{tactic_name}' on {device}: collectives {collectives}, step {step} (compute {compute}, communication {communication}), peak memory {peak}{padding}, fits: {fits}",
+                    device = device.name,
+                ),
+            );
             Ok(())
         },
     )?;

@@ -5,7 +5,7 @@
 //! users and producer. All selected values are checked before anything is rewritten, so a
 //! failing tile leaves the module as it was.
 
-use super::pad_dim;
+use super::pad_dim::{self, Padding};
 use super::{
     defining_scope, foreign_region_owner, mesh_axis_size, pinned_along, program_location,
     select_values, sliced_along, PassError, PassResult,
@@ -70,30 +70,23 @@ pub fn tile<'c>(
             )));
         };
         // Split along other axes already, the dim needs room for all of them at once.
-        let others = split_along(target.value, dim);
-        if others.is_empty() && size % axis_size != 0 {
-            // Uneven: padded to whole tiles (see `pad_dim`) once every value passed its checks.
-            let to = (size + axis_size - 1) / axis_size * axis_size;
-            pad_dim::check(target.value, dim, to).map_err(|why| {
-                error(format!(
-                    "dim {dim} of '{name}' (size {size}) is not divisible by axis '{axis}' (size {axis_size}), and it cannot be padded to {to}: {why}"
-                ))
+        if let Some(padding) = padding(module, who, target.value, dim, axis, axis_size)? {
+            let Padding {
+                chunks, from, to, ..
+            } = padding;
+            pad_dim::check(target.value, padding).map_err(|why| {
+                error(if chunks == 1 {
+                    format!(
+                        "dim {dim} of '{name}' (size {size}) is not divisible by axis '{axis}' (size {axis_size}), and it cannot be padded to {to}: {why}"
+                    )
+                } else {
+                    format!(
+                        "dim {dim} of '{name}' (size {size}) is already split {chunks} ways (along {}); splitting each tile of {from} along '{axis}' (size {axis_size}) too needs it padded to {to} (the dim to {}), which cannot be done: {why}",
+                        quoted(&split_along(target.value, dim)),
+                        chunks * to,
+                    )
+                })
             })?;
-        }
-        let parts: i64 = others
-            .iter()
-            .map(|other| mesh_axis_size(module, who, other).unwrap_or(1))
-            .product();
-        if !others.is_empty()
-            && !others.iter().any(|other| other == axis)
-            && size % (parts * axis_size) != 0
-        {
-            let others: Vec<String> = others.iter().map(|other| format!("'{other}'")).collect();
-            return Err(error(format!(
-                "dim {dim} of '{name}' (size {size}) is already split {parts} ways (along {}); splitting it along '{axis}' (size {axis_size}) too needs a multiple of {} (an uneven split of a dim split already is not supported yet)",
-                others.join(", "),
-                parts * axis_size
-            )));
         }
         if pinned_along(target.value, axis) {
             return Err(error(format!(
@@ -112,32 +105,89 @@ pub fn tile<'c>(
     let count = targets.len();
     for (name, target) in targets {
         let size = static_shape(target.value.r#type()).map_or(0, |shape| shape[dim]);
-        let value = if size % axis_size == 0 {
-            target.value
-        } else {
-            let to = (size + axis_size - 1) / axis_size * axis_size;
-            let padded = pad_dim::pad_value(context, target.value, dim, to).map_err(|why| {
-                PassError::new(
+        let value = match padding(module, who, target.value, dim, axis, axis_size)? {
+            None => target.value,
+            Some(padding) => {
+                let padded = pad_dim::pad_value(context, target.value, padding).map_err(|why| {
+                    PassError::new(
+                        target.location(),
+                        format!("{who}: dim {dim} of '{name}' (size {size}) does not divide over axis '{axis}' (size {axis_size}), and padding it failed: {why}"),
+                    )
+                })?;
+                let Padding {
+                    chunks, from, to, ..
+                } = padding;
+                let added = chunks * (to - from);
+                let tiles = if chunks == 1 {
+                    String::new()
+                } else {
+                    format!(
+                        " (each of its {chunks} tiles along {} padded from {from} to {to})",
+                        quoted(&split_along(padded.value, dim))
+                    )
+                };
+                ffi::emit(
                     target.location(),
-                    format!("{who}: dim {dim} of '{name}' (size {size}) does not divide over axis '{axis}' (size {axis_size}), and padding it failed: {why}"),
-                )
-            })?;
-            ffi::emit(
-                target.location(),
-                ffi::Severity::Remark,
-                &format!(
-                    "{who}: dim {dim} of '{name}' (size {size}) padded to {to} to split it {axis_size} ways along '{axis}': {} per device, {} of padding (+{:.1}%) on {} values",
-                    to / axis_size,
-                    to - size,
-                    100.0 * (to - size) as f64 / size as f64,
-                    padded.values,
-                ),
-            );
-            padded.value
+                    ffi::Severity::Remark,
+                    &format!(
+                        "{who}: dim {dim} of '{name}' (size {size}) padded to {} to split it {} ways along '{axis}'{tiles}: {} per device, {added} of padding (+{:.1}%) on {} values",
+                        size + added,
+                        chunks * axis_size,
+                        to / axis_size,
+                        100.0 * added as f64 / size as f64,
+                        padded.values,
+                    ),
+                );
+                padded.value
+            }
         };
         core::view_in_place(context, value, dim, axis, axis_size, target.location());
     }
     Ok(count)
+}
+
+/// How `value`'s dim `dim` pads to split it along `axis` too (None: it divides). Split along
+/// other axes already, each of their tiles pads at its end (docs/design.md#uneven-dims).
+fn padding<'c>(
+    module: OperationRef<'c, '_>,
+    who: &str,
+    value: melior::ir::Value,
+    dim: usize,
+    axis: &str,
+    axis_size: i64,
+) -> Result<Option<Padding>, PassError<'c>> {
+    let Some(size) = static_shape(value.r#type()).and_then(|shape| shape.get(dim).copied()) else {
+        return Ok(None);
+    };
+    let others = split_along(value, dim);
+    if others.iter().any(|other| other == axis) {
+        return Ok(None);
+    }
+    let chunks: i64 = others
+        .iter()
+        .map(|other| mesh_axis_size(module, who, other))
+        .product::<Result<i64, _>>()?;
+    if chunks == 0 || size % chunks != 0 {
+        return Err(PassError::new(
+            super::program_location(module),
+            format!(
+                "{who}: dim {dim} (size {size}) is split {chunks} ways along {}, which do not divide it",
+                quoted(&others)
+            ),
+        ));
+    }
+    let from = size / chunks;
+    Ok((from % axis_size != 0).then(|| Padding {
+        dim,
+        chunks,
+        from,
+        to: (from + axis_size - 1) / axis_size * axis_size,
+    }))
+}
+
+fn quoted(axes: &[String]) -> String {
+    let axes: Vec<String> = axes.iter().map(|axis| format!("'{axis}'")).collect();
+    axes.join(", ")
 }
 
 /// The axes along which `value`'s dim `dim` is already split: by tile-action views of it on

@@ -541,7 +541,7 @@ fn tactic_table(story: &PartitionReport) -> String {
         .collect();
     let mut header = PartitionReport::header();
     header.splice(2..2, ["ops partitioned".into(), "conflicts".into()]);
-    table_with(&header, &rows, &[2, 3, 5, 6, 7, 8], &[0, 1, 9])
+    table_with(&header, &rows, &[2, 3, 5, 6, 7, 8, 9], &[0, 1, 10])
 }
 
 /// Per tactic, each reason propagation stopped for (once, with how many places), explained at

@@ -53,9 +53,20 @@ impl Report {
                 "compute".into(),
                 flops(totals.flops),
                 format!(
-                    "{} transcendentals, {} accessed",
+                    "{} transcendentals, {} accessed{}",
                     count(totals.transcendentals),
-                    bytes(totals.bytes_accessed)
+                    bytes(totals.bytes_accessed),
+                    if totals.padding_flops > 0.0 || totals.padding_bytes > 0.0 {
+                        format!(
+                            "; padding: {} ({}) and {} ({})",
+                            flops(totals.padding_flops),
+                            share(totals.padding_flops, totals.flops),
+                            bytes(totals.padding_bytes),
+                            share(totals.padding_bytes, totals.bytes_accessed),
+                        )
+                    } else {
+                        String::new()
+                    }
                 ),
             ],
             vec![
@@ -158,6 +169,7 @@ impl PartitionReport {
             "compute",
             "comm",
             "peak memory",
+            "padding",
             "fits",
         ]
         .map(String::from)
@@ -185,8 +197,36 @@ impl PartitionReport {
             seconds(totals.compute_seconds),
             seconds(totals.communication_seconds),
             bytes(totals.peak_memory_bytes),
+            padding(totals),
             if totals.fits { "yes" } else { "NO" }.into(),
         ]
+    }
+}
+
+/// The padding's share of the FLOPs and of the bytes: `0.6% FLOP, 0.4% bytes`, `-` for none.
+fn padding(totals: &crate::sim::report::Totals) -> String {
+    if totals.padding_flops <= 0.0 && totals.padding_bytes <= 0.0 {
+        return "-".into();
+    }
+    format!(
+        "{} FLOP, {} bytes",
+        share(totals.padding_flops, totals.flops),
+        share(totals.padding_bytes, totals.bytes_accessed)
+    )
+}
+
+/// `part` of `whole` in percent: `0.62%`.
+fn share(part: f64, whole: f64) -> String {
+    if whole <= 0.0 {
+        return "0%".into();
+    }
+    let percent = 100.0 * part / whole;
+    if percent > 0.0 && percent < 0.001 {
+        "<0.001%".into()
+    } else if percent < 0.1 {
+        format!("{percent:.3}%")
+    } else {
+        format!("{percent:.1}%")
     }
 }
 

@@ -24,6 +24,7 @@ mod arith;
 pub(crate) mod branches;
 pub mod expand;
 mod linalg;
+mod linalg_pad;
 mod model;
 pub mod pad;
 pub mod regions;
@@ -228,6 +229,7 @@ static BUILTIN: LazyLock<Entries> = LazyLock::new(|| {
     tosa::register(&mut entries);
     stablehlo::register(&mut entries);
     linalg::register(&mut entries);
+    linalg_pad::register(&mut entries);
     entries.add(RETURN_OP, |op| Ok(Rule::identity(&op.operands)));
     // bufferization's ops between tensors and buffers (after a CPU pipeline) only move data.
     entries.add_dialect_cost("bufferization", Cost::Moves);

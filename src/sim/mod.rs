@@ -26,6 +26,8 @@ pub struct OpProfile {
     /// `file:line:col`.
     pub location: String,
     pub work: Work,
+    /// The share of its work spent on padding (`partir.padding_share`; 0 for most ops).
+    pub padding: f64,
 }
 
 /// One collective: its kind, group and buffer size (see [`cost::collective_cost`]).
@@ -72,6 +74,8 @@ pub fn simulate(profile: &Profile, device: &Device) -> Report {
         totals.flops += op.work.flops;
         totals.transcendentals += op.work.transcendentals;
         totals.bytes_accessed += op.work.bytes;
+        totals.padding_flops += op.work.flops * op.padding;
+        totals.padding_bytes += op.work.bytes * op.padding;
         totals.compute_seconds += seconds;
         totals.kernels += op.work.kernels;
         let key = (
@@ -192,6 +196,7 @@ mod tests {
                 bytes: 1024.0,
                 ..Work::default()
             },
+            padding: 0.0,
         };
         let profile = Profile {
             ops: vec![
@@ -227,6 +232,7 @@ mod tests {
                     half: false,
                     kernels: 1.0,
                 },
+                padding: 0.0,
             }],
             collectives: vec![CollectiveProfile {
                 kind: CollectiveKind::AllReduce,

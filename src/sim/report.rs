@@ -73,6 +73,10 @@ pub struct Totals {
     pub flops: f64,
     pub transcendentals: f64,
     pub bytes_accessed: f64,
+    /// The FLOPs and bytes spent on padding (dims an axis does not divide, padded to whole
+    /// tiles: docs/design.md#uneven-dims), included in `flops` and `bytes_accessed`.
+    pub padding_flops: f64,
+    pub padding_bytes: f64,
     /// The ops' time (roofline and per-kernel overhead) and the step's launch overhead.
     pub compute_seconds: f64,
     pub communication_seconds: f64,

@@ -90,17 +90,18 @@ int main(void) {
   mlirOperationPrint(mlirModuleGetOperation(module), printToStdout, NULL);
   mlirModuleDestroy(module);
 
-  // A failing action reports a diagnostic, fails, and changes nothing: with `*`, `x` (dim 1 of
-  // 64) could be tiled 32 ways but `w` (dim 1 of 16) cannot, so neither is touched.
+  // A failing action reports a diagnostic, fails, and changes nothing: with `*`, `x` could be
+  // tiled 32 ways but `w`, pinned whole on `batch` first, cannot, so neither is tiled.
   // CHECK-LABEL: failing:
-  // CHECK: diagnostic: partir-tile: dim 1 of 'w' (size 16) is not divisible by axis 'batch' (size 32)
+  // CHECK: diagnostic: partir-tile: 'w' is pinned to stay whole along axis 'batch'
   // CHECK: failing: failed
   // CHECK-NOT: partir.loop
-  // CHECK: linalg.matmul ins(%arg0, %arg1
+  // CHECK: linalg.matmul ins(%arg0, %
   module = mlirModuleCreateParse(context, mlirStringRefCreateFromCString(kProgram));
   printf("failing:\n");
   MlirLogicalResult failing = runPipeline(
-      context, module, "builtin.module(partir-mesh{axes=batch=32},partir-tile{value=* dim=1 axis=batch})");
+      context, module, "builtin.module(partir-mesh{axes=batch=32},partir-replicate{value=w axis=batch},"
+      "partir-tile{value=* dim=0 axis=batch})");
   printf("failing: %s\n", mlirLogicalResultIsSuccess(failing) ? "ok" : "failed");
   mlirOperationPrint(mlirModuleGetOperation(module), printToStdout, NULL);
   mlirModuleDestroy(module);

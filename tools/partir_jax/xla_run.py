@@ -36,6 +36,35 @@ _VIEW_OF = re.compile(r"partir\.view_of = array<i64: ([0-9, ]*)>")
 _PADDED_FROM = re.compile(r"partir\.padded_from = array<i64: ([0-9, ]*)>")
 
 
+# `partir.padding = array<i64: 0, 2, 128, 129>`: how the caller's array was padded, step by
+# step, in groups of 4 (dim, chunks, from, to): the dim read as `chunks` equal chunks, each grown
+# from `from` to `to` with zeros at its end (a dim split already, each of its tiles padded).
+_PADDING = re.compile(r"partir\.padding = array<i64: ([0-9, ]*)>")
+
+
+def pad_steps(value: np.ndarray, steps: tuple) -> np.ndarray:
+    """The caller's `value` padded as `partir.padding`'s `steps` say."""
+    for at in range(0, len(steps), 4):
+        dim, chunks, start, to = steps[at:at + 4]
+        shape = value.shape
+        value = value.reshape(shape[:dim] + (chunks, start) + shape[dim + 1:])
+        widths = [(0, 0)] * value.ndim
+        widths[dim + 1] = (0, to - start)
+        value = np.pad(value, widths).reshape(shape[:dim] + (chunks * to,) + shape[dim + 1:])
+    return value
+
+
+def unpad_steps(value: np.ndarray, steps: tuple) -> np.ndarray:
+    """`value` with `partir.padding`'s `steps` undone, last first: the caller's array."""
+    for at in reversed(range(0, len(steps), 4)):
+        dim, chunks, start, to = steps[at:at + 4]
+        shape = value.shape
+        value = value.reshape(shape[:dim] + (chunks, to) + shape[dim + 1:])
+        value = value[(slice(None),) * (dim + 1) + (slice(0, start),)]
+        value = value.reshape(shape[:dim] + (chunks * start,) + shape[dim + 1:])
+    return value
+
+
 def views(text: str, attribute=_VIEW_OF) -> tuple[list, list]:
     """(per argument, per result) of @main: (its type's shape, the caller's shape
     (`partir.view_of`, or the `attribute` given) or None)."""
@@ -178,6 +207,7 @@ class Compiled:
             self.arg_shardings, self.res_shardings = None, None
         self.arg_views, self.res_views = views(text) if "@main(" in text else ([], [])
         self.arg_pads, self.res_pads = views(text, _PADDED_FROM) if "@main(" in text else ([], [])
+        self.arg_steps, self.res_steps = views(text, _PADDING) if "@main(" in text else ([], [])
         started = time.perf_counter()
         compile_for = compile_partitions if self.shardy else compile_replicas
         self.executable, self.devices = compile_for(text, self.replicas)
@@ -210,7 +240,9 @@ class Compiled:
                 local = self.arg_views[index][0]
                 counts = [c for _, c in _chunk(dims, self.mesh, 0)] if dims else [1] * len(local)
                 value = value.reshape([size * count for size, count in zip(local, counts)])
-            if index < len(self.arg_pads) and self.arg_pads[index][1] is not None:
+            if index < len(self.arg_steps) and self.arg_steps[index][1] is not None:
+                value = pad_steps(value, self.arg_steps[index][1])
+            elif index < len(self.arg_pads) and self.arg_pads[index][1] is not None:
                 # The caller's array with zeros at the end of each padded dim: the program's
                 # global shape is the local shape times the devices splitting each dim.
                 local = self.arg_pads[index][0]
@@ -260,7 +292,9 @@ class Compiled:
             return [np.asarray(per_device[0]) for per_device in results]
         out = [assemble(pieces, dims, self.mesh)
                for pieces, dims in zip(self._all_replicas(results), self.res_shardings)]
-        out = [value[tuple(slice(0, size) for size in self.res_pads[index][1])]
+        out = [unpad_steps(value, self.res_steps[index][1])
+               if index < len(self.res_steps) and self.res_steps[index][1]
+               else value[tuple(slice(0, size) for size in self.res_pads[index][1])]
                if index < len(self.res_pads) and self.res_pads[index][1] else value
                for index, value in enumerate(out)]
         return [value.reshape(self.res_views[index][1])

@@ -140,9 +140,8 @@ fn divisible_tile(
             continue;
         }
         let shape = &program.shapes[at];
-        // Now and then a dim `size` does not divide: partir pads it (docs/design.md#uneven-dims),
-        // StableHLO programs only.
-        let uneven = program.text.contains("\"stablehlo.") && random.chance(0.25);
+        // Now and then a dim `size` does not divide: partir pads it (docs/design.md#uneven-dims).
+        let uneven = random.chance(0.25);
         let dims: Vec<usize> = (0..shape.len())
             .filter(|&d| shape[d] >= size && (shape[d] % size == 0 || uneven))
             .collect();

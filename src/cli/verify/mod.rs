@@ -171,13 +171,9 @@ pub fn run(args: &VerifyArgs) -> Result<i32, CliError> {
         original_harness = Some(original_text);
         job
     } else {
-        Job::Single(sequential_harness(
-            &session,
-            args,
-            &mut partitioned,
-            &inputs,
-            &signature,
-        )?)
+        let (harness, unpad) =
+            sequential_harness(&session, args, &mut partitioned, &inputs, &signature)?;
+        Job::Single(harness, unpad)
     };
     let original_harness = match original_harness {
         Some(harness) => harness,
@@ -193,7 +189,7 @@ pub fn run(args: &VerifyArgs) -> Result<i32, CliError> {
     if let Some(dir) = &args.keep {
         let mut files = vec![("original.mlir", original_harness.as_str())];
         match &partitioned_job {
-            Job::Single(text) => files.push(("partitioned.mlir", text)),
+            Job::Single(text, _) => files.push(("partitioned.mlir", text)),
             Job::Spmd { mpi_program, .. } => files.push(("spmd.mlir", mpi_program)),
         }
         if let Some((text, _)) = &reference {
@@ -208,13 +204,20 @@ pub fn run(args: &VerifyArgs) -> Result<i32, CliError> {
     let progress = Progress::spinner("running");
     let progress = &progress;
     let (original_values, reference_values, partitioned_values) = std::thread::scope(|scope| {
-        let original = scope.spawn(|| execute(progress, "original", &original_harness, &signature));
+        let original =
+            scope.spawn(|| execute(progress, "original", &original_harness, &signature, &[]));
         let reference = reference.as_ref().map(|(harness, wide)| {
-            scope.spawn(move || execute(progress, "f64 reference", harness, wide))
+            scope.spawn(move || execute(progress, "f64 reference", harness, wide, &[]))
         });
         let partitioned = scope.spawn(|| match &partitioned_job {
-            Job::Single(harness) => execute(progress, "partitioned", harness, &signature),
-            Job::Spmd { mpi_program, ranks } => {
+            Job::Single(harness, unpad) => {
+                execute(progress, "partitioned", harness, &signature, unpad)
+            }
+            Job::Spmd {
+                mpi_program,
+                ranks,
+                unpad,
+            } => {
                 let lowered = timed(progress, "partitioned: lowered to LLVM", || {
                     spmd::lower(mpi_program)
                 })?;
@@ -223,7 +226,7 @@ pub fn run(args: &VerifyArgs) -> Result<i32, CliError> {
                     &format!("partitioned: ran on {ranks} ranks ({})", spmd::MPIEXEC),
                     || spmd::execute(&lowered, *ranks),
                 )?;
-                decode_all("partitioned", &printed, &signature)
+                decode_all("partitioned", &unpadded(printed, unpad), &signature)
             }
         });
         let join = |handle: std::thread::ScopedJoinHandle<'_, Result<Values, CliError>>| {
@@ -289,10 +292,14 @@ fn verdict(
 
 /// How the partitioned program runs.
 enum Job {
-    /// A harness for one process.
-    Single(String),
+    /// A harness for one process, and how to unpad its results.
+    Single(String, Vec<Unpad>),
     /// An MPI program for `ranks` processes.
-    Spmd { mpi_program: String, ranks: usize },
+    Spmd {
+        mpi_program: String,
+        ranks: usize,
+        unpad: Vec<Unpad>,
+    },
 }
 
 fn keep(dir: &std::path::Path, files: &[(&str, &str)]) -> Result<(), CliError> {
@@ -311,6 +318,7 @@ fn execute(
     what: &str,
     harness: &str,
     signature: &Signature,
+    unpad: &[Unpad],
 ) -> Result<Vec<Vec<f64>>, CliError> {
     let lowered = timed(progress, &format!("{what}: lowered to LLVM"), || {
         runner::lower(harness, what)
@@ -318,7 +326,23 @@ fn execute(
     let printed = timed(progress, &format!("{what}: ran"), || {
         runner::execute(&lowered, what)
     })?;
-    decode_all(what, &printed, signature)
+    decode_all(what, &unpadded(printed, unpad), signature)
+}
+
+/// A result's padding (docs/design.md#uneven-dims), when the partitioned program returns it
+/// padded: its padded global shape and its `partir.padding` steps.
+pub(super) type Unpad = Option<(Vec<usize>, Vec<i64>)>;
+
+/// `printed` results with their padding dropped: the caller's arrays.
+fn unpadded(printed: Vec<Vec<i64>>, unpad: &[Unpad]) -> Vec<Vec<i64>> {
+    printed
+        .into_iter()
+        .zip(unpad.iter().chain(std::iter::repeat(&None)))
+        .map(|(values, unpad)| match unpad {
+            Some((shape, steps)) => crate::cli::padding::unpad(&values, shape, 1, steps),
+            None => values,
+        })
+        .collect()
 }
 
 /// Runs `step`; when it succeeds, prints `partir:   {what} in {seconds}`.

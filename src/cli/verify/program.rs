@@ -4,6 +4,7 @@
 use crate::cli::{
     args::VerifyArgs,
     error::CliError,
+    padding,
     pipeline::{describe, Session},
     progress::{shown, Step},
     runner::{self, Input, TensorType},
@@ -35,7 +36,30 @@ pub(super) fn sequential_harness(
     partitioned: &mut Module,
     inputs: &[Input],
     original: &Signature,
-) -> Result<String, CliError> {
+) -> Result<(String, Vec<super::Unpad>), CliError> {
+    // Arguments and results padded (`partir.padding`): the inputs are padded for it, and its
+    // results' padding dropped.
+    let (arg_padding, res_padding) = crate::passes::expand_dim::entry_arrays(
+        main_function(partitioned)?,
+        crate::passes::pad_dim::PADDING_ATTR,
+    );
+    let padded = |types: &[TensorType], padding: &crate::passes::expand_dim::Views| {
+        types
+            .iter()
+            .zip(padding.iter().chain(std::iter::repeat(&None)))
+            .map(|(ty, steps)| match steps {
+                Some(steps) => TensorType {
+                    shape: padding::padded_shape(&ty.shape, steps),
+                    elem: ty.elem,
+                },
+                None => ty.clone(),
+            })
+            .collect::<Vec<TensorType>>()
+    };
+    let (padded_inputs, padded_outputs) = (
+        padded(&original.inputs, &arg_padding),
+        padded(&original.outputs, &res_padding),
+    );
     let step = Step::start("making it sequential (partir-sequential)");
     let result = session
         .run(
@@ -55,7 +79,7 @@ pub(super) fn sequential_harness(
     // Remarks of partir-sequential, if any, are not news.
     session.take();
     let local = signature(partitioned)?;
-    if local.inputs != original.inputs || local.outputs != original.outputs {
+    if local.inputs != padded_inputs || local.outputs != padded_outputs {
         return Err(CliError::new(
             "the partitioned program's @main has another signature than the original's",
         ));
@@ -71,7 +95,31 @@ pub(super) fn sequential_harness(
             &text[at..end]
         )));
     }
-    runner::harness(&text, inputs, &original.outputs)
+    let inputs: Vec<Input> = inputs
+        .iter()
+        .zip(padded_inputs)
+        .zip(arg_padding.iter().chain(std::iter::repeat(&None)))
+        .map(|((input, ty), steps)| match steps {
+            Some(steps) => {
+                let unit = input.bytes.len() / input.ty.len().max(1);
+                Input {
+                    bytes: padding::pad(&input.bytes, &input.ty.shape, unit, 0, steps),
+                    ty,
+                }
+            }
+            None => input.clone(),
+        })
+        .collect();
+    let unpad = padded_outputs
+        .iter()
+        .zip(res_padding.iter().chain(std::iter::repeat(&None)))
+        .map(|(ty, steps)| {
+            steps
+                .as_ref()
+                .map(|steps| (ty.shape.clone(), steps.clone()))
+        })
+        .collect();
+    Ok((runner::harness(&text, &inputs, &padded_outputs)?, unpad))
 }
 
 /// The original program with every f32 made f64, as a harness on the same input values, and

@@ -9,6 +9,7 @@ use super::{
 use crate::cli::{
     args::VerifyArgs,
     error::CliError,
+    padding,
     partition::lower_to_hlo,
     pipeline::Session,
     progress::Step,
@@ -61,20 +62,37 @@ impl Spmd<'_> {
         // An argument or result seen expanded (`partir.view_of`, a fused dim as its factors) is
         // the original's, read row-major as the program's global type.
         let (arg_views, res_views) = crate::passes::expand_dim::views(main_function(partitioned)?);
-        let inputs_global = program_globals(
+        // An argument or result padded (`partir.padding`, a dim an axis does not divide) is the
+        // original's with zeros at the end of each of its chunks: padded before it is sharded,
+        // and the padding dropped from a result after it is gathered.
+        let (arg_padding, res_padding) = crate::passes::expand_dim::entry_arrays(
+            main_function(partitioned)?,
+            crate::passes::pad_dim::PADDING_ATTR,
+        );
+        let mut inputs_global = program_globals(
             &self.signature.inputs,
             &arg_views,
             &arg_shardings,
             &local.inputs,
             &mesh,
         );
-        let outputs_global = program_globals(
+        let mut outputs_global = program_globals(
             &self.signature.outputs,
             &res_views,
             &res_shardings,
             &local.outputs,
             &mesh,
         );
+        for (globals, padding) in [
+            (&mut inputs_global, &arg_padding),
+            (&mut outputs_global, &res_padding),
+        ] {
+            for (global, steps) in globals.iter_mut().zip(padding) {
+                if let Some(steps) = steps {
+                    global.shape = padding::padded_shape(&global.shape, steps);
+                }
+            }
+        }
         if local.inputs.len() != self.signature.inputs.len()
             || local.outputs.len() != self.signature.outputs.len()
         {
@@ -121,6 +139,10 @@ impl Spmd<'_> {
             .enumerate()
             .map(|(i, input)| {
                 let mut input = input.clone();
+                if let Some(Some(steps)) = arg_padding.get(i) {
+                    let unit = input.bytes.len() / input.ty.len().max(1);
+                    input.bytes = padding::pad(&input.bytes, &input.ty.shape, unit, 0, steps);
+                }
                 input.ty = inputs_global[i].clone();
                 (input, arg_shardings.get(i).and_then(Option::as_ref))
             })
@@ -152,6 +174,15 @@ impl Spmd<'_> {
             Job::Spmd {
                 mpi_program,
                 ranks: self.ranks,
+                unpad: outputs_global
+                    .iter()
+                    .zip(res_padding.iter().chain(std::iter::repeat(&None)))
+                    .map(|(global, steps)| {
+                        steps
+                            .as_ref()
+                            .map(|steps| (global.shape.clone(), steps.clone()))
+                    })
+                    .collect(),
             },
         ))
     }

@@ -247,6 +247,7 @@ impl Reader {
                 name: name.to_string(),
                 location: location.to_string(),
                 work,
+                padding: crate::passes::padding_share::of(op),
             });
         }
     }
@@ -306,6 +307,7 @@ impl Reader {
                                 half: work.half,
                                 kernels: work.kernels * times,
                             },
+                            padding: crate::passes::padding_share::of(inner),
                         });
                     }
                 }

@@ -13,16 +13,18 @@
 // TEXT: step time    2.8 us
 // TEXT: compute      268.44 MFLOP
 // TEXT: peak memory  3.50 MiB    of 1.00 GiB (fits); arguments 2.50 MiB, results 1.00 MiB
-// TEXT-NEXT: peak at linalg.fill at {{.*}}simulate-matmul.mlir:[[@LINE+19]]:11
+// TEXT-NEXT: peak at linalg.fill at {{.*}}simulate-matmul.mlir:[[@LINE+21]]:11
 // TEXT: top ops:
 // TEXT-NEXT: op
-// TEXT-NEXT: linalg.matmul  2.7 us    compute  268.44 MFLOP  3.50 MiB  {{.*}}simulate-matmul.mlir:[[@LINE+17]]:8
-// TEXT-NEXT: linalg.fill    104.9 ns  memory   0 FLOP        1.00 MiB  {{.*}}simulate-matmul.mlir:[[@LINE+15]]:11
+// TEXT-NEXT: linalg.matmul  2.7 us    compute  268.44 MFLOP  3.50 MiB  {{.*}}simulate-matmul.mlir:[[@LINE+19]]:8
+// TEXT-NEXT: linalg.fill    104.9 ns  memory   0 FLOP        1.00 MiB  {{.*}}simulate-matmul.mlir:[[@LINE+17]]:11
 
 // JSON: "totals": {
 // JSON-NEXT: "flops": 268435456.0,
 // JSON-NEXT: "transcendentals": 0.0,
 // JSON-NEXT: "bytes_accessed": 4718592.0,
+// JSON-NEXT: "padding_flops": 0.0,
+// JSON-NEXT: "padding_bytes": 0.0,
 // JSON-NEXT: "compute_seconds": 2.78921216e-6,
 // JSON-NEXT: "communication_seconds": 0.0,
 // JSON: "peak_memory_bytes": 3670016.0,

@@ -33,7 +33,7 @@ func.func @dim_out_of_range(%x: tensor<8xf32> {partir.name = "x"}) -> tensor<8xf
 // -----
 
 partir.mesh @mesh ["batch"=4]
-// expected-error @below {{partir-tile: dim 1 of 'x' (size 255) is not divisible by axis 'batch' (size 4), and it cannot be padded to 256: partir pads StableHLO programs so far}}
+// expected-error @below {{partir-tile: dim 1 of 'x' (size 255) is not divisible by axis 'batch' (size 4), and it cannot be padded to 256: partir pads StableHLO and linalg programs so far}}
 func.func @not_divisible(%x: tensor<8x255xf32> {partir.name = "x"}) -> tensor<8x255xf32> {
   return %x : tensor<8x255xf32>
 }

@@ -1,16 +1,17 @@
 // A tile the axis does not divide pads the dim (docs/design.md#uneven-dims): x's batch of 6 on
 // 4 devices becomes 8; the argument is the caller's array with 2 rows of zeros at the end
-// (partir.padded_from), the ops the batch flows to run on 8 rows, a reduction over the rows
+// (partir.padded_from, partir.padding's steps), the ops the batch flows to run on 8 rows, a reduction over the rows
 // reads its identity where the padding is (0 for a sum, -inf for a max), and the returned tanh
-// stays padded (the caller drops the padding).
+// stays padded (the caller drops the padding). Each op records the share of its work that is
+// padding (partir.padding_share: 2 of 8 rows; a mask is all padding), which the simulator counts.
 // RUN: mlir-opt %plugin --allow-unregistered-dialect -p 'builtin.module(partir-mesh{axes=batch=4}, partir-tile{value=x dim=0 axis=batch})' %s 2>&1 | FileCheck %s
 
 // CHECK: remark: partir-tile: dim 0 of 'x' (size 6) padded to 8 to split it 4 ways along 'batch': 2 per device, 2 of padding (+33.3%) on 3 values
-// CHECK: func.func @main(%arg0: tensor<8x8xf32> {partir.name = "x", partir.padded_from = array<i64: 6, 8>}, %arg1: tensor<8x4xf32> {partir.name = "w"}) -> (tensor<4xf32>, tensor<4xf32>, tensor<8x4xf32> {partir.padded_from = array<i64: 6, 4>})
+// CHECK: func.func @main(%arg0: tensor<8x8xf32> {partir.name = "x", partir.padded_from = array<i64: 6, 8>, partir.padding = array<i64: 0, 1, 6, 8>}, %arg1: tensor<8x4xf32> {partir.name = "w"}) -> (tensor<4xf32>, tensor<4xf32>, tensor<8x4xf32> {partir.padded_from = array<i64: 6, 4>, partir.padding = array<i64: 0, 1, 6, 8>})
 // CHECK: %[[X:.*]] = partir.loop "batch" [#partir.tile<0>]
 // CHECK: partir.slice 0 %arg0[%{{.*}}] : tensor<8x8xf32> -> tensor<2x8xf32>
 // CHECK: %[[H:.*]] = "stablehlo.dot_general"(%[[X]], %arg1) {{.*}} -> tensor<8x4xf32>
-// CHECK: %[[T:.*]] = "stablehlo.tanh"(%[[H]]) : (tensor<8x4xf32>) -> tensor<8x4xf32>
+// CHECK: %[[T:.*]] = "stablehlo.tanh"(%[[H]]) {partir.padding_share = 2.500000e-01 : f64} : (tensor<8x4xf32>) -> tensor<8x4xf32>
 // CHECK: %[[IOTA:.*]] = "stablehlo.iota"() {iota_dimension = 0 : i64} : () -> tensor<8xi32>
 // CHECK: %[[SIX:.*]] = "stablehlo.constant"() {value = dense<6> : tensor<8xi32>}
 // CHECK: %[[REAL:.*]] = "stablehlo.compare"(%[[IOTA]], %[[SIX]]) {comparison_direction = #stablehlo<comparison_direction LT>}
