@@ -127,6 +127,18 @@ fn a_prime_vocabulary_splits_like_a_divisible_one() {
             );
             let (passed, said) = verify_on_xla(program.to_str().unwrap(), schedule);
             assert!(passed, "{said}");
+            // Split on `model` and then on `batch` too: each `model` tile pads from 126 to 128,
+            // and the first padding's row index, which spans the whole vocabulary, pads tile by
+            // tile.
+            let (passed, said) = verify_on_xla(
+                program.to_str().unwrap(),
+                "examples/uneven/schedules/EMB_Z3.toml",
+            );
+            assert!(passed, "{said}");
+            assert!(
+                said.contains("(each of its 2 tiles along 'model' padded from 126 to 128)"),
+                "{said}"
+            );
         }
     }
     assert_eq!(collectives[0], collectives[1]);

@@ -131,7 +131,9 @@ fn planned<'c, 'a>(
     let padder = plan.padder(seed).ok_or(
         "partir pads StableHLO and linalg programs so far, and no op this value flows to is one",
     )?;
-    plan.check_chunked()?;
+    if padder.reshape.is_none() {
+        plan.check_chunked()?;
+    }
     Ok((plan, padder))
 }
 
@@ -332,10 +334,6 @@ impl<'c, 'a> Plan<'c, 'a> {
         let Some(plan) = pad::plan(&self.rules, op, port, place.dim, size) else {
             return;
         };
-        // A mask reads positions past `from` as padding: only an unchunked value's are.
-        if place.chunks != 1 && !plan.masked.is_empty() {
-            return;
-        }
         let mut values = Vec::new();
         for &(at, d) in &plan.ports {
             let value: Option<Value> = match at {
@@ -369,9 +367,9 @@ impl<'c, 'a> Plan<'c, 'a> {
         }
     }
 
-    /// Err when a value holding the padding of several tiles would need a pad or a slice of
-    /// its own (an op that cannot run padded defines or reads it): partir pads and slices back
-    /// whole dims, at their end, so far.
+    /// Err when a value holding the padding of several tiles would need a pad, a slice or a
+    /// mask of its own (an op that cannot run padded defines or reads it, a reduction reads it)
+    /// and the family cannot see a dim as its chunks ([`Padder::reshape`]).
     fn check_chunked(&self) -> Result<(), String> {
         for &(value, place) in &self.values {
             if place.chunks == 1 {
@@ -392,6 +390,18 @@ impl<'c, 'a> Plan<'c, 'a> {
                     })
                     .map(|(user, _)| op_name(user))
             };
+            // A mask reads positions past `from` as padding: chunk by chunk, it sees them.
+            let stranded = stranded.or_else(|| {
+                self.ops
+                    .iter()
+                    .find(|(op, plan)| {
+                        plan.masked.iter().any(|&(operand, _, _)| {
+                            op.operand(operand)
+                                .is_ok_and(|operand| ffi::value_id(operand) == ffi::value_id(value))
+                        })
+                    })
+                    .map(|(op, _)| op_name(*op))
+            });
             if let Some(op) = stranded {
                 return Err(format!(
                     "dim {} of a value it flows to is split {} ways already and '{op}' {} it whole (padding each of those tiles at its end is supported where every op the padding reaches runs padded)",
@@ -470,9 +480,10 @@ impl<'c, 'a> Plan<'c, 'a> {
                     unpadded.push((user, i));
                 }
                 if !unpadded.is_empty() {
-                    let back = (padder.slice)(context, anchor, value, dim, self.from)
-                        .ok_or("cannot slice a padded value back")?;
-                    made(back);
+                    let back = per_chunk(context, padder, anchor, value, place, |seen, at| {
+                        (padder.slice)(context, anchor, seen, at, self.from).inspect(|v| made(*v))
+                    })
+                    .ok_or("cannot slice a padded value back")?;
                     for (user, i) in unpadded {
                         ffi::set_operand(user, i, back);
                     }
@@ -488,9 +499,10 @@ impl<'c, 'a> Plan<'c, 'a> {
                 if padded.is_empty() && value != seed {
                     continue;
                 }
-                let grown = (padder.pad)(context, anchor, value, dim, self.to)
-                    .ok_or("cannot pad a value")?;
-                made(grown);
+                let grown = per_chunk(context, padder, anchor, value, place, |seen, at| {
+                    (padder.pad)(context, anchor, seen, at, self.to).inspect(|v| made(*v))
+                })
+                .ok_or("cannot pad a value")?;
                 for (user, i) in padded {
                     ffi::set_operand(user, i, grown);
                 }
@@ -502,9 +514,14 @@ impl<'c, 'a> Plan<'c, 'a> {
         for ((op, plan), before) in self.ops.iter().zip(&before) {
             for &(operand, dim, kind) in &plan.masked {
                 let value = op.operand(operand).map_err(|_| "a masked operand")?;
-                let masked = (padder.mask)(context, *op, value, dim, self.from, kind)
-                    .ok_or("cannot mask a padded value")?;
-                made(masked);
+                let place = Place {
+                    dim,
+                    chunks: self.place(value).map_or(1, |place| place.chunks),
+                };
+                let masked = per_chunk(context, padder, *op, value, place, |seen, at| {
+                    (padder.mask)(context, *op, seen, at, self.from, kind).inspect(|v| made(*v))
+                })
+                .ok_or("cannot mask a padded value")?;
                 ffi::set_operand(*op, operand, masked);
             }
             rules::retype(context, *op, before);
@@ -515,6 +532,38 @@ impl<'c, 'a> Plan<'c, 'a> {
         }
         stand_in.ok_or_else(|| "the padded value was not made".to_string())
     }
+}
+
+/// `resize` (a pad, a slice back or a mask on a dim) applied to each chunk of `value`'s padded
+/// dim: the value seen as `[.., chunks, size, ..]`, resized on the chunk's dim, and seen whole
+/// again. One chunk: `resize` on the dim itself.
+///
+/// ```text
+/// %v : [256]  (2 tiles of 128 padded to 129, seen whole: [2·128])
+/// reshape [2, 128] -> pad dim 1 to 129 -> [2, 129] -> reshape [258]
+/// ```
+fn per_chunk<'c, 'a>(
+    context: &'c Context,
+    padder: Padder,
+    anchor: OperationRef<'c, 'a>,
+    value: Value<'c, 'a>,
+    place: Place,
+    resize: impl FnOnce(Value<'c, 'a>, usize) -> Option<Value<'c, 'a>>,
+) -> Option<Value<'c, 'a>> {
+    let Place { dim, chunks } = place;
+    if chunks == 1 {
+        return resize(value, dim);
+    }
+    let reshape = padder.reshape?;
+    let mut shape = core::static_shape(value.r#type())?;
+    let size = shape[dim] / chunks;
+    shape.splice(dim..=dim, [chunks, size]);
+    let seen = reshape(context, anchor, value, &shape)?;
+    let done = resize(seen, dim + 1)?;
+    let mut whole = core::static_shape(done.r#type())?;
+    let merged = whole[dim] * whole[dim + 1];
+    whole.splice(dim..=dim + 1, [merged]);
+    reshape(context, anchor, done, &whole)
 }
 
 fn op_name(op: OperationRef) -> String {

@@ -35,7 +35,12 @@ use melior::{
 };
 
 pub(super) fn register(rules: &mut Entries) {
-    let padder = Padder { pad, slice, mask };
+    let padder = Padder {
+        pad,
+        slice,
+        mask,
+        reshape: None,
+    };
     for dialect in ["linalg", "tensor", "arith"] {
         rules.add_padder(dialect, padder);
     }

@@ -34,9 +34,22 @@ pub type Resize = for<'c, 'a> fn(
     i64,
 ) -> Option<Value<'c, 'a>>;
 
+/// Builds, in front of an anchor op, `value` seen with another shape of as many elements
+/// (row-major): a dim of `c·n` as `[c, n]` and back.
+pub type Reshape = for<'c, 'a> fn(
+    &'c melior::Context,
+    OperationRef<'c, 'a>,
+    Value<'c, 'a>,
+    &[i64],
+) -> Option<Value<'c, 'a>>;
+
 /// How a family pads, slices back and neutralises values: built in front of `anchor`.
 #[derive(Clone, Copy)]
 pub struct Padder {
+    /// Seeing a dim as its chunks, so that a value holding several padded tiles (a dim split
+    /// already, each tile padded at its end) pads, slices back and masks chunk by chunk. None:
+    /// the family only pads values of one chunk.
+    pub reshape: Option<Reshape>,
     /// `value` with dim `dim` grown to `to`, the new positions zero.
     pub pad: Resize,
     /// The first `size` positions of `value` along `dim`.

@@ -26,7 +26,12 @@ use melior::{
 };
 
 pub(super) fn register(rules: &mut Entries) {
-    let padder = Padder { pad, slice, mask };
+    let padder = Padder {
+        pad,
+        slice,
+        mask,
+        reshape: Some(reshape),
+    };
     rules.add_padder("stablehlo", padder);
     rules.add_padder("chlo", padder);
     for name in [
@@ -99,6 +104,21 @@ fn pad<'c, 'a>(
             ("interior_padding", dense(context, &vec![0; shape.len()])),
         ],
         with_shape(value.r#type(), &padded),
+    ))
+}
+
+fn reshape<'c, 'a>(
+    context: &'c Context,
+    anchor: OperationRef<'c, 'a>,
+    value: Value<'c, 'a>,
+    shape: &[i64],
+) -> Option<Value<'c, 'a>> {
+    let here = Builder::before(context, anchor);
+    Some(here.value_of(
+        "stablehlo.reshape",
+        &[value],
+        &[],
+        with_shape(value.r#type(), shape),
     ))
 }
 
