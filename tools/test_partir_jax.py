@@ -58,6 +58,12 @@ def fused_projection_error():
                                        schedule=[{"name": "MP", "axis": "model", "tile": {"w": 2}}],
                                        arg_names=["x", "w"], expand={"w": {"dim": 1, "sizes": [3, 4, 4]}})
     assert "partir.view_of = array<i64: 8, 48>" in partitioned.program, "w is seen as [8, 3, 4, 4]"
+    # As jax.jit shardings the plan cannot be given (they must divide): said, not run wrong.
+    try:
+        partir_jax.shardings(step, args, tactics, {"batch": 4}, arg_names=names, result_names=results)
+        raise AssertionError("partir_jax.shardings gave jax.jit shardings that do not divide")
+    except ValueError as error:
+        assert "does not divide it" in str(error) and "'x'" in str(error), error
     got, want = partitioned(*args), jax.jit(step)(*args)
     assert np.shape(got[1]) == (8, 48), np.shape(got[1])
     return max(float(np.abs(np.asarray(a, np.float64) - np.asarray(b, np.float64)).max()
@@ -176,12 +182,37 @@ def logical_error():
                      / max(float(np.abs(np.asarray(b, np.float64)).max()), 1e-30)) for a, b in zip(got, want))
 
 
+def uneven_error():
+    """`partir_jax.partition` of a plan that pads (docs/design.md#uneven-dims): the MLP step of
+    `tools/uneven_fixtures.py` with its batch of 6 split 4 ways. The caller passes and gets the
+    arrays of its own shapes (6 rows), never the padding; `partir_jax.shardings` refuses the plan
+    with a clear error (jax.jit's shardings must divide)."""
+    import uneven_fixtures
+
+    step, specs, names, results = uneven_fixtures.mlp_batch6_spec()
+    keys = jax.random.split(jax.random.key(0), len(specs))
+    args = [jax.random.normal(key, spec.shape, spec.dtype) for key, spec in zip(keys, specs)]
+    tactics = [{"name": "BP", "axis": "batch", "tile": {"x": 0, "y": 0}}]
+    partitioned = partir_jax.partition(step, args, {"batch": 4}, tactics, arg_names=names, result_names=results)
+    assert "partir.padding" in partitioned.program, "the plan pads the batch"
+    # As jax.jit shardings the plan cannot be given (they must divide): said, not run wrong.
+    try:
+        partir_jax.shardings(step, args, tactics, {"batch": 4}, arg_names=names, result_names=results)
+        raise AssertionError("partir_jax.shardings gave jax.jit shardings that do not divide")
+    except ValueError as error:
+        assert "does not divide it" in str(error) and "'x'" in str(error), error
+    got, want = partitioned(*args), jax.jit(step)(*args)
+    assert [np.shape(a) for a in got] == [np.shape(b) for b in want], [np.shape(a) for a in got]
+    return max(float(np.abs(np.asarray(a, np.float64) - np.asarray(b, np.float64)).max()
+                     / max(float(np.abs(np.asarray(b, np.float64)).max()), 1e-30)) for a, b in zip(got, want))
+
+
 def main(argv):
     failed = 0
     if not argv:
         for case, check in [("fused-projection:MP", fused_projection_error), ("shardings:llama:BP_MP", shardings_error),
                             ("auto:llama", auto_zoo_llama_error), ("auto:published-gpt2", auto_published_gpt2_error),
-                            ("logical:llama", logical_error)]:
+                            ("logical:llama", logical_error), ("uneven:mlp-batch6:BP", uneven_error)]:
             error = check()
             # `auto:` cases are judged against the step's own f32 noise (below 1 passes).
             judged = case.startswith("auto:")

@@ -272,6 +272,19 @@ def shardings(fn: Callable, args: Sequence[Any], schedule: str | os.PathLike | S
         raise ValueError(f"the schedule's mesh {declared} is not the mesh given {sizes}")
     _same_on_every_process(program, fn)
     arg_dims, res_dims = run_spmd.shardings(program, xla_run._SHARDING)
+    # jax.jit's shardings split dims evenly; a plan that pads a dim (docs/design.md#uneven-dims)
+    # runs through `partition`, which pads and unpads around XLA.
+    for what, tree, dims_of in (("argument", args, arg_dims), ("result", out_shape, res_dims)):
+        leaves = jax.tree_util.tree_leaves(tree)
+        names = importer.named_flat(tree, arg_names if what == "argument" else result_names)
+        for name, leaf, dims in zip(names, leaves, dims_of):
+            for dim, axes in enumerate(dims):
+                ways = int(np.prod([sizes[axis] for axis in axes])) if axes else 1
+                if np.shape(leaf)[dim] % ways:
+                    raise ValueError(
+                        f"{what} '{name}': the plan splits dim {dim} (size {np.shape(leaf)[dim]}) {ways} ways "
+                        f"along {', '.join(axes)}, which does not divide it; partir pads it, but jax.jit's "
+                        "shardings must divide the dims they split: run the plan with partir_jax.partition")
     named = lambda dims: jax.sharding.NamedSharding(mesh, _partition_spec(dims))  # noqa: E731
     in_shardings = jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(args), [named(d) for d in arg_dims])
     out_shardings = jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(out_shape),
