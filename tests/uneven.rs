@@ -301,3 +301,22 @@ fn uneven_splits_pad_and_run_on_mpi_ranks_equal_to_the_original() {
     assert_eq!(out.status.code(), Some(1), "{said}");
     assert!(said.contains("FAIL"), "{said}");
 }
+
+/// The padding rides through a scan's loop: the published LLaMA scanned over its layers with
+/// its batch of 8 split 3 ways (padded to 9) runs on XLA equal to the original, the loop's
+/// carries padded (hundreds of values, not only those before the loop).
+#[test]
+fn a_padded_batch_rides_through_a_scan() {
+    let (passed, said) = verify_on_xla(
+        "examples/published/llama-scan.mlir",
+        "examples/uneven/schedules/SCAN_BP3.toml",
+    );
+    assert!(passed, "{said}");
+    let values: usize = said
+        .split("dim 0 of 'tokens' (size 8) padded to 9 to split it 3 ways along 'batch': 3 per device, 1 of padding (+12.5%) on ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|count| count.parse().ok())
+        .unwrap_or(0);
+    assert!(values > 400, "{values} values padded: {said}");
+}

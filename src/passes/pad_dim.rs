@@ -198,8 +198,25 @@ impl<'c, 'a> Plan<'c, 'a> {
                     Port::Result(ffi::result_number(value).unwrap_or(0)),
                 ));
             }
+            // A loop's region argument and what its body yields are the loop's carry.
+            if let Some(owner) = ffi::argument_owner(value)
+                .and_then(|block| block.parent_operation())
+                .filter(|op| rules::carried_body(*op).is_some())
+            {
+                sites.push((owner, Port::Operand(argument_index(value))));
+            }
+            for (user, i) in ffi::uses(value) {
+                if let Some(loop_op) = user.parent_operation().filter(|op| {
+                    carry_yield(*op).is_some_and(|last| ffi::same_operation(last, user))
+                }) {
+                    sites.push((loop_op, Port::Operand(i)));
+                }
+            }
             for (op, port) in sites {
                 if func::is_return(op) || self.covers(op, port) {
+                    continue;
+                }
+                if self.accept_carry(op, port, place) {
                     continue;
                 }
                 if !self.accept_core(op, port, place) {
@@ -213,6 +230,54 @@ impl<'c, 'a> Plan<'c, 'a> {
         self.accepted
             .get(&ffi::operation_id(op))
             .is_some_and(|&i| self.ops[i].1.ports.iter().any(|(at, _)| *at == port))
+    }
+
+    /// A loop carries padding through (`stablehlo.while`, `lax.scan`'s loop): carry `i`'s
+    /// operand, each region's argument, what the body yields and the result pad together, on
+    /// the same dim; the body's ops then run padded, masked or on the value sliced back as any.
+    /// True when `op` carries a body (its carry padded, if its values agree).
+    fn accept_carry(&mut self, op: OperationRef<'c, 'a>, port: Port, place: Place) -> bool {
+        let Some(terminator) = carry_yield(op) else {
+            return false;
+        };
+        let (Port::Operand(i) | Port::Result(i)) = port;
+        let mut carried: Vec<Value<'c, 'a>> = Vec::new();
+        carried.extend(op.operand(i).ok());
+        carried.extend(op.result(i).ok().map(Value::from));
+        for region in 0..op.region_count() {
+            let argument = op
+                .region(region)
+                .ok()
+                .and_then(|region| region.first_block())
+                .and_then(|block| block.argument(i).ok());
+            carried.extend(argument.map(Value::from));
+        }
+        carried.extend(terminator.operand(i).ok());
+        let size = |value: &Value| {
+            core::static_shape(value.r#type()).and_then(|shape| shape.get(place.dim).copied())
+        };
+        let agree = carried.len() == 3 + op.region_count()
+            && carried.iter().all(|value| {
+                size(value) == Some(place.chunks * self.from)
+                    && self.place(*value).is_none_or(|known| known == place)
+            });
+        if !agree {
+            return true;
+        }
+        self.padded_uses.insert((ffi::operation_id(op), i));
+        self.padded_uses.insert((ffi::operation_id(terminator), i));
+        // [operand, result, the regions' arguments.., yielded]: the result and the arguments
+        // change type in place (a body may yield its argument unchanged: by position, not value).
+        let last = carried.len() - 1;
+        for (at, value) in carried.into_iter().enumerate() {
+            if at != 0 && at != last {
+                self.in_place.insert(ffi::value_id(value));
+            }
+            if self.place(value).is_none() {
+                self.add(value, place);
+            }
+        }
+        true
     }
 
     /// PartIR:Core's ops carry padding through: a slice of a padded value is padded, a
@@ -572,6 +637,13 @@ fn op_name(op: OperationRef) -> String {
         .as_str()
         .unwrap_or("?")
         .to_string()
+}
+
+/// The op ending the body of a loop that carries values (`stablehlo.while`): what it yields
+/// is the next iteration's carry. None for other ops.
+fn carry_yield<'c, 'a>(op: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+    let body = rules::carried_body(op)?;
+    crate::ir::last_op(op.region(body).ok()?.first_block()?)
 }
 
 /// Appends `padding`'s step to entry `index`'s `partir.padding` in `func`'s `name`
