@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """JAX training steps whose dims the mesh's axes do not divide, lowered as `jax.jit(f).lower(...)`
-emits them (generic form), for partir's uneven tiles (`src/passes/pad_dim.rs`, `tests/uneven.rs`):
+emits them (generic form), for partir's uneven tiles (`src/passes/pad_dim/`, `tests/uneven.rs`):
 
 - `examples/uneven/mlp_batch6.mlir`: a 2-layer MLP's SGD step (softmax cross-entropy on one-hot
   labels) on a batch of 6, which `schedules/BP.toml` splits 4 ways;

@@ -44,6 +44,8 @@ pub(super) fn register(rules: &mut Entries) {
     for dialect in ["linalg", "tensor", "arith"] {
         rules.add_padder(dialect, padder);
     }
+    // Its reassociation groups dims and its result type says their sizes.
+    rules.add_row_major_reshape("tensor.collapse_shape");
 }
 
 fn dense<'c>(context: &'c Context, values: &[i64]) -> Attribute<'c> {

@@ -187,6 +187,7 @@ pub(super) struct Entries {
     padders: HashMap<&'static str, super::pad::Padder>,
     /// Ops that read or write at positions their operands hold (a gather's indices).
     reads_by_index: HashSet<&'static str>,
+    row_major_reshapes: HashSet<&'static str>,
 }
 
 /// A family's answer to dim expansion: its plan (None: by its rule) and its rewrite.
@@ -271,6 +272,12 @@ impl Entries {
     /// Says that `name` reads or writes at positions its operands hold (see [`reads_by_index`]).
     pub(super) fn add_reads_by_index(&mut self, name: &'static str) {
         self.reads_by_index.insert(name);
+    }
+
+    /// Says that `name` is a row-major reshape whose types say it all (see
+    /// [`is_row_major_reshape`]).
+    pub(super) fn add_row_major_reshape(&mut self, name: &'static str) {
+        self.row_major_reshapes.insert(name);
     }
 
     /// Says that `name` passes each operand to its result alone (see [`per_value`]).
@@ -513,6 +520,16 @@ pub(super) fn registered_padder(op: OperationRef) -> Option<super::pad::Padder> 
     let name = op.name();
     let name = name.as_string_ref().as_str().ok()?;
     BUILTIN.padders.get(dialect_of(name)).copied()
+}
+
+/// Whether `op` is a reshape of its one operand, row-major, whose result type alone says its
+/// shape (no attribute spells a size): padding carries through it by the shapes alone
+/// (`pad_dim`: a padded batch merged with the sequence pads the merged dim, tile by tile).
+pub fn is_row_major_reshape(op: OperationRef) -> bool {
+    op.name()
+        .as_string_ref()
+        .as_str()
+        .is_ok_and(|name| BUILTIN.row_major_reshapes.contains(name))
 }
 
 /// Whether `op` reads or writes at positions its operands hold (a gather, a scatter, a block

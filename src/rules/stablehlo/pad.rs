@@ -42,6 +42,7 @@ pub(super) fn register(rules: &mut Entries) {
     ] {
         rules.add_reads_by_index(name);
     }
+    rules.add_row_major_reshape("stablehlo.reshape");
 }
 
 /// A splat of `literal` shaped `ty`.

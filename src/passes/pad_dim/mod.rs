@@ -20,10 +20,9 @@
 
 use super::expand_dim::{argument_index, entry_count, mark_caller_shape, set_signature};
 use super::padding_share::add as add_padding_share;
-use super::propagate::view::slice_dim;
 use crate::{
     ffi,
-    ir::{attrs::Action, core, func, func_attrs},
+    ir::{core, func, func_attrs},
     rules::{
         self,
         expand::Port,
@@ -34,11 +33,15 @@ use crate::{
 use melior::{
     ir::{
         attribute::DenseI64ArrayAttribute, block::BlockLike, operation::OperationLike, Identifier,
-        OperationRef, RegionLike, Value, ValueLike,
+        OperationRef, Value, ValueLike,
     },
     Context,
 };
 use std::collections::{HashMap, HashSet};
+
+mod carriers;
+
+use carriers::carry_yield;
 
 /// The argument or result attribute holding the shape the caller knows: its array is the
 /// program's without the padding.
@@ -137,12 +140,15 @@ fn planned<'c, 'a>(
     Ok((plan, padder))
 }
 
-/// A padded value's dim and how many chunks of the padding it holds: 1 in a loop body where
-/// the axes splitting the dim have sliced it, the tiles of those axes outside.
+/// A padded value's dim, how many chunks of the padding it holds (1 in a loop body where the
+/// axes splitting the dim have sliced it, the tiles of those axes outside), and how many
+/// positions of the dim each padded position stands for (a batch merged with a sequence of 16
+/// by a reshape: 16). The dim holds `chunks` chunks of `from·scale`, each grown to `to·scale`.
 #[derive(Clone, Copy, PartialEq, Eq)]
 struct Place {
     dim: usize,
     chunks: i64,
+    scale: i64,
 }
 
 struct Plan<'c, 'a> {
@@ -183,7 +189,14 @@ impl<'c, 'a> Plan<'c, 'a> {
     }
 
     fn grow(&mut self, seed: Value<'c, 'a>, dim: usize, chunks: i64) {
-        self.add(seed, Place { dim, chunks });
+        self.add(
+            seed,
+            Place {
+                dim,
+                chunks,
+                scale: 1,
+            },
+        );
         let mut next = 0;
         while next < self.values.len() {
             let (value, place) = self.values[next];
@@ -216,7 +229,7 @@ impl<'c, 'a> Plan<'c, 'a> {
                 if func::is_return(op) || self.covers(op, port) {
                     continue;
                 }
-                if self.accept_carry(op, port, place) {
+                if self.accept_carry(op, port, place) || self.accept_reshape(op, port, place) {
                     continue;
                 }
                 if !self.accept_core(op, port, place) {
@@ -232,170 +245,11 @@ impl<'c, 'a> Plan<'c, 'a> {
             .is_some_and(|&i| self.ops[i].1.ports.iter().any(|(at, _)| *at == port))
     }
 
-    /// A loop carries padding through (`stablehlo.while`, `lax.scan`'s loop): carry `i`'s
-    /// operand, each region's argument, what the body yields and the result pad together, on
-    /// the same dim; the body's ops then run padded, masked or on the value sliced back as any.
-    /// True when `op` carries a body (its carry padded, if its values agree).
-    fn accept_carry(&mut self, op: OperationRef<'c, 'a>, port: Port, place: Place) -> bool {
-        let Some(terminator) = carry_yield(op) else {
-            return false;
-        };
-        let (Port::Operand(i) | Port::Result(i)) = port;
-        let mut carried: Vec<Value<'c, 'a>> = Vec::new();
-        carried.extend(op.operand(i).ok());
-        carried.extend(op.result(i).ok().map(Value::from));
-        for region in 0..op.region_count() {
-            let argument = op
-                .region(region)
-                .ok()
-                .and_then(|region| region.first_block())
-                .and_then(|block| block.argument(i).ok());
-            carried.extend(argument.map(Value::from));
-        }
-        carried.extend(terminator.operand(i).ok());
-        let size = |value: &Value| {
-            core::static_shape(value.r#type()).and_then(|shape| shape.get(place.dim).copied())
-        };
-        let agree = carried.len() == 3 + op.region_count()
-            && carried.iter().all(|value| {
-                size(value) == Some(place.chunks * self.from)
-                    && self.place(*value).is_none_or(|known| known == place)
-            });
-        if !agree {
-            return true;
-        }
-        self.padded_uses.insert((ffi::operation_id(op), i));
-        self.padded_uses.insert((ffi::operation_id(terminator), i));
-        // [operand, result, the regions' arguments.., yielded]: the result and the arguments
-        // change type in place (a body may yield its argument unchanged: by position, not value).
-        let last = carried.len() - 1;
-        for (at, value) in carried.into_iter().enumerate() {
-            if at != 0 && at != last {
-                self.in_place.insert(ffi::value_id(value));
-            }
-            if self.place(value).is_none() {
-                self.add(value, place);
-            }
-        }
-        true
-    }
-
-    /// PartIR:Core's ops carry padding through: a slice of a padded value is padded, a
-    /// loop's result is padded where its body yields a padded value. On the padded dim a
-    /// slice into `p` tiles takes `p` of the value's chunks to one, a tile loop makes one
-    /// into `p`. True when `op` is a Core op (its padded values added, if it can carry them).
-    fn accept_core(&mut self, op: OperationRef<'c, 'a>, port: Port, place: Place) -> bool {
-        let size = |value: Value| {
-            core::static_shape(value.r#type()).and_then(|shape| shape.get(place.dim).copied())
-        };
-        // (operand use, result) pairs the padding flows between, with the result's chunks
-        // from the operand's: (use's op, operand index, operand, result, parts, on padded dim).
-        let carried = if ffi::op_is(op, core::SLICE_OP) {
-            let (Ok(source), Ok(result)) = (op.operand(0), op.result(0)) else {
-                return true;
-            };
-            let result = Value::from(result);
-            let on_dim = slice_dim(op) == Some(place.dim);
-            Some((op, 0, source, result, on_dim))
-        } else if ffi::op_is(op, core::YIELD_OP) || ffi::op_is(op, core::LOOP_OP) {
-            let (loop_op, yield_op, index) = if ffi::op_is(op, core::LOOP_OP) {
-                let Port::Result(i) = port else { return true };
-                let terminator = op
-                    .region(0)
-                    .ok()
-                    .and_then(|region| region.first_block())
-                    .and_then(|block| block.terminator());
-                let Some(terminator) = terminator else {
-                    return true;
-                };
-                (op, terminator, i)
-            } else {
-                let Port::Operand(i) = port else { return true };
-                let Some(loop_op) = op
-                    .parent_operation()
-                    .filter(|parent| ffi::op_is(*parent, core::LOOP_OP))
-                else {
-                    return true;
-                };
-                (loop_op, op, i)
-            };
-            let (Ok(yielded), Ok(result)) = (yield_op.operand(index), loop_op.result(index)) else {
-                return true;
-            };
-            let on_dim = core::actions(loop_op).get(index) == Some(&Action::Tile(place.dim));
-            // A loop concatenates what its body yields: the yield is the "operand".
-            Some((yield_op, index, yielded, Value::from(result), on_dim))
-        } else {
-            None
-        };
-        let Some((user, operand, source, result, on_dim)) = carried else {
-            return false;
-        };
-        let (Some(source_size), Some(result_size)) = (size(source), size(result)) else {
-            return true;
-        };
-        // A slice's operand and a yield's are the source side; a loop's result is not.
-        let is_source = matches!(port, Port::Operand(_));
-        // The chunks each side holds, from the side the padding came in by.
-        let (source_chunks, result_chunks) = match (on_dim, is_source) {
-            (false, _) => (place.chunks, place.chunks),
-            // A slice cuts the dim into `parts`; a loop's result is `parts` yields.
-            (true, from_source) => {
-                let slicing = ffi::op_is(op, core::SLICE_OP);
-                let (big, small) = if slicing {
-                    (source_size, result_size)
-                } else {
-                    (result_size, source_size)
-                };
-                if small == 0 || big % small != 0 {
-                    return true;
-                }
-                let parts = big / small;
-                let known = place.chunks;
-                match (slicing, from_source) {
-                    (true, true) if known % parts == 0 => (known, known / parts),
-                    (true, false) => (known * parts, known),
-                    (false, true) => (known, known * parts),
-                    (false, false) if known % parts == 0 => (known / parts, known),
-                    _ => return true,
-                }
-            }
-        };
-        let source_place = Place {
-            dim: place.dim,
-            chunks: source_chunks,
-        };
-        let result_place = Place {
-            dim: place.dim,
-            chunks: result_chunks,
-        };
-        if source_size != source_chunks * self.from || result_size != result_chunks * self.from {
-            return true;
-        }
-        if self
-            .place(source)
-            .is_some_and(|known| known != source_place)
-            || self
-                .place(result)
-                .is_some_and(|known| known != result_place)
-        {
-            return true;
-        }
-        self.padded_uses.insert((ffi::operation_id(user), operand));
-        self.in_place.insert(ffi::value_id(result));
-        for (value, at) in [(source, source_place), (result, result_place)] {
-            if self.place(value).is_none() {
-                self.add(value, at);
-            }
-        }
-        true
-    }
-
     fn accept(&mut self, op: OperationRef<'c, 'a>, port: Port, place: Place) {
         if self.accepted.contains_key(&ffi::operation_id(op)) {
             return;
         }
-        let size = place.chunks * self.from;
+        let size = place.chunks * self.from * place.scale;
         let Some(plan) = pad::plan(&self.rules, op, port, place.dim, size) else {
             return;
         };
@@ -406,10 +260,7 @@ impl<'c, 'a> Plan<'c, 'a> {
                 Port::Result(i) => op.result(i).ok().map(Value::from),
             };
             let Some(value) = value else { return };
-            let at_place = Place {
-                dim: d,
-                chunks: place.chunks,
-            };
+            let at_place = Place { dim: d, ..place };
             if self.place(value).is_some_and(|known| known != at_place) {
                 return;
             }
@@ -505,13 +356,13 @@ impl<'c, 'a> Plan<'c, 'a> {
             let padding = Padding {
                 dim,
                 chunks: place.chunks,
-                from: self.from,
-                to: self.to,
+                from: self.from * place.scale,
+                to: self.to * place.scale,
             };
             let old = value.r#type();
             let caller = core::static_shape(old).ok_or("padded values are static")?;
             let mut shape = caller.clone();
-            shape[dim] = place.chunks * self.to;
+            shape[dim] = place.chunks * self.to * place.scale;
             let anchor = after_definition(value).ok_or("a value with no op after it")?;
             let uses = ffi::uses(value);
             // The entry function's arguments pad in place: the caller's array, zero-padded at
@@ -546,7 +397,8 @@ impl<'c, 'a> Plan<'c, 'a> {
                 }
                 if !unpadded.is_empty() {
                     let back = per_chunk(context, padder, anchor, value, place, |seen, at| {
-                        (padder.slice)(context, anchor, seen, at, self.from).inspect(|v| made(*v))
+                        (padder.slice)(context, anchor, seen, at, padding.from)
+                            .inspect(|v| made(*v))
                     })
                     .ok_or("cannot slice a padded value back")?;
                     for (user, i) in unpadded {
@@ -565,7 +417,7 @@ impl<'c, 'a> Plan<'c, 'a> {
                     continue;
                 }
                 let grown = per_chunk(context, padder, anchor, value, place, |seen, at| {
-                    (padder.pad)(context, anchor, seen, at, self.to).inspect(|v| made(*v))
+                    (padder.pad)(context, anchor, seen, at, padding.to).inspect(|v| made(*v))
                 })
                 .ok_or("cannot pad a value")?;
                 for (user, i) in padded {
@@ -579,12 +431,17 @@ impl<'c, 'a> Plan<'c, 'a> {
         for ((op, plan), before) in self.ops.iter().zip(&before) {
             for &(operand, dim, kind) in &plan.masked {
                 let value = op.operand(operand).map_err(|_| "a masked operand")?;
-                let place = Place {
-                    dim,
-                    chunks: self.place(value).map_or(1, |place| place.chunks),
-                };
+                let place = self.place(value).map_or(
+                    Place {
+                        dim,
+                        chunks: 1,
+                        scale: 1,
+                    },
+                    |place| Place { dim, ..place },
+                );
+                let from = self.from * place.scale;
                 let masked = per_chunk(context, padder, *op, value, place, |seen, at| {
-                    (padder.mask)(context, *op, seen, at, self.from, kind).inspect(|v| made(*v))
+                    (padder.mask)(context, *op, seen, at, from, kind).inspect(|v| made(*v))
                 })
                 .ok_or("cannot mask a padded value")?;
                 ffi::set_operand(*op, operand, masked);
@@ -615,7 +472,7 @@ fn per_chunk<'c, 'a>(
     place: Place,
     resize: impl FnOnce(Value<'c, 'a>, usize) -> Option<Value<'c, 'a>>,
 ) -> Option<Value<'c, 'a>> {
-    let Place { dim, chunks } = place;
+    let Place { dim, chunks, .. } = place;
     if chunks == 1 {
         return resize(value, dim);
     }
@@ -637,13 +494,6 @@ fn op_name(op: OperationRef) -> String {
         .as_str()
         .unwrap_or("?")
         .to_string()
-}
-
-/// The op ending the body of a loop that carries values (`stablehlo.while`): what it yields
-/// is the next iteration's carry. None for other ops.
-fn carry_yield<'c, 'a>(op: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
-    let body = rules::carried_body(op)?;
-    crate::ir::last_op(op.region(body).ok()?.first_block()?)
 }
 
 /// Appends `padding`'s step to entry `index`'s `partir.padding` in `func`'s `name`
