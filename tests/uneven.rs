@@ -304,7 +304,8 @@ fn uneven_splits_pad_and_run_on_mpi_ranks_equal_to_the_original() {
 
 /// The padding rides through a scan's loop: the published LLaMA scanned over its layers with
 /// its batch of 8 split 3 ways (padded to 9) runs on XLA equal to the original, the loop's
-/// carries padded (hundreds of values, not only those before the loop).
+/// carries padded (hundreds of values, not only those before the loop), and nothing gathers
+/// the batch.
 #[test]
 fn a_padded_batch_rides_through_a_scan() {
     let (passed, said) = verify_on_xla(
@@ -318,5 +319,24 @@ fn a_padded_batch_rides_through_a_scan() {
         .and_then(|rest| rest.split(' ').next())
         .and_then(|count| count.parse().ok())
         .unwrap_or(0);
-    assert!(values > 600, "{values} values padded: {said}");
+    assert!(values > 700, "{values} values padded: {said}");
+    // Partitioned through: nothing gathers the batch (the loops, reshapes, layer slices, the
+    // token lookup and its gradient all run padded).
+    let out = partir(&[
+        "partition",
+        "examples/published/llama-scan.mlir",
+        "-s",
+        "examples/uneven/schedules/SCAN_BP3.toml",
+        "-o",
+        "/dev/null",
+    ]);
+    let table = text(&out.stderr);
+    assert!(
+        out.status.success() && table.contains("all_reduce sum"),
+        "{table}"
+    );
+    assert!(
+        !table.contains("all_gather"),
+        "the batch is gathered: {table}"
+    );
 }

@@ -186,7 +186,6 @@ pub(super) struct Entries {
     /// Per dialect: how it pads, slices back and neutralises values (see [`super::pad`]).
     padders: HashMap<&'static str, super::pad::Padder>,
     /// Ops that read or write at positions their operands hold (a gather's indices).
-    reads_by_index: HashSet<&'static str>,
     row_major_reshapes: HashSet<&'static str>,
 }
 
@@ -267,11 +266,6 @@ impl Entries {
     /// Says how the ops of `dialect` pad a dim (see [`super::pad`]).
     pub(super) fn add_padder(&mut self, dialect: &'static str, padder: super::pad::Padder) {
         self.padders.insert(dialect, padder);
-    }
-
-    /// Says that `name` reads or writes at positions its operands hold (see [`reads_by_index`]).
-    pub(super) fn add_reads_by_index(&mut self, name: &'static str) {
-        self.reads_by_index.insert(name);
     }
 
     /// Says that `name` is a row-major reshape whose types say it all (see
@@ -530,17 +524,6 @@ pub fn is_row_major_reshape(op: OperationRef) -> bool {
         .as_string_ref()
         .as_str()
         .is_ok_and(|name| BUILTIN.row_major_reshapes.contains(name))
-}
-
-/// Whether `op` reads or writes at positions its operands hold (a gather, a scatter, a block
-/// at run-time offsets): padded positions could send it out of range.
-pub fn reads_by_index(op: OperationRef) -> bool {
-    block_access(op)
-        || op
-            .name()
-            .as_string_ref()
-            .as_str()
-            .is_ok_and(|name| BUILTIN.reads_by_index.contains(name))
 }
 
 /// `op`'s family's answer to dim expansion (None: `op` cannot run on expanded values).

@@ -76,12 +76,12 @@ pub fn padder(op: OperationRef) -> Option<Padder> {
 /// a gather's indices), its local rewrite cannot remake it, or it has regions of its own
 /// beyond a scalar body.
 pub fn plan(rules: &Rules, op: OperationRef, port: Port, dim: usize, from: i64) -> Option<PadPlan> {
-    // A block read or written at run-time offsets (a scan's `dynamic_slice` of one layer, its
-    // `dynamic_update_slice` stacking one) takes its pass-through dims whole: their start is 0
-    // whatever the padding (XLA clamps a start so the block fits). Gathers and scatters read
-    // and write where their indices say, which padding could move.
-    if (super::model::reads_by_index(op) && !super::block_access(op))
-        || super::carried_body(op).is_some()
+    // Ops that read or write where their operands say (a gather, a scatter, a block at run-time
+    // offsets) run padded only on a factor their rule passes through (batch dims: each padded
+    // row reads or writes its own padded row, a gather's indices clamped in range) or reduces
+    // (a scatter-add's updates, masked to zeros). A dim they index is neither: it reads the
+    // value sliced back.
+    if super::carried_body(op).is_some()
         || super::takes_captures(op)
         || super::tileable(op).is_err()
         || padder(op).is_none()

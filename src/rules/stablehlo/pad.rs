@@ -34,14 +34,6 @@ pub(super) fn register(rules: &mut Entries) {
     };
     rules.add_padder("stablehlo", padder);
     rules.add_padder("chlo", padder);
-    for name in [
-        "stablehlo.gather",
-        "stablehlo.scatter",
-        "stablehlo.select_and_scatter",
-        "stablehlo.dynamic_gather",
-    ] {
-        rules.add_reads_by_index(name);
-    }
     rules.add_row_major_reshape("stablehlo.reshape");
 }
 
