@@ -7,6 +7,23 @@ mod common;
 use common::{partir, root, text, verify_on_xla};
 use std::process::Command;
 
+/// `partir verify ORIGINAL --partitioned PATH ENGINE..`: its exit code and what it said.
+fn verify_partitioned(
+    program: &str,
+    partitioned: &std::path::Path,
+    engine: &[&str],
+) -> (Option<i32>, String) {
+    let mut args = vec![
+        "verify",
+        program,
+        "--partitioned",
+        partitioned.to_str().unwrap(),
+    ];
+    args.extend_from_slice(engine);
+    let out = partir(&args);
+    (out.status.code(), text(&out.stdout) + &text(&out.stderr))
+}
+
 #[test]
 fn the_fixtures_are_what_jax_emits() {
     let out = Command::new(root().join("tools/.venv/bin/python"))
@@ -58,19 +75,9 @@ fn padding_that_reaches_a_sum_is_caught() {
     let limit = "dense<6> : tensor<2xi32>";
     assert!(text_of.contains(limit), "{text_of}");
     std::fs::write(&bad, text_of.replace(limit, "dense<8> : tensor<2xi32>")).unwrap();
-    let verify = |path: &std::path::Path| {
-        let out = partir(&[
-            "verify",
-            program,
-            "--partitioned",
-            path.to_str().unwrap(),
-            "--xla",
-        ]);
-        (out.status.code(), text(&out.stdout) + &text(&out.stderr))
-    };
-    let (code, said) = verify(&good);
+    let (code, said) = verify_partitioned(program, &good, &["--xla"]);
     assert_eq!(code, Some(0), "{said}");
-    let (code, said) = verify(&bad);
+    let (code, said) = verify_partitioned(program, &bad, &["--xla"]);
     assert_eq!(code, Some(1), "{said}");
     assert!(said.contains("FAIL"), "{said}");
 }
@@ -180,19 +187,9 @@ fn a_dim_split_twice_pads_each_tile_and_runs_on_xla() {
         text_of.replacen(per_tile, "partir.padding = array<i64: 0, 1, 256, 258>", 1),
     )
     .unwrap();
-    let verify = |path: &std::path::Path| {
-        let out = partir(&[
-            "verify",
-            program,
-            "--partitioned",
-            path.to_str().unwrap(),
-            "--xla",
-        ]);
-        (out.status.code(), text(&out.stdout) + &text(&out.stderr))
-    };
-    let (code, said) = verify(&good);
+    let (code, said) = verify_partitioned(program, &good, &["--xla"]);
     assert_eq!(code, Some(0), "{said}");
-    let (code, said) = verify(&bad);
+    let (code, said) = verify_partitioned(program, &bad, &["--xla"]);
     assert_eq!(code, Some(1), "{said}");
     assert!(said.contains("FAIL"), "{said}");
 }
@@ -289,16 +286,8 @@ fn uneven_splits_pad_and_run_on_mpi_ranks_equal_to_the_original() {
         ),
     )
     .unwrap();
-    let out = partir(&[
-        "verify",
-        program,
-        "--partitioned",
-        bad.to_str().unwrap(),
-        "--ranks",
-        "4",
-    ]);
-    let said = text(&out.stdout) + &text(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{said}");
+    let (code, said) = verify_partitioned(program, &bad, &["--ranks", "4"]);
+    assert_eq!(code, Some(1), "{said}");
     assert!(said.contains("FAIL"), "{said}");
 }
 

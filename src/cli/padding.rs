@@ -66,6 +66,18 @@ pub fn unpad<T: Copy>(values: &[T], padded: &[usize], unit: usize, padding: &[i6
     values
 }
 
+/// `input` (the caller's array) padded as `padding` says, typed with its padded shape.
+pub fn pad_input(input: &crate::cli::runner::Input, padding: &[i64]) -> crate::cli::runner::Input {
+    let unit = input.bytes.len() / input.ty.len().max(1);
+    crate::cli::runner::Input {
+        bytes: pad(&input.bytes, &input.ty.shape, unit, 0, padding),
+        ty: crate::cli::runner::TensorType {
+            shape: padded_shape(&input.ty.shape, padding),
+            elem: input.ty.elem,
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

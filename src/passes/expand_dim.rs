@@ -210,39 +210,7 @@ impl<'c, 'a> Plan<'c, 'a> {
         let mut work = vec![self.add(seed, split)];
         while let Some(index) = work.pop() {
             let (value, split) = self.values[index].clone();
-            let mut sites: Vec<(OperationRef<'c, 'a>, Port)> = ffi::uses(value)
-                .into_iter()
-                .map(|(op, i)| (op, Port::Operand(i)))
-                .collect();
-            if let Some(producer) = ffi::result_owner(value) {
-                let i = (0..producer.result_count())
-                    .find(|&i| producer.result(i).is_ok_and(|r| Value::from(r) == value))
-                    .unwrap_or(0);
-                sites.push((producer, Port::Result(i)));
-            }
-            // A loop's region argument and what its body yields are the loop's carry.
-            let carry = |op: Option<OperationRef<'c, 'a>>| {
-                op.filter(|op| crate::rules::carried_body(*op).is_some())
-            };
-            if let Some(owner) =
-                carry(ffi::argument_owner(value).and_then(|b| b.parent_operation()))
-            {
-                sites.push((owner, Port::Operand(argument_index(value))));
-            }
-            for (user, i) in ffi::uses(value) {
-                let loop_op = carry(user.parent_operation());
-                let body = loop_op.and_then(|op| {
-                    op.region(crate::rules::carried_body(op)?)
-                        .ok()?
-                        .first_block()
-                });
-                if let (Some(loop_op), Some(body)) = (loop_op, body) {
-                    if crate::ir::last_op(body).is_some_and(|last| ffi::same_operation(last, user))
-                    {
-                        sites.push((loop_op, Port::Operand(i)));
-                    }
-                }
-            }
+            let sites = flow_sites(value);
             for (op, port) in sites {
                 if self.covers(op, port) || func::is_return(op) {
                     continue;
@@ -450,6 +418,42 @@ fn reshape_after<'c: 'a, 'a>(
 }
 
 /// The position of `value` among its block's arguments (0 for an op result).
+/// Where a dim of `value` flows on: each op using it (at that operand), its producer (at that
+/// result), and a loop carrying it (at the carry's operand), from the carry's region argument
+/// or from what the loop's body yields.
+pub(crate) fn flow_sites<'c, 'a>(value: Value<'c, 'a>) -> Vec<(OperationRef<'c, 'a>, Port)> {
+    let mut sites: Vec<(OperationRef<'c, 'a>, Port)> = ffi::uses(value)
+        .into_iter()
+        .map(|(op, i)| (op, Port::Operand(i)))
+        .collect();
+    if let Some(producer) = ffi::result_owner(value) {
+        sites.push((
+            producer,
+            Port::Result(ffi::result_number(value).unwrap_or(0)),
+        ));
+    }
+    let carrying = |op: Option<OperationRef<'c, 'a>>| {
+        op.filter(|op| crate::rules::carried_body(*op).is_some())
+    };
+    if let Some(owner) = carrying(ffi::argument_owner(value).and_then(|b| b.parent_operation())) {
+        sites.push((owner, Port::Operand(argument_index(value))));
+    }
+    for (user, i) in ffi::uses(value) {
+        let loop_op = carrying(user.parent_operation());
+        let body = loop_op.and_then(|op| {
+            op.region(crate::rules::carried_body(op)?)
+                .ok()?
+                .first_block()
+        });
+        if let (Some(loop_op), Some(body)) = (loop_op, body) {
+            if crate::ir::last_op(body).is_some_and(|last| ffi::same_operation(last, user)) {
+                sites.push((loop_op, Port::Operand(i)));
+            }
+        }
+    }
+    sites
+}
+
 pub(crate) fn argument_index(value: Value) -> usize {
     melior::ir::block::BlockArgument::try_from(value)
         .map_or(0, |argument| argument.argument_number())

@@ -97,16 +97,9 @@ pub(super) fn sequential_harness(
     }
     let inputs: Vec<Input> = inputs
         .iter()
-        .zip(padded_inputs)
         .zip(arg_padding.iter().chain(std::iter::repeat(&None)))
-        .map(|((input, ty), steps)| match steps {
-            Some(steps) => {
-                let unit = input.bytes.len() / input.ty.len().max(1);
-                Input {
-                    bytes: padding::pad(&input.bytes, &input.ty.shape, unit, 0, steps),
-                    ty,
-                }
-            }
+        .map(|(input, steps)| match steps {
+            Some(steps) => padding::pad_input(input, steps),
             None => input.clone(),
         })
         .collect();

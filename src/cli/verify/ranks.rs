@@ -138,11 +138,10 @@ impl Spmd<'_> {
             .iter()
             .enumerate()
             .map(|(i, input)| {
-                let mut input = input.clone();
-                if let Some(Some(steps)) = arg_padding.get(i) {
-                    let unit = input.bytes.len() / input.ty.len().max(1);
-                    input.bytes = padding::pad(&input.bytes, &input.ty.shape, unit, 0, steps);
-                }
+                let mut input = match arg_padding.get(i) {
+                    Some(Some(steps)) => padding::pad_input(input, steps),
+                    _ => input.clone(),
+                };
                 input.ty = inputs_global[i].clone();
                 (input, arg_shardings.get(i).and_then(Option::as_ref))
             })

@@ -103,22 +103,7 @@ impl<'c, 'a> Plan<'c, 'a> {
         let (Some(source_place), Some(result_place)) = (source_place, result_place) else {
             return true;
         };
-        if self
-            .place(source)
-            .is_some_and(|known| known != source_place)
-            || self
-                .place(result)
-                .is_some_and(|known| known != result_place)
-        {
-            return true;
-        }
-        self.padded_uses.insert((ffi::operation_id(op), 0));
-        self.in_place.insert(ffi::value_id(result));
-        for (value, at) in [(source, source_place), (result, result_place)] {
-            if self.place(value).is_none() {
-                self.add(value, at);
-            }
-        }
+        self.carry_across((op, 0, source, source_place), (result, result_place));
         true
     }
 
@@ -220,6 +205,21 @@ impl<'c, 'a> Plan<'c, 'a> {
         if source_size != source_chunks * per || result_size != result_chunks * per {
             return true;
         }
+        self.carry_across(
+            (user, operand, source, source_place),
+            (result, result_place),
+        );
+        true
+    }
+
+    /// Pads `source` (read by `user` at `operand`) and `result` (retyped in place) as placed,
+    /// unless either is placed otherwise already: then both are left to be padded or sliced
+    /// back where they are read.
+    fn carry_across(
+        &mut self,
+        (user, operand, source, source_place): (OperationRef<'c, 'a>, usize, Value<'c, 'a>, Place),
+        (result, result_place): (Value<'c, 'a>, Place),
+    ) {
         if self
             .place(source)
             .is_some_and(|known| known != source_place)
@@ -227,7 +227,7 @@ impl<'c, 'a> Plan<'c, 'a> {
                 .place(result)
                 .is_some_and(|known| known != result_place)
         {
-            return true;
+            return;
         }
         self.padded_uses.insert((ffi::operation_id(user), operand));
         self.in_place.insert(ffi::value_id(result));
@@ -236,7 +236,6 @@ impl<'c, 'a> Plan<'c, 'a> {
                 self.add(value, at);
             }
         }
-        true
     }
 }
 
@@ -284,7 +283,7 @@ fn reshaped(shape: &[i64], other: &[i64], place: Place, from: i64) -> Option<Pla
 
 /// The op ending the body of a loop that carries values (`stablehlo.while`): what it yields
 /// is the next iteration's carry. None for other ops.
-pub(super) fn carry_yield<'c, 'a>(op: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+fn carry_yield<'c, 'a>(op: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
     let body = rules::carried_body(op)?;
     crate::ir::last_op(op.region(body).ok()?.first_block()?)
 }

@@ -18,7 +18,9 @@
 //! which runtimes pad and slice (`tools/partir_jax/xla_run.py`); any other value the padding
 //! reaches is padded where it is defined.
 
-use super::expand_dim::{argument_index, entry_count, mark_caller_shape, set_signature};
+use super::expand_dim::{
+    argument_index, entry_count, flow_sites, mark_caller_shape, set_signature,
+};
 use super::padding_share::add as add_padding_share;
 use crate::{
     ffi,
@@ -40,8 +42,6 @@ use melior::{
 use std::collections::{HashMap, HashSet};
 
 mod carriers;
-
-use carriers::carry_yield;
 
 /// The argument or result attribute holding the shape the caller knows: its array is the
 /// program's without the padding.
@@ -201,30 +201,7 @@ impl<'c, 'a> Plan<'c, 'a> {
         while next < self.values.len() {
             let (value, place) = self.values[next];
             next += 1;
-            let mut sites: Vec<(OperationRef<'c, 'a>, Port)> = ffi::uses(value)
-                .into_iter()
-                .map(|(op, i)| (op, Port::Operand(i)))
-                .collect();
-            if let Some(producer) = ffi::result_owner(value) {
-                sites.push((
-                    producer,
-                    Port::Result(ffi::result_number(value).unwrap_or(0)),
-                ));
-            }
-            // A loop's region argument and what its body yields are the loop's carry.
-            if let Some(owner) = ffi::argument_owner(value)
-                .and_then(|block| block.parent_operation())
-                .filter(|op| rules::carried_body(*op).is_some())
-            {
-                sites.push((owner, Port::Operand(argument_index(value))));
-            }
-            for (user, i) in ffi::uses(value) {
-                if let Some(loop_op) = user.parent_operation().filter(|op| {
-                    carry_yield(*op).is_some_and(|last| ffi::same_operation(last, user))
-                }) {
-                    sites.push((loop_op, Port::Operand(i)));
-                }
-            }
+            let sites = flow_sites(value);
             for (op, port) in sites {
                 if func::is_return(op) || self.covers(op, port) {
                     continue;
