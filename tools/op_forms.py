@@ -56,7 +56,7 @@ EXPECTED_TO_PASS: set[str] = {
     "mean_loss", "mlp_sgd", "nested_jit", "one_hot_matmul", "pad", "pad_interior", "random_bits",
     "random_rbg", "random_uniform", "reduce_max", "reduce_sum", "relu", "reshape_merge",
     "reshape_regroup", "reshape_split", "reverse", "reverse_2d", "reverse_batch",
-    "slice_batch_halo", "concatenate_batch", "concatenate_batch_unequal", "pad_batch", "rng_bit_generator",
+    "slice_batch", "slice_batch_sum", "pad_batch_uneven", "slice_batch_halo", "concatenate_batch", "concatenate_batch_unequal", "pad_batch", "rng_bit_generator",
     "scan_layers", "scan_outputs", "scan_remat", "scatter_add", "scatter_set", "scatter_vmap_add", "segment_sum",
     "silu", "slice", "slice_strided", "softmax", "softplus", "sort", "take_along_axis",
     "take_along_axis_grad", "take_table", "top_k", "transpose", "transpose_batch_minor",
@@ -769,10 +769,20 @@ def slice_strided(d):
     return f, (d.f(B, 6),)
 
 
-@form(X, "x[2:6] (slice on the batch dim)", note="a slice of the batch: its rows live on 4 of the 8 devices")
+@form(X, "x[2:6] (slice on the batch dim)",
+      note="4 result rows on 8 devices: the slice grows to 8 rows (the last 4 padding), one collective_permute")
 def slice_batch(d):
     def f(x):
         return x[2:6] * 2.0
+
+    return f, (d.f(B, 4),)
+
+
+@form(X, "x[2:5, 1:3] summed over its rows (a 2-D slice on the batch dim, then a reduction)",
+      note="3 result rows on 8 devices, grown to 8: the sum reads the 5 padding rows masked")
+def slice_batch_sum(d):
+    def f(x):
+        return jnp.sum(x[2:5, 1:3] * 2.0, axis=0)
 
     return f, (d.f(B, 4),)
 
@@ -833,6 +843,15 @@ def pad_interior(d):
 def pad_batch(d):
     def f(x):
         return jnp.pad(x, ((4, 4), (0, 0)))
+
+    return f, (d.f(B, 4),)
+
+
+@form(X, "jnp.pad on the batch dim (8 -> 10 rows), then a sum over the rows",
+      note="10 rows on 8 devices: the pad grows to 16 rows (the last 6 padding), the sum reads them masked")
+def pad_batch_uneven(d):
+    def f(x):
+        return jnp.sum(jnp.pad(x, ((1, 1), (0, 0)), constant_values=3.0), axis=0)
 
     return f, (d.f(B, 4),)
 

@@ -6,6 +6,7 @@
 //! failing tile leaves the module as it was.
 
 use super::pad_dim::{self, Padding};
+pub(crate) use super::propagate::view::split_along;
 use super::{
     defining_scope, foreign_region_owner, mesh_axis_size, pinned_along, program_location,
     select_values, sliced_along, PassError, PassResult,
@@ -188,42 +189,4 @@ fn padding<'c>(
 fn quoted(axes: &[String]) -> String {
     let axes: Vec<String> = axes.iter().map(|axis| format!("'{axis}'")).collect();
     axes.join(", ")
-}
-
-/// The axes along which `value`'s dim `dim` is already split: by tile-action views of it on
-/// that dim, and by the slice chains its consumers read it through.
-pub(crate) fn split_along(value: melior::ir::Value, dim: usize) -> Vec<String> {
-    use super::propagate::view::{self, Consumer};
-    let mut axes = Vec::new();
-    for consumer in view::consumers(value) {
-        let found = match consumer {
-            Consumer::View(view_op) => match view::identity_view(view_op) {
-                Some((_, view_dim, view_axis)) => {
-                    let mut found = if view_dim == dim {
-                        vec![view_axis]
-                    } else {
-                        Vec::new()
-                    };
-                    let result =
-                        melior::ir::Value::from(view_op.result(0).expect("a view has a result"));
-                    found.extend(split_along(result, dim));
-                    found
-                }
-                None => Vec::new(),
-            },
-            Consumer::Payload(user, index) => view::operand_source(user, index)
-                .slices
-                .into_iter()
-                .filter(|(_, slice_dim)| *slice_dim == dim)
-                .map(|(slice_axis, _)| slice_axis)
-                .collect(),
-            Consumer::Opaque => Vec::new(),
-        };
-        for axis in found {
-            if !axes.contains(&axis) {
-                axes.push(axis);
-            }
-        }
-    }
-    axes
 }

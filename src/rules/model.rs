@@ -119,6 +119,16 @@ pub type Tileable = fn(OperationRef) -> Result<(), String>;
 /// For a layout op and dim `dim` of its result: the source dim that carries all of it.
 pub type SourceDim = fn(OperationRef, usize) -> Option<usize>;
 
+/// Builds, in front of `op`, an op computing `op`'s result 0 with dim `dim` grown to `to`
+/// positions at its end, which hold padding (anything): `x[2:6]` grown to 8 rows reads rows 2
+/// to 9 of `x`, past its end as zeros. See [`super::pad::grown`].
+pub type Grow = for<'c, 'a> fn(
+    &'c melior::Context,
+    OperationRef<'c, 'a>,
+    usize,
+    i64,
+) -> Option<melior::ir::Value<'c, 'a>>;
+
 /// What an op pads its operand 0 with zeros: per dim, the zeros before and after the source,
 /// and the source's shape.
 #[derive(Clone, Debug, PartialEq)]
@@ -185,6 +195,8 @@ pub(super) struct Entries {
     expansions: HashMap<&'static str, Expansion>,
     /// Per dialect: how it pads, slices back and neutralises values (see [`super::pad`]).
     padders: HashMap<&'static str, super::pad::Padder>,
+    /// Ops whose result can grow on a dim by reading further (see [`Grow`]).
+    grows: HashMap<&'static str, Grow>,
     /// Ops that read or write at positions their operands hold (a gather's indices).
     row_major_reshapes: HashSet<&'static str>,
 }
@@ -266,6 +278,11 @@ impl Entries {
     /// Says how the ops of `dialect` pad a dim (see [`super::pad`]).
     pub(super) fn add_padder(&mut self, dialect: &'static str, padder: super::pad::Padder) {
         self.padders.insert(dialect, padder);
+    }
+
+    /// Says how `name`'s result grows on a dim (see [`Grow`]).
+    pub(super) fn add_grow(&mut self, name: &'static str, grow: Grow) {
+        self.grows.insert(name, grow);
     }
 
     /// Says that `name` is a row-major reshape whose types say it all (see
@@ -524,6 +541,11 @@ pub fn is_row_major_reshape(op: OperationRef) -> bool {
         .as_string_ref()
         .as_str()
         .is_ok_and(|name| BUILTIN.row_major_reshapes.contains(name))
+}
+
+/// How `op`'s result grows on a dim (see [`Grow`]; None: it cannot).
+pub(super) fn registered_grow(op: OperationRef) -> Option<Grow> {
+    registered(&BUILTIN.grows, op)
 }
 
 /// `op`'s family's answer to dim expansion (None: `op` cannot run on expanded values).

@@ -11,7 +11,11 @@
 //! %s = reduce %y dims=[0]  [8,32] -> [32]                 reads select(row < 6, y, 0)
 //! ```
 
-use super::{expand::Port, model::registered_padder, Rules};
+use super::{
+    expand::Port,
+    model::{registered_grow, registered_padder},
+    Rules,
+};
 use crate::tmr::{FactorKind, ReductionKind};
 use melior::ir::{operation::OperationLike, OperationRef, Value, ValueLike};
 
@@ -110,6 +114,24 @@ pub fn plan(rules: &Rules, op: OperationRef, port: Port, dim: usize, from: i64) 
         return None;
     }
     plan.ports.contains(&(port, dim)).then_some(plan)
+}
+
+/// `op`'s result 0 with dim `dim` grown to `to` positions, built in front of `op` by its
+/// family (see [`super::model::Grow`]): a slice of a split dim whose result the axis does not
+/// divide reads on past its end rather than being padded after it, so that it stays one op
+/// whose rows move with a halo. None when the family cannot grow it.
+pub fn grown<'c, 'a>(
+    context: &'c melior::Context,
+    op: OperationRef<'c, 'a>,
+    dim: usize,
+    to: i64,
+) -> Option<Value<'c, 'a>> {
+    registered_grow(op)?(context, op, dim, to)
+}
+
+/// Whether `op`'s family can grow its result (see [`grown`]).
+pub fn grows(op: OperationRef) -> bool {
+    registered_grow(op).is_some()
 }
 
 /// The shape of `value` (None for a value that is not a static tensor).

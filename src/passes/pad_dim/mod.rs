@@ -92,7 +92,31 @@ pub fn pad_value<'c: 'a, 'a>(
 ) -> Result<Padded<'c, 'a>, String> {
     let (plan, padder) = planned(seed, padding)?;
     let values = plan.values.len();
-    let value = plan.apply(context, padder, seed)?;
+    let value = plan.apply(context, padder, seed, false)?;
+    Ok(Padded { value, values })
+}
+
+/// As [`pad_value`], but `seed`, an op's only result, is made padded by the op itself, grown
+/// by its family ([`pad::grown`]: a slice reads on), and the op is erased: propagation grows a
+/// slice of a split dim whose result the axis does not divide (`x[2:6]` of 8 rows on 8
+/// devices), so that the grown op's rows move with a halo.
+pub fn grow_result<'c: 'a, 'a>(
+    context: &'c Context,
+    seed: Value<'c, 'a>,
+    padding: Padding,
+) -> Result<Padded<'c, 'a>, String> {
+    let producer = ffi::result_owner(seed).ok_or("not an op's result")?;
+    if padding.chunks != 1 || producer.result_count() != 1 || !pad::grows(producer) {
+        return Err(format!("'{}' cannot grow its result", op_name(producer)));
+    }
+    let (plan, padder) = planned(seed, padding)?;
+    let values = plan.values.len();
+    let value = plan.apply(context, padder, seed, true)?;
+    if ffi::uses(seed).is_empty() {
+        // SAFETY: its only result has no use left, and nothing holds a handle to it: the plan
+        // is gone, and propagation starts its sweep again after a growth.
+        unsafe { ffi::erase(producer) };
+    }
     Ok(Padded { value, values })
 }
 
@@ -313,6 +337,7 @@ impl<'c, 'a> Plan<'c, 'a> {
         context: &'c Context,
         padder: Padder,
         seed: Value<'c, 'a>,
+        grow_seed: bool,
     ) -> Result<Value<'c, 'a>, String> {
         let before: Vec<Shapes> = self.ops.iter().map(|(op, _)| Shapes::of(*op)).collect();
         // What padding builds (a pad, a slice back, a mask) is all padding's work.
@@ -386,17 +411,47 @@ impl<'c, 'a> Plan<'c, 'a> {
                     stand_in = Some(value);
                 }
             } else {
-                let padded: Vec<_> = uses
-                    .into_iter()
-                    .filter(|(user, i)| self.padded_uses.contains(&(ffi::operation_id(*user), *i)))
-                    .collect();
+                let (padded, unpadded): (Vec<_>, Vec<_>) =
+                    uses.into_iter().partition(|(user, i)| {
+                        self.padded_uses.contains(&(ffi::operation_id(*user), *i))
+                    });
                 if padded.is_empty() && value != seed {
                     continue;
                 }
-                let grown = per_chunk(context, padder, anchor, value, place, |seen, at| {
-                    (padder.pad)(context, anchor, seen, at, padding.to).inspect(|v| made(*v))
-                })
-                .ok_or("cannot pad a value")?;
+                let grown = if grow_seed && value == seed {
+                    // The op itself makes it padded; whoever cannot read it so reads it
+                    // sliced back, so the op is left without uses.
+                    let grown = grown(context, value, padding)?;
+                    // Returned padded, as an op running padded returns its result: a slice
+                    // back would be a slice the axis does not divide, grown again.
+                    let (returned, unpadded): (Vec<_>, Vec<_>) =
+                        unpadded.into_iter().partition(|(user, _)| {
+                            func::is_return(*user)
+                                && user.parent_operation().is_some_and(func::is_function)
+                        });
+                    for (user, i) in returned {
+                        let func = user.parent_operation().ok_or("a return's function")?;
+                        mark_caller_shape(context, func, "res_attrs", i, PADDED_FROM_ATTR, &caller);
+                        record_padding(context, func, "res_attrs", i, padding);
+                        sign(func);
+                        ffi::set_operand(user, i, grown);
+                    }
+                    if !unpadded.is_empty() {
+                        let at = after_definition(grown).ok_or("a value with no op after it")?;
+                        let back = (padder.slice)(context, at, grown, dim, padding.from)
+                            .ok_or("cannot slice a padded value back")?;
+                        made(back);
+                        for (user, i) in unpadded {
+                            ffi::set_operand(user, i, back);
+                        }
+                    }
+                    grown
+                } else {
+                    per_chunk(context, padder, anchor, value, place, |seen, at| {
+                        (padder.pad)(context, anchor, seen, at, padding.to).inspect(|v| made(*v))
+                    })
+                    .ok_or("cannot pad a value")?
+                };
                 for (user, i) in padded {
                     ffi::set_operand(user, i, grown);
                 }
@@ -431,6 +486,22 @@ impl<'c, 'a> Plan<'c, 'a> {
         }
         stand_in.ok_or_else(|| "the padded value was not made".to_string())
     }
+}
+
+/// `value`'s op grown to make it padded as `padding` says ([`pad::grown`]), with the share of
+/// its work that is padding.
+fn grown<'c: 'a, 'a>(
+    context: &'c Context,
+    value: Value<'c, 'a>,
+    padding: Padding,
+) -> Result<Value<'c, 'a>, String> {
+    let producer = ffi::result_owner(value).ok_or("a grown value is a result")?;
+    let grown = pad::grown(context, producer, padding.dim, padding.to)
+        .ok_or("its op cannot grow its result")?;
+    if let Some(op) = ffi::result_owner(grown) {
+        add_padding_share(context, op, 1.0 - padding.from as f64 / padding.to as f64);
+    }
+    Ok(grown)
 }
 
 /// `resize` (a pad, a slice back or a mask on a dim) applied to each chunk of `value`'s padded

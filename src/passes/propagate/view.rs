@@ -353,3 +353,40 @@ pub fn captured_tiling<'c, 'a>(
     }
     found
 }
+
+/// The axes along which `value`'s dim `dim` is already split: by tile-action views of it on
+/// that dim, and by the slice chains its consumers read it through.
+pub fn split_along(value: melior::ir::Value, dim: usize) -> Vec<String> {
+    let mut axes = Vec::new();
+    for consumer in consumers(value) {
+        let found = match consumer {
+            Consumer::View(view_op) => match identity_view(view_op) {
+                Some((_, view_dim, view_axis)) => {
+                    let mut found = if view_dim == dim {
+                        vec![view_axis]
+                    } else {
+                        Vec::new()
+                    };
+                    let result =
+                        melior::ir::Value::from(view_op.result(0).expect("a view has a result"));
+                    found.extend(split_along(result, dim));
+                    found
+                }
+                None => Vec::new(),
+            },
+            Consumer::Payload(user, index) => operand_source(user, index)
+                .slices
+                .into_iter()
+                .filter(|(_, slice_dim)| *slice_dim == dim)
+                .map(|(slice_axis, _)| slice_axis)
+                .collect(),
+            Consumer::Opaque => Vec::new(),
+        };
+        for axis in found {
+            if !axes.contains(&axis) {
+                axes.push(axis);
+            }
+        }
+    }
+    axes
+}

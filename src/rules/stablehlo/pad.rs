@@ -19,8 +19,8 @@ use crate::{
 };
 use melior::{
     ir::{
-        attribute::DenseI64ArrayAttribute, Attribute, OperationRef, Type, TypeLike, Value,
-        ValueLike,
+        attribute::DenseI64ArrayAttribute, operation::OperationLike, Attribute, OperationRef, Type,
+        TypeLike, Value, ValueLike,
     },
     Context,
 };
@@ -35,6 +35,95 @@ pub(super) fn register(rules: &mut Entries) {
     rules.add_padder("stablehlo", padder);
     rules.add_padder("chlo", padder);
     rules.add_row_major_reshape("stablehlo.reshape");
+    rules.add_grow("stablehlo.slice", grow_slice);
+    rules.add_grow("stablehlo.pad", grow_pad);
+}
+
+/// A slice of stride 1 grown on `dim`: one `stablehlo.pad` cutting the same window with
+/// negative edges, and reading on past `dim`'s limit (zeros past the operand's end).
+///
+/// ```text
+/// slice %x [2:6]    : [8] -> [4]     grown to 8:   pad %x low -2 high 2 : [8] -> [8]
+/// ```
+fn grow_slice<'c, 'a>(
+    context: &'c Context,
+    op: OperationRef<'c, 'a>,
+    dim: usize,
+    to: i64,
+) -> Option<Value<'c, 'a>> {
+    let view = crate::rules::OpView::new(op);
+    let (start, limit) = (view.dense("start_indices"), view.dense("limit_indices"));
+    if view.dense("strides").iter().any(|&stride| stride != 1) {
+        return None;
+    }
+    let operand = view.operand(0).ok()?;
+    let low: Vec<i64> = start.iter().map(|&s| -s).collect();
+    let mut high: Vec<i64> = limit.iter().zip(operand).map(|(&l, &n)| l - n).collect();
+    *high.get_mut(dim)? += to - (limit[dim] - start[dim]);
+    let padding = op.operand(0).ok()?;
+    let zero = splat(
+        &Builder::before(context, op),
+        &literal(0.0, ffi::shaped_element(padding.r#type())),
+        with_shape(padding.r#type(), &[]),
+    )?;
+    edge_padded(context, op, padding, zero, &low, &high)
+}
+
+/// A pad without interior padding on `dim`, grown there: its high edge takes the growth.
+fn grow_pad<'c, 'a>(
+    context: &'c Context,
+    op: OperationRef<'c, 'a>,
+    dim: usize,
+    to: i64,
+) -> Option<Value<'c, 'a>> {
+    let view = crate::rules::OpView::new(op);
+    let (low, mut high) = (
+        view.dense("edge_padding_low"),
+        view.dense("edge_padding_high"),
+    );
+    if view.dense("interior_padding").iter().any(|&rows| rows != 0) {
+        return None;
+    }
+    *high.get_mut(dim)? += to - view.result(0).ok()?.get(dim)?;
+    edge_padded(
+        context,
+        op,
+        op.operand(0).ok()?,
+        op.operand(1).ok()?,
+        &low,
+        &high,
+    )
+}
+
+/// `stablehlo.pad` of `value` with `padding` by these edges (none interior), before `anchor`.
+fn edge_padded<'c, 'a>(
+    context: &'c Context,
+    anchor: OperationRef<'c, 'a>,
+    value: Value<'c, 'a>,
+    padding: Value<'c, 'a>,
+    low: &[i64],
+    high: &[i64],
+) -> Option<Value<'c, 'a>> {
+    let shape = static_shape(value.r#type())?;
+    if low.len() != shape.len() || high.len() != shape.len() {
+        return None;
+    }
+    let result: Vec<i64> = (0..shape.len())
+        .map(|d| shape[d] + low[d] + high[d])
+        .collect();
+    if result.iter().any(|&rows| rows <= 0) {
+        return None;
+    }
+    Some(Builder::before(context, anchor).value_of(
+        "stablehlo.pad",
+        &[value, padding],
+        &[
+            ("edge_padding_low", dense(context, low)),
+            ("edge_padding_high", dense(context, high)),
+            ("interior_padding", dense(context, &vec![0; shape.len()])),
+        ],
+        with_shape(value.r#type(), &result),
+    ))
 }
 
 /// A splat of `literal` shaped `ty`.
