@@ -18,6 +18,7 @@ mod body;
 mod elementwise;
 mod explain;
 mod grow;
+mod readers;
 mod rewrite;
 pub(super) mod view;
 
@@ -102,6 +103,8 @@ pub struct Propagation<'c> {
     erased_body: bool,
     /// Per axis, the values later tactics of the schedule tile along it (see `body.rs`).
     later: LaterSplits,
+    /// The mesh's axis sizes (read in `run`).
+    axis_sizes: HashMap<String, i64>,
 }
 
 pub use crate::sim::report::STOP_DETAIL;
@@ -162,12 +165,20 @@ impl<'c> Propagation<'c> {
             region_rules: HashMap::new(),
             erased_body: false,
             later: HashMap::new(),
+            axis_sizes: HashMap::new(),
         }
     }
 
     /// Propagates along `axis` in `func` to a fixed point, through the ops `reach` allows.
     pub fn run(&mut self, func: OperationRef<'c, '_>, axis: &str, axis_size: i64, reach: Reach) {
         self.reach = reach;
+        if let Some((mesh, _)) = func.parent_operation().and_then(Mesh::find) {
+            self.axis_sizes = mesh
+                .axes
+                .iter()
+                .map(|axis| (axis.name.clone(), axis.size))
+                .collect();
+        }
         loop {
             let mut changed = false;
             // Wrapping a loop op erases it and the ops of its body, which the list holds
@@ -440,6 +451,8 @@ impl<'c> Propagation<'c> {
                 }
             }
         }
+        readers::check_split(op, &effect, axis, axis_size, &self.axis_sizes)
+            .map_err(Stop::Conflict)?;
         // A partial result whose accumulator does not hold the reduction's identity (a bias
         // folded into a matmul's init by fusion) starts each iteration from the identity and
         // is combined with the accumulator once, after the loop: acc + Σ partials.
