@@ -94,7 +94,14 @@ def fit_link(samples: list[tuple[str, int, float, float]]) -> tuple[float, float
             fits.append((residual, column, max(value, 0.0)))
         _, column, value = min(fits)
         alpha, inverse = (value, 0.0) if column == 0 else (0.0, value)
-    bandwidth = 1.0 / inverse if inverse > 0 else float("inf")
+    if inverse > 0:
+        bandwidth = 1.0 / inverse
+    else:
+        # The times did not resolve a per-byte term (noise on a loaded machine: a latency
+        # alone fits best). The link moved each sample's bytes in its time at least, so the
+        # fastest sample bounds it: finite, where 1/0 would write `link_gbps = inf`.
+        bandwidth = max(ring_terms(kind, group, size)[1] / max(seconds, 1e-12)
+                        for kind, group, size, seconds in samples)
     return float(alpha), float(bandwidth)
 
 
