@@ -468,6 +468,14 @@ pub(super) fn divide_regions<'c>(
         return;
     }
     let shape_of = |value: Value| static_shape(value.r#type()).unwrap_or_default();
+    // A capture keeps its global type until the op reads its local slice (after this): what
+    // an op inside reads of it is the local shape (a gather of a captured table split on its
+    // row width reads rows of the local width).
+    let captured: HashMap<usize, &Vec<i64>> = inputs
+        .iter()
+        .filter(|(input, _, _)| !defined_under(*input, op))
+        .map(|(input, local, _)| (crate::ffi::value_id(*input), local))
+        .collect();
     let mut retyped = Vec::new();
     for block in blocks(op) {
         for index in 0..block.argument_count() {
@@ -482,21 +490,34 @@ pub(super) fn divide_regions<'c>(
                 results: inner.results().map(|r| shape_of(r.into())).collect(),
                 local_inputs: Vec::new(),
             };
+            let reads_capture = inner
+                .operands()
+                .any(|value| captured.contains_key(&crate::ffi::value_id(value)));
             let mut changed = false;
             for result in inner.results() {
                 changed |= divide(classes, result.into(), &parts);
             }
-            retyped.push((inner, shapes, changed));
+            retyped.push((inner, shapes, changed, reads_capture));
         }
     }
     // Sizes in attributes are fixed once every type is local (an op reads its operands'
     // new types): ops whose operands or results changed.
-    for (inner, shapes, changed) in retyped {
+    for (inner, mut shapes, changed, reads_capture) in retyped {
         let operands_changed = inner
             .operands()
             .map(shape_of)
             .zip(&shapes.operands)
             .any(|(now, was)| &now != was);
+        if reads_capture {
+            shapes.local_inputs = inner
+                .operands()
+                .map(|value| {
+                    captured
+                        .get(&crate::ffi::value_id(value))
+                        .map_or_else(|| shape_of(value), |local| (*local).clone())
+                })
+                .collect();
+        }
         if changed || operands_changed {
             super::retype(context, inner, &shapes);
         }

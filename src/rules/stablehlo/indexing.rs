@@ -156,7 +156,13 @@ pub(super) fn gather_retype<'c>(
 ) {
     let view = OpView::new(op);
     let mut sizes = view.dense("slice_sizes");
-    let (Some(old), Some(new)) = (before.operands.first(), operand_shape(op, 0)) else {
+    // A captured table reads as its local slice (`regions::divide_regions`).
+    let now = before
+        .local_inputs
+        .first()
+        .cloned()
+        .or_else(|| operand_shape(op, 0));
+    let (Some(old), Some(new)) = (before.operands.first(), now) else {
         return;
     };
     let lookup = gather_lookup(&view);
