@@ -60,13 +60,22 @@ fn grow_slice<'c, 'a>(
     let low: Vec<i64> = start.iter().map(|&s| -s).collect();
     let mut high: Vec<i64> = limit.iter().zip(operand).map(|(&l, &n)| l - n).collect();
     *high.get_mut(dim)? += to - (limit[dim] - start[dim]);
-    let padding = op.operand(0).ok()?;
-    let zero = splat(
-        &Builder::before(context, op),
-        &literal(0.0, ffi::shaped_element(padding.r#type())),
-        with_shape(padding.r#type(), &[]),
-    )?;
-    edge_padded(context, op, padding, zero, &low, &high)
+    let value = op.operand(0).ok()?;
+    let zero = zero_scalar(context, op, value)?;
+    edge_padded(context, op, value, zero, &low, &high)
+}
+
+/// A rank-0 zero of `value`'s element type, before `anchor`: what padding pads with.
+fn zero_scalar<'c, 'a>(
+    context: &'c Context,
+    anchor: OperationRef<'c, 'a>,
+    value: Value<'c, 'a>,
+) -> Option<Value<'c, 'a>> {
+    splat(
+        &Builder::before(context, anchor),
+        &literal(0.0, ffi::shaped_element(value.r#type())),
+        with_shape(value.r#type(), &[]),
+    )
 }
 
 /// A pad without interior padding on `dim`, grown there: its high edge takes the growth.
@@ -166,27 +175,10 @@ fn pad<'c, 'a>(
     to: i64,
 ) -> Option<Value<'c, 'a>> {
     let shape = static_shape(value.r#type())?;
-    let element = ffi::shaped_element(value.r#type());
-    let here = Builder::before(context, anchor);
-    let zero = splat(
-        &here,
-        &literal(0.0, element),
-        with_shape(value.r#type(), &[]),
-    )?;
+    let zero = zero_scalar(context, anchor, value)?;
     let mut high = vec![0; shape.len()];
     high[dim] = to - shape[dim];
-    let mut padded = shape.clone();
-    padded[dim] = to;
-    Some(here.value_of(
-        "stablehlo.pad",
-        &[value, zero],
-        &[
-            ("edge_padding_low", dense(context, &vec![0; shape.len()])),
-            ("edge_padding_high", dense(context, &high)),
-            ("interior_padding", dense(context, &vec![0; shape.len()])),
-        ],
-        with_shape(value.r#type(), &padded),
-    ))
+    edge_padded(context, anchor, value, zero, &vec![0; shape.len()], &high)
 }
 
 fn reshape<'c, 'a>(
