@@ -226,13 +226,13 @@ pub fn tiling(value: Value, axis: &str) -> Option<usize> {
 /// are not looked through: entering those along `model` costs gathers in the body.)
 pub fn carried_tiling(value: Value, axis: &str) -> Option<usize> {
     let mut source = value;
-    let mut looked_through = false;
-    while let Some((viewed, _, view_axis)) = ffi::result_owner(source).and_then(identity_view) {
+    let mut looked_through = Vec::new();
+    while let Some((viewed, dim, view_axis)) = ffi::result_owner(source).and_then(identity_view) {
         if view_axis == axis {
             break;
         }
         source = viewed;
-        looked_through = true;
+        looked_through.push(dim);
     }
     let mut root = source;
     while let Some((viewed, _, _)) = ffi::result_owner(root).and_then(identity_view) {
@@ -241,10 +241,15 @@ pub fn carried_tiling(value: Value, axis: &str) -> Option<usize> {
     let input = ffi::argument_owner(root)
         .and_then(|block| block.parent_operation())
         .is_some_and(crate::ir::func::is_function);
-    if looked_through && !input {
+    let found = tiling(source, axis);
+    // A computed value split twice on one dim (BP on `data`, then on `fsdp`: a scan's saved
+    // activations [layers, batch, ...] viewed `data` of `fsdp` on the batch dim) is carried
+    // split on it along both: not entering along `fsdp` would gather it in every step.
+    let nested_split = found.is_some_and(|dim| looked_through.iter().all(|&seen| seen == dim));
+    if !looked_through.is_empty() && !input && !nested_split {
         return tiling(value, axis);
     }
-    tiling(source, axis)
+    found
 }
 
 /// Who consumes a logical value.
