@@ -568,6 +568,7 @@ fn args_lists_every_zoo_model_and_which_tactics_match() {
         .chain([
             ("llama", "llama.stablehlo.mlir".to_string()),
             ("moe", "moe.stablehlo.mlir".to_string()),
+            ("gpipe", "gpipe.stablehlo.mlir".to_string()),
         ]);
     for (model, file) in forms {
         let dir = root().join("examples").join(model);

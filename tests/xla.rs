@@ -24,7 +24,16 @@ fn scratch(test: &str) -> PathBuf {
 #[test]
 fn every_zoo_model_and_schedule_runs_on_xla() {
     let mut pairs = Vec::new();
-    for model in ["mlp", "transformer", "unet", "gns", "mqa", "llama", "moe"] {
+    for model in [
+        "mlp",
+        "transformer",
+        "unet",
+        "gns",
+        "mqa",
+        "llama",
+        "moe",
+        "gpipe",
+    ] {
         let mut schedules: Vec<PathBuf> =
             std::fs::read_dir(root().join(format!("examples/{model}/schedules")))
                 .expect("schedules")

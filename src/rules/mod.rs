@@ -28,6 +28,7 @@ mod linalg_pad;
 mod model;
 pub mod pad;
 pub mod regions;
+pub mod rotation;
 mod stablehlo;
 mod sums;
 mod tensor;

@@ -197,6 +197,8 @@ pub(super) struct Entries {
     padders: HashMap<&'static str, super::pad::Padder>,
     /// Ops whose result can grow on a dim by reading further (see [`Grow`]).
     grows: HashMap<&'static str, Grow>,
+    /// Ops that may be a rotation of a value along a dim (see [`super::rotation`]).
+    rotations: HashMap<&'static str, super::rotation::RotationOf>,
     /// Ops that read or write at positions their operands hold (a gather's indices).
     row_major_reshapes: HashSet<&'static str>,
 }
@@ -283,6 +285,11 @@ impl Entries {
     /// Says how `name`'s result grows on a dim (see [`Grow`]).
     pub(super) fn add_grow(&mut self, name: &'static str, grow: Grow) {
         self.grows.insert(name, grow);
+    }
+
+    /// Says how to read whether `name` rotates a value (see [`super::rotation`]).
+    pub(super) fn add_rotation(&mut self, name: &'static str, read: super::rotation::RotationOf) {
+        self.rotations.insert(name, read);
     }
 
     /// Says that `name` is a row-major reshape whose types say it all (see
@@ -546,6 +553,11 @@ pub fn is_row_major_reshape(op: OperationRef) -> bool {
 /// How `op`'s result grows on a dim (see [`Grow`]; None: it cannot).
 pub(super) fn registered_grow(op: OperationRef) -> Option<Grow> {
     registered(&BUILTIN.grows, op)
+}
+
+/// How `op`'s family reads it as a rotation (see [`super::rotation`]; None: it is none).
+pub(super) fn registered_rotation(op: OperationRef) -> Option<super::rotation::RotationOf> {
+    registered(&BUILTIN.rotations, op)
 }
 
 /// `op`'s family's answer to dim expansion (None: `op` cannot run on expanded values).

@@ -16,6 +16,7 @@ mod indexing;
 mod lookup;
 mod ordering;
 mod pad;
+mod rotation;
 mod windows;
 
 use super::{result_shape, set_dense, Cost, Entries, Fill, OpView};
@@ -99,6 +100,7 @@ pub(super) fn register(rules: &mut Entries) {
     register_fills_and_layouts(rules);
     expand::register(rules);
     pad::register(rules);
+    rotation::register(rules);
     // Sizes in attributes: a tiled dim is read whole (see the rules), so its limit or size is
     // the new local size.
     rules.add_retype("stablehlo.slice", |context, op, before| {

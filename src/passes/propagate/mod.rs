@@ -20,6 +20,7 @@ mod explain;
 mod grow;
 mod readers;
 mod rewrite;
+mod rotate;
 pub(super) mod view;
 
 use super::{
@@ -207,6 +208,9 @@ impl<'c> Propagation<'c> {
         if !is_candidate(op, axis) {
             return false;
         }
+        if self.rotated(op, axis, axis_size) {
+            return true;
+        }
         // A value an op's regions read from above (`lax.cond`'s branches capture theirs) is
         // not an operand the op can be given a slice of: it is read whole (gathered), which
         // is said here rather than left to the lowering.
@@ -320,6 +324,9 @@ impl<'c> Propagation<'c> {
     fn backward(&mut self, op: OperationRef<'c, '_>, axis: &str, axis_size: i64) -> bool {
         if !is_candidate(op, axis) || view::pins(op, axis) {
             return false;
+        }
+        if crate::rules::rotation::rotation(op).is_some() && self.rotated(op, axis, axis_size) {
+            return true;
         }
         for index in 0..op.result_count() {
             let Some(dim) = agreed_demand(view::logical_result(op, index), axis) else {

@@ -238,7 +238,7 @@ fn iota_along(value: Value) -> Option<usize> {
 }
 
 /// Whether `value` is all zeros (a zero constant, broadcast).
-fn is_zero(value: Value) -> bool {
+pub(super) fn is_zero(value: Value) -> bool {
     let Some(producer) = ffi::result_owner(value) else {
         return false;
     };

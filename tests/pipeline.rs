@@ -1,0 +1,92 @@
+//! Pipelining in GSPMD's and MaxText's SPMD form (docs/design.md, "Pipelining"): the zoo's
+//! `gpipe` (tools/partir_jax/models/gpipe.py, preset "small") split on `stage`. Every stage
+//! computes in every one of the M + S - 1 ticks, so the simulator prices GPipe's bubble as
+//! the idle ticks' work: (S - 1) / (M + S - 1) of each device's layer FLOPs.
+
+mod common;
+
+use common::{partir, root, text};
+
+// The "small" preset of tools/partir_jax/models/gpipe.py.
+const STAGES: f64 = 2.0;
+const LAYERS: f64 = 4.0;
+const MICROBATCHES: f64 = 4.0;
+const MICROBATCH: f64 = 4.0;
+const WIDTH: f64 = 16.0;
+const FFN: f64 = 32.0;
+
+/// The priced FLOPs of the program's matmuls (per device) and its collectives, before and
+/// after the tactic.
+fn priced(schedule: &str) -> Vec<(f64, serde_json::Value)> {
+    let dir = root().join("target/tmp/pipeline");
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    let report = dir.join(format!("{schedule}.json"));
+    let out = partir(&[
+        "partition",
+        "examples/gpipe/gpipe.stablehlo.mlir",
+        "-s",
+        &format!("examples/gpipe/schedules/{schedule}.toml"),
+        "-o",
+        dir.join(format!("{schedule}.mlir")).to_str().unwrap(),
+        "--report",
+        report.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
+    report["tactics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| {
+            let ops = row["report"]["top_ops"].as_array().unwrap();
+            let dots: f64 = ops
+                .iter()
+                .filter(|op| op["op"] == "stablehlo.dot_general")
+                .map(|op| op["flops"].as_f64().unwrap())
+                .sum();
+            (dots, row["report"]["collectives"].clone())
+        })
+        .collect()
+}
+
+#[test]
+fn gpipe_bubble_is_priced_as_the_idle_ticks() {
+    let ticks = MICROBATCHES + STAGES - 1.0;
+    // One stage's layers on one microbatch: two matmuls a layer, each 2·mb·D·F FLOPs forward
+    // and twice that backward (both operands' gradients).
+    let stage_tick = 3.0 * 2.0 * (2.0 * MICROBATCH * WIDTH * FFN) * (LAYERS / STAGES);
+    let rows = priced("PP");
+    let (whole, _) = &rows[0];
+    let (split, collectives) = &rows[1];
+    // Unpartitioned, one device runs every stage in every tick; split, its own stage.
+    assert_eq!(*whole, ticks * STAGES * stage_tick);
+    assert_eq!(*split, ticks * stage_tick);
+    let useful = MICROBATCHES * stage_tick;
+    let bubble = 1.0 - useful / split;
+    let expected = (STAGES - 1.0) / (MICROBATCHES + STAGES - 1.0);
+    assert!(
+        (bubble - expected).abs() < 1e-12,
+        "bubble {bubble}, expected {expected}"
+    );
+    // The state buffer rotates by one permute a tick, forward and backward; nothing gathers.
+    let kinds: Vec<(String, f64)> = collectives
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["kind"].as_str().unwrap_or("").to_string(),
+                c["count"].as_f64().unwrap_or(0.0),
+            )
+        })
+        .collect();
+    assert!(
+        kinds.contains(&("collective_permute".to_string(), 2.0 * ticks)),
+        "{kinds:?}"
+    );
+    assert!(
+        kinds.iter().all(|(kind, _)| kind != "all_gather"),
+        "{kinds:?}"
+    );
+}
