@@ -19,6 +19,7 @@
 
 mod block;
 pub mod combine;
+mod loop_sums;
 mod optimize;
 mod permute;
 mod remake;

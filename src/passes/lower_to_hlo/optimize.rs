@@ -10,7 +10,9 @@
 //! - `all_slice dim d axes A (all_gather dim d axes A x)` → `x`;
 //! - `all_gather dim j (reshape x)`, where result dim j is x's dim d up to unit dims
 //!   → `reshape (all_gather dim d x)`: gathers of a value and of its unit-dim reshapes (an
-//!   optimizer state collapsed from `[1, 1, 16, 4]` to `[16, 4]`) become one, shared by cse.
+//!   optimizer state collapsed from `[1, 1, 16, 4]` to `[16, 4]`) become one, shared by cse;
+//! - a loop's accumulation of reduced sums from zeros → the partial sums accumulated and
+//!   reduced once after the loop (`loop_sums.rs`).
 //!
 //! Identical collectives are shared by upstream `cse` (they are Pure).
 
@@ -37,7 +39,7 @@ fn same_attribute(a: OperationRef, b: OperationRef, name: &str) -> bool {
 /// (`rules::linear`: linear jointly in both, `Linear::All` of two operands, or in operands 0
 /// and 1 of a destination-passing op whose init is not read: a `linalg.generic` adding its two
 /// inputs). `tosa.add` qualifies as `stablehlo.add` does.
-fn is_linear_binary(op: OperationRef) -> bool {
+pub(super) fn is_linear_binary(op: OperationRef) -> bool {
     use crate::rules::Linear;
     let tensor_result = op.result_count() == 1
         && op
@@ -55,7 +57,7 @@ fn is_linear_binary(op: OperationRef) -> bool {
 /// layout ops (`rules::is_layout`: reshapes and transposes, linear and the same on every
 /// device),
 /// each value used only once on the way: (the reduce, its user, the operand index there).
-fn reduced_operand<'c, 'a>(
+pub(super) fn reduced_operand<'c, 'a>(
     add: OperationRef<'c, 'a>,
     index: usize,
 ) -> Option<(OperationRef<'c, 'a>, OperationRef<'c, 'a>, usize)> {
@@ -225,6 +227,7 @@ fn gather_before_reshape<'c>(context: &'c melior::Context, module: OperationRef<
 pub fn run<'c>(context: &'c melior::Context, module: OperationRef<'c, '_>) {
     gather_before_reshape(context, module);
     defer_sums_past_adds(context, module);
+    super::loop_sums::reduce_after_loops(context, module);
     let mut slices = Vec::new();
     ffi::walk(module, |op| {
         if is(op, ALL_SLICE) {

@@ -1,0 +1,174 @@
+//! Sums a loop accumulates, reduced once after it (XLA's while-loop all-reduce code motion):
+//! a carry that starts from zeros and adds a reduced partial sum in every step adds the partial
+//! sums instead, and is reduced after the loop. A backward scan split on the batch, or GPipe's
+//! backward ticks, accumulating a weight's gradient:
+//!
+//! ```text
+//! %g = while (%acc = zeros) {                    %p = while (%acc = zeros) {
+//!   %r = all_reduce sum %x axes ["batch"]   →      %a = add %acc, (transpose %x)
+//!   %a = add %acc, (transpose %r)                  yield %a }
+//!   yield %a }                                   %g = all_reduce sum %p axes ["batch"]
+//! ```
+//!
+//! Σᵢ reduce(xᵢ) = reduce(Σᵢ xᵢ) for a sum; starting from zeros, no device's start is counted
+//! more than once. The accumulator must be the add's operand 0 (`acc + r`, `acc - r`), read by
+//! nothing else in the loop, and yielded only; the reduce reached through layout ops only
+//! ([`super::optimize::reduced_operand`]).
+
+use super::optimize::{is_linear_binary, reduced_operand};
+use crate::{
+    ffi,
+    ir::hlo,
+    rules::{Fill, Linear},
+};
+use melior::{
+    ir::{
+        block::BlockArgument,
+        block::BlockLike,
+        operation::{OperationBuilder, OperationLike},
+        BlockRef, Identifier, OperationRef, RegionLike, Value, ValueLike,
+    },
+    Context,
+};
+
+/// Moves every such reduce of every loop in `module` after its loop; inner loops first, so
+/// that a reduce moved out of an inner loop may move out of the outer one too.
+pub(super) fn reduce_after_loops<'c>(context: &'c Context, module: OperationRef<'c, '_>) {
+    let mut loops = Vec::new();
+    ffi::walk(module, |op| {
+        if crate::rules::carried_body(op).is_some() {
+            loops.push(op);
+        }
+    });
+    for op in loops.into_iter().rev() {
+        for carry in 0..op.result_count() {
+            reduce_after(context, op, carry);
+        }
+    }
+}
+
+/// The scalar every element of `value` holds, as its producer's family says.
+fn filled_with(value: Value) -> Option<f64> {
+    let producer = ffi::result_owner(value)?;
+    match crate::rules::fill(producer)? {
+        Fill::Scalar(scalar) => Some(scalar),
+        Fill::Operand(index) => filled_with(producer.operand(index).ok()?),
+    }
+}
+
+/// Whether `op` is linear jointly in operands 0 and 1 only (`rules::linear`: a scan's
+/// `dynamic_update_slice` of one step's gradient into the stacked accumulator), its other
+/// operands (the step's indices) the same on every device: made in the body from constants
+/// and the loop's own carries that start from constants (its counter), with no collective.
+fn writes_a_block(loop_op: OperationRef, body: BlockRef, op: OperationRef) -> bool {
+    matches!(crate::rules::linear(op), Some(Linear::Operands([0, 1])))
+        && op
+            .operands()
+            .skip(2)
+            .all(|index| same_everywhere(loop_op, body, index, 8))
+}
+
+/// Whether `value` (in `body`) is computed alike on every device (see [`writes_a_block`]),
+/// looking at most `depth` ops up.
+fn same_everywhere(loop_op: OperationRef, body: BlockRef, value: Value, depth: usize) -> bool {
+    if let Some(block) = ffi::argument_owner(value) {
+        let from_constant = BlockArgument::try_from(value)
+            .ok()
+            .and_then(|argument| loop_op.operand(argument.argument_number()).ok())
+            .and_then(ffi::result_owner)
+            .is_some_and(|init| init.operand_count() == 0 && init.region_count() == 0);
+        return block.to_raw().ptr == body.to_raw().ptr && from_constant;
+    }
+    let Some(producer) = ffi::result_owner(value) else {
+        return false;
+    };
+    // partir's own ops (collectives, a device's index) differ from device to device.
+    let name = producer.name();
+    let collective = name
+        .as_string_ref()
+        .as_str()
+        .is_ok_and(|name| name.starts_with("partir_hlo.") || name.starts_with("partir."));
+    depth > 0
+        && !collective
+        && producer.region_count() == 0
+        && producer
+            .operands()
+            .all(|operand| same_everywhere(loop_op, body, operand, depth - 1))
+}
+
+/// Carry `carry` of `op` reduced once after the loop, when it accumulates reduced sums from
+/// zeros (see the module comment). Whether it did.
+fn reduce_after<'c>(context: &'c Context, op: OperationRef<'c, '_>, carry: usize) -> bool {
+    let Some(body_index) = crate::rules::carried_body(op) else {
+        return false;
+    };
+    let Some(body) = op
+        .region(body_index)
+        .ok()
+        .and_then(|region| region.first_block())
+    else {
+        return false;
+    };
+    let (Some(terminator), Ok(argument)) = (crate::ir::last_op(body), body.argument(carry)) else {
+        return false;
+    };
+    let argument = Value::from(argument);
+    let Ok(yielded) = terminator.operand(carry) else {
+        return false;
+    };
+    let Some(add) = ffi::result_owner(yielded) else {
+        return false;
+    };
+    let accumulates = (is_linear_binary(add) || writes_a_block(op, body, add))
+        && ffi::uses(yielded).len() == 1
+        && ffi::uses(argument).len() == 1
+        && add.operand(0).is_ok_and(|first| first == argument);
+    if !accumulates {
+        return false;
+    }
+    // The other regions (a while's condition) do not read the accumulator.
+    let read_elsewhere = (0..op.region_count())
+        .filter(|&index| index != body_index)
+        .any(|index| {
+            op.region(index)
+                .ok()
+                .and_then(|region| region.first_block())
+                .and_then(|block| block.argument(carry).ok())
+                .is_some_and(|argument| !ffi::uses(argument.into()).is_empty())
+        });
+    if read_elsewhere {
+        return false;
+    }
+    let Some((reduce, user, position)) = reduced_operand(add, 1) else {
+        return false;
+    };
+    let in_body = reduce
+        .block()
+        .is_some_and(|block| block.to_raw().ptr == body.to_raw().ptr);
+    let zeros = op.operand(carry).ok().and_then(filled_with) == Some(0.0);
+    let (Ok(result), Some(block)) = (op.result(carry), op.block()) else {
+        return false;
+    };
+    if !in_body || !zeros {
+        return false;
+    }
+    ffi::set_operand(user, position, reduce.operand(0).expect("one operand"));
+    let result = Value::from(result);
+    let attributes = hlo::reduction_attributes(reduce)
+        .map(|(name, attribute)| (Identifier::new(context, name), attribute));
+    let after = OperationBuilder::new("partir_hlo.all_reduce", reduce.location())
+        .add_operands(&[result])
+        .add_attributes(&attributes)
+        .add_results(&[result.r#type()])
+        .build()
+        .expect("partir_hlo.all_reduce is registered");
+    let after = block.insert_operation_after(op, after);
+    ffi::replace_all_uses_except(
+        result,
+        Value::from(after.result(0).expect("one result")),
+        after,
+    );
+    // SAFETY: `reduce` is unused now and no handle to it is used after this.
+    unsafe { ffi::erase(reduce) };
+    true
+}
