@@ -13,20 +13,18 @@
 //! Σᵢ reduce(xᵢ) = reduce(Σᵢ xᵢ) for a sum; starting from zeros, no device's start is counted
 //! more than once. The accumulator must be the add's operand 0 (`acc + r`, `acc - r`), read by
 //! nothing else in the loop, and yielded only; the reduce reached through layout ops only
-//! ([`super::optimize::reduced_operand`]).
+//! ([`super::optimize::reduced_operand`]). A scan's stacked gradients, written one layer a step
+//! by `dynamic_update_slice`, would move alike (linear jointly in the buffer and the update, at
+//! indices the same on every device), but no zoo or published program reduces them in its loop
+//! (its stacked weights' gradients are sliced or scattered), so that form is not built.
 
 use super::optimize::{is_linear_binary, reduced_operand};
-use crate::{
-    ffi,
-    ir::hlo,
-    rules::{Fill, Linear},
-};
+use crate::{ffi, ir::hlo, rules::Fill};
 use melior::{
     ir::{
-        block::BlockArgument,
         block::BlockLike,
         operation::{OperationBuilder, OperationLike},
-        BlockRef, Identifier, OperationRef, RegionLike, Value, ValueLike,
+        Identifier, OperationRef, RegionLike, Value, ValueLike,
     },
     Context,
 };
@@ -56,46 +54,6 @@ fn filled_with(value: Value) -> Option<f64> {
     }
 }
 
-/// Whether `op` is linear jointly in operands 0 and 1 only (`rules::linear`: a scan's
-/// `dynamic_update_slice` of one step's gradient into the stacked accumulator), its other
-/// operands (the step's indices) the same on every device: made in the body from constants
-/// and the loop's own carries that start from constants (its counter), with no collective.
-fn writes_a_block(loop_op: OperationRef, body: BlockRef, op: OperationRef) -> bool {
-    matches!(crate::rules::linear(op), Some(Linear::Operands([0, 1])))
-        && op
-            .operands()
-            .skip(2)
-            .all(|index| same_everywhere(loop_op, body, index, 8))
-}
-
-/// Whether `value` (in `body`) is computed alike on every device (see [`writes_a_block`]),
-/// looking at most `depth` ops up.
-fn same_everywhere(loop_op: OperationRef, body: BlockRef, value: Value, depth: usize) -> bool {
-    if let Some(block) = ffi::argument_owner(value) {
-        let from_constant = BlockArgument::try_from(value)
-            .ok()
-            .and_then(|argument| loop_op.operand(argument.argument_number()).ok())
-            .and_then(ffi::result_owner)
-            .is_some_and(|init| init.operand_count() == 0 && init.region_count() == 0);
-        return block.to_raw().ptr == body.to_raw().ptr && from_constant;
-    }
-    let Some(producer) = ffi::result_owner(value) else {
-        return false;
-    };
-    // partir's own ops (collectives, a device's index) differ from device to device.
-    let name = producer.name();
-    let collective = name
-        .as_string_ref()
-        .as_str()
-        .is_ok_and(|name| name.starts_with("partir_hlo.") || name.starts_with("partir."));
-    depth > 0
-        && !collective
-        && producer.region_count() == 0
-        && producer
-            .operands()
-            .all(|operand| same_everywhere(loop_op, body, operand, depth - 1))
-}
-
 /// Carry `carry` of `op` reduced once after the loop, when it accumulates reduced sums from
 /// zeros (see the module comment). Whether it did.
 fn reduce_after<'c>(context: &'c Context, op: OperationRef<'c, '_>, carry: usize) -> bool {
@@ -119,7 +77,7 @@ fn reduce_after<'c>(context: &'c Context, op: OperationRef<'c, '_>, carry: usize
     let Some(add) = ffi::result_owner(yielded) else {
         return false;
     };
-    let accumulates = (is_linear_binary(add) || writes_a_block(op, body, add))
+    let accumulates = is_linear_binary(add)
         && ffi::uses(yielded).len() == 1
         && ffi::uses(argument).len() == 1
         && add.operand(0).is_ok_and(|first| first == argument);
