@@ -57,12 +57,35 @@ pub fn tile_identity<'c>(
     location: Location<'c>,
 ) -> Operation<'c> {
     let whole = value.r#type();
+    chunk_loop(
+        context,
+        axis,
+        axis_size,
+        dim,
+        whole,
+        location,
+        |range, chunk| slice(context, value, range, dim, chunk, location),
+    )
+}
+
+/// `partir.loop AXIS [#tile<DIM>] (%r) { %c = CHUNK(%r); yield %c } : WHOLE`: a value of type
+/// `whole` tiled on `dim`, each iteration's chunk made by one op (`chunk` builds it from the
+/// range and the chunk's type): a slice in a tile identity, a permute in a rotation.
+pub fn chunk_loop<'c>(
+    context: &'c Context,
+    axis: &str,
+    axis_size: i64,
+    dim: usize,
+    whole: Type<'c>,
+    location: Location<'c>,
+    chunk: impl FnOnce(Value<'c, '_>, Type<'c>) -> Operation<'c>,
+) -> Operation<'c> {
     let whole_size = static_shape(whole).expect("tile checks static shapes first")[dim];
-    let chunk = with_dim(whole, dim, whole_size / axis_size);
+    let chunk_type = with_dim(whole, dim, whole_size / axis_size);
     let body = Block::new(&[(RangeType::new(context, axis_size).into(), location)]);
     let range = body.argument(0).expect("one argument").into();
-    let slice = body.append_operation(slice(context, value, range, dim, chunk, location));
-    let chunk_value = slice.result(0).expect("one result").into();
+    let made = body.append_operation(chunk(range, chunk_type));
+    let chunk_value = made.result(0).expect("one result").into();
     body.append_operation(yield_(context, &[chunk_value], location));
     let region = Region::new();
     region.append_block(body);

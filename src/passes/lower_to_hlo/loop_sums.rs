@@ -18,14 +18,10 @@
 //! indices the same on every device), but no zoo or published program reduces them in its loop
 //! (its stacked weights' gradients are sliced or scattered), so that form is not built.
 
-use super::optimize::{is_linear_binary, reduced_operand};
-use crate::{ffi, ir::hlo, rules::Fill};
+use super::optimize::{is_linear_binary, reduce_in_place, reduced_operand};
+use crate::{ffi, rules::Fill};
 use melior::{
-    ir::{
-        block::BlockLike,
-        operation::{OperationBuilder, OperationLike},
-        Identifier, OperationRef, RegionLike, Value, ValueLike,
-    },
+    ir::{block::BlockLike, operation::OperationLike, OperationRef, RegionLike, Value},
     Context,
 };
 
@@ -104,28 +100,14 @@ fn reduce_after<'c>(context: &'c Context, op: OperationRef<'c, '_>, carry: usize
         .block()
         .is_some_and(|block| block.to_raw().ptr == body.to_raw().ptr);
     let zeros = op.operand(carry).ok().and_then(filled_with) == Some(0.0);
-    let (Ok(result), Some(block)) = (op.result(carry), op.block()) else {
+    let Ok(result) = op.result(carry) else {
         return false;
     };
     if !in_body || !zeros {
         return false;
     }
     ffi::set_operand(user, position, reduce.operand(0).expect("one operand"));
-    let result = Value::from(result);
-    let attributes = hlo::reduction_attributes(reduce)
-        .map(|(name, attribute)| (Identifier::new(context, name), attribute));
-    let after = OperationBuilder::new("partir_hlo.all_reduce", reduce.location())
-        .add_operands(&[result])
-        .add_attributes(&attributes)
-        .add_results(&[result.r#type()])
-        .build()
-        .expect("partir_hlo.all_reduce is registered");
-    let after = block.insert_operation_after(op, after);
-    ffi::replace_all_uses_except(
-        result,
-        Value::from(after.result(0).expect("one result")),
-        after,
-    );
+    reduce_in_place(context, reduce, result.into(), op);
     // SAFETY: `reduce` is unused now and no handle to it is used after this.
     unsafe { ffi::erase(reduce) };
     true

@@ -79,6 +79,32 @@ pub(super) fn reduced_operand<'c, 'a>(
     }
 }
 
+/// `value` reduced as `like` reduces (its kind and axes), right after `anchor`: every use of
+/// `value` but the new reduce reads the reduced value. The deferred sum of two partial sums,
+/// a loop's accumulated partial sums (`loop_sums.rs`).
+pub(super) fn reduce_in_place<'c>(
+    context: &'c melior::Context,
+    like: OperationRef<'c, '_>,
+    value: Value<'c, '_>,
+    anchor: OperationRef<'c, '_>,
+) {
+    let attributes = hlo::reduction_attributes(like)
+        .map(|(name, attribute)| (Identifier::new(context, name), attribute));
+    let reduce = OperationBuilder::new(ALL_REDUCE, like.location())
+        .add_operands(&[value])
+        .add_attributes(&attributes)
+        .add_results(&[value.r#type()])
+        .build()
+        .expect("partir_hlo.all_reduce is registered");
+    let block = anchor.block().expect("in a block");
+    let reduce = block.insert_operation_after(anchor, reduce);
+    ffi::replace_all_uses_except(
+        value,
+        Value::from(reduce.result(0).expect("one result")),
+        reduce,
+    );
+}
+
 /// `add(all_reduce sum A x, all_reduce sum A y)` → `all_reduce sum A (add(x, y))` when each
 /// reduce has no other use (see the module comment), also seen through reshapes (the reshapes
 /// then act on the partial sums). Program order, so chains of adds defer.
@@ -110,21 +136,7 @@ fn defer_sums_past_adds<'c>(context: &'c melior::Context, module: OperationRef<'
             ffi::set_operand(user, index, partial);
         }
         let result = Value::from(add.result(0).expect("one result"));
-        let attributes = hlo::reduction_attributes(first)
-            .map(|(name, attribute)| (Identifier::new(context, name), attribute));
-        let reduce = OperationBuilder::new(ALL_REDUCE, first.location())
-            .add_operands(&[result])
-            .add_attributes(&attributes)
-            .add_results(&[result.r#type()])
-            .build()
-            .expect("partir_hlo.all_reduce is registered");
-        let block = add.block().expect("in a block");
-        let reduce = block.insert_operation_after(add, reduce);
-        ffi::replace_all_uses_except(
-            result,
-            Value::from(reduce.result(0).expect("one result")),
-            reduce,
-        );
+        reduce_in_place(context, first, result, add);
         // SAFETY: `first` is unused and no handle to it is used after this.
         unsafe { ffi::erase(first) };
         // SAFETY: `second` is unused and no handle to it is used after this.

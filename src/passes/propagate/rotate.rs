@@ -12,18 +12,12 @@
 use super::{view, Propagation, Reach};
 use crate::{
     ffi::{self, Severity},
-    ir::{
-        attrs::{RangeType, TileAttr},
-        core::{self, static_shape},
-    },
+    ir::core::{self, static_shape},
     passes::names::PROPAGATE as PASS,
     rules::rotation::{rotation, Rotated},
 };
 use melior::{
-    ir::{
-        block::BlockLike, operation::OperationLike, Block, OperationRef, Region, RegionLike, Value,
-        ValueLike,
-    },
+    ir::{block::BlockLike, operation::OperationLike, OperationRef, Value, ValueLike},
     Context,
 };
 
@@ -87,23 +81,14 @@ fn rotate<'c>(context: &'c Context, rotated: &Rotated<'c, '_>, axis: &str, parts
     let chunks = rotated.shift / (rows / parts);
     let sources: Vec<i64> = (0..parts).map(|r| (r - chunks).rem_euclid(parts)).collect();
     let location = op.location();
-    let chunk = core::with_dim(source.r#type(), dim, rows / parts);
-    let body = Block::new(&[(RangeType::new(context, parts).into(), location)]);
-    let range = body.argument(0).expect("one argument").into();
-    let permute = body.append_operation(core::permute(
-        context, source, range, dim, &sources, chunk, location,
-    ));
-    let moved: Value = permute.result(0).expect("one result").into();
-    body.append_operation(core::yield_(context, &[moved], location));
-    let region = Region::new();
-    region.append_block(body);
-    let tiled = core::loop_(
+    let tiled = core::chunk_loop(
         context,
         axis,
-        &[TileAttr::new(context, dim).into()],
-        &[source.r#type()],
-        region,
+        parts,
+        dim,
+        source.r#type(),
         location,
+        |range, chunk| core::permute(context, source, range, dim, &sources, chunk, location),
     );
     let Some(block) = op.block() else {
         return false;
