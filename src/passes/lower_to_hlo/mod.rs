@@ -160,7 +160,7 @@ fn view_sharding(mesh: &Mesh, view_op: OperationRef, rank: usize) -> Sharding {
     let mut shared: Option<Sharding> = None;
     for consumer in view::consumers(result) {
         let wanted = match consumer {
-            Consumer::Payload(user, _) if is_return(user) => continue,
+            Consumer::Payload(user, _) if passes_on(user) => continue,
             Consumer::Payload(user, index) => {
                 chain_sharding(rank, &view::operand_source(user, index).slices)
             }
@@ -198,6 +198,27 @@ fn view_sharding(mesh: &Mesh, view_op: OperationRef, rank: usize) -> Sharding {
     } else {
         plain
     }
+}
+
+/// Whether `user` only hands its operands on, so the layout they arrive in is decided elsewhere:
+/// a function's return (the result's sharding), or the yield of a loop's carried body (the
+/// carry's, `block::carry_sharding`, which the yield reshards to). Counting a body's yield of a
+/// view as a reader that wants it whole dropped the view's shared prefix: on the scanned LLaMA
+/// with BP on `data` then `fsdp`, the backward scan's saved activations then arrived `[fsdp,
+/// data]` while the forward scan yields `[data, fsdp]`, and lowering gathered them whole between
+/// the scans (84 all_gathers).
+fn passes_on(user: OperationRef) -> bool {
+    is_return(user)
+        || user.parent_operation().is_some_and(|parent| {
+            crate::rules::carried_body(parent).is_some_and(|region| {
+                parent
+                    .region(region)
+                    .ok()
+                    .and_then(|region| region.first_block())
+                    .and_then(crate::ir::last_op)
+                    .is_some_and(|last| ffi::same_operation(last, user))
+            })
+        })
 }
 
 /// True when every dim of `value` splits evenly as `sharding` asks.
