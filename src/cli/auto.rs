@@ -275,7 +275,12 @@ fn search_in_order(
     for phase in [Phases::Compute, Phases::Memory] {
         for axis in order {
             let name = format!("auto-{axis}");
+            let before_later_axes = Settings {
+                near: crate::passes::auto::mcts::NEAR_BEFORE_LATER_AXES,
+                ..compute.clone()
+            };
             let phase_settings = match phase {
+                Phases::Compute if order.last() != Some(axis) => &before_later_axes,
                 Phases::Compute => compute,
                 _ => settings,
             };

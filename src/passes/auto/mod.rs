@@ -57,6 +57,9 @@ pub struct Settings {
     /// may fit once its state is sharded, and among those the fastest is wanted, not the one
     /// with the lowest peak now.
     pub anticipate: bool,
+    /// How close to its fastest plan a simpler one may be and still be taken
+    /// ([`mcts::NEAR`], wider before other axes: [`mcts::NEAR_BEFORE_LATER_AXES`]).
+    pub near: f64,
 }
 
 impl Settings {
@@ -81,6 +84,7 @@ impl Settings {
             seed: auto.seed.unwrap_or(0),
             evaluations: auto.evaluations.unwrap_or(DEFAULT_EVALUATIONS).max(1),
             anticipate: false,
+            near: mcts::NEAR,
         })
     }
 }

@@ -170,6 +170,7 @@ impl Phase<'_> {
             // The analysis and the search share the phase's time.
             time_limit: settings.time_limit.saturating_sub(started.elapsed()),
             seed: settings.seed,
+            near: settings.near,
         };
         let outcome = mcts::search(&mut problem, &limits);
         let offset = summary.evaluations;

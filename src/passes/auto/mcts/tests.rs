@@ -107,6 +107,7 @@ fn limits(budget: f64, evaluations: usize, seed: u64) -> Limits {
         evaluations,
         time_limit: Duration::from_secs(60),
         seed,
+        near: super::NEAR,
     }
 }
 
