@@ -274,7 +274,7 @@ fn mixtral_8x7b_shapes_fit_with_expert_parallelism_on_dgx_nodes() {
 /// attention and MLP forward and backward, and the recomputed forward's attention), every
 /// layer's weights gathered in both scans' bodies and gradients reduce-scattered over `data`
 /// (the forward scan entered on `data` through Megatron's views: 4 all_gathers per layer and
-/// scan at least). (Its peak, 90.8 GiB per device, is over 80 GB: f32 activations whole on
+/// scan at least). (Its peak, 86.0 GiB per device, is over 80 GB: f32 activations whole on
 /// the tensor-parallel group; in bf16 it fits: the next test.)
 #[test]
 fn llama_70b_scanned_partitions_with_fsdp_and_megatron_on_1024_devices() {

@@ -149,6 +149,81 @@ impl<'c> Propagation<'c> {
         true
     }
 
+    /// Enters the carries of `op` that its body reads both through slices along `axis` on one
+    /// dim (readers propagation split from below) and whole, when every whole reader but the
+    /// yield splits elementwise with them: the carry is then split, and those readers and
+    /// what they yield back with it. GPipe's backward ticks read the carried cotangent of the
+    /// stage outputs `[S, M, mb, D]` split on `stage` (the state's cotangent) and whole (the
+    /// `select` that zeroes the outputs handed on and is yielded back): the carry stayed
+    /// whole, and with BP on `batch` after PP its two readers wanted `[stage, batch]` and
+    /// `[batch]`, so lowering gathered it over `batch` in every tick. Whether it entered any.
+    pub(super) fn enter_split_reads(
+        &mut self,
+        op: OperationRef<'c, '_>,
+        axis: &str,
+        axis_size: i64,
+    ) -> bool {
+        let Some(body) = carried_body(op) else {
+            return false;
+        };
+        let terminator = crate::ir::last_op(body);
+        let mut entered = false;
+        for carry in 0..body.argument_count() {
+            let Ok(argument) = body.argument(carry) else {
+                continue;
+            };
+            let argument = Value::from(argument);
+            let (mut sliced, mut whole) = (Vec::new(), Vec::new());
+            for (user, index) in ffi::uses(argument) {
+                if terminator.is_some_and(|t| ffi::same_operation(user, t)) {
+                    continue;
+                }
+                if index == 0
+                    && ffi::op_is(user, core::SLICE_OP)
+                    && core::slice_axis(user).as_deref() == Some(axis)
+                {
+                    sliced.push(view::slice_dim(user));
+                } else {
+                    whole.push((user, index));
+                }
+            }
+            let Some(Some(dim)) = sliced.first().copied() else {
+                continue;
+            };
+            if whole.is_empty() || sliced.iter().any(|other| *other != Some(dim)) {
+                continue;
+            }
+            if whole
+                .iter()
+                .all(|(user, index)| self.splits_elementwise(*user, *index, dim, axis_size))
+            {
+                entered |= self.enter_carry(op, carry, dim, axis, axis_size);
+            }
+        }
+        entered
+    }
+
+    /// Whether `user`, its operand `index` split on `dim`, splits elementwise (its result on
+    /// the same elements: a `select`, an `add`), so it can take the split as it is.
+    fn splits_elementwise(
+        &self,
+        user: OperationRef<'c, '_>,
+        index: usize,
+        dim: usize,
+        axis_size: i64,
+    ) -> bool {
+        if user.region_count() > 0 || ffi::op_is(user, core::LOOP_OP) {
+            return false;
+        }
+        let Some(Ok(rule)) = self.rules.rule_for(user) else {
+            return false;
+        };
+        rule.tile_operand_by(index, dim, axis_size)
+            .is_ok_and(|effect| {
+                super::elementwise::is_elementwise(user, &rule, &effect, Some(index))
+            })
+    }
+
     /// Whether `op` is a loop that carries a value a later tactic of the schedule tiles along
     /// `axis`, on a dim its body sees: it is then entered rather than tiled whole along
     /// `axis`, so that the later split is one too (FSDP on a scan: BP, then ZeRO-3 on the

@@ -311,7 +311,8 @@ impl<'c> Propagation<'c> {
         }
         // A loop that cannot be tiled whole is partitioned inside its body (`body.rs`).
         if body::carried_body(op).is_some() {
-            let entered = self.enter_body(op, &tilings, axis, axis_size);
+            let entered = self.enter_body(op, &tilings, axis, axis_size)
+                | self.enter_split_reads(op, axis, axis_size);
             return self.exit_body(op, axis, axis_size) || entered;
         }
         if let Some(Stop::Conflict(reason)) = first_stop {
