@@ -91,6 +91,17 @@ impl Layers {
         segments.join("/")
     }
 
+    /// The whole program's names an argument name of the cut keeping the first two layers
+    /// stands for: itself, and for its last layer's, the same name in every layer cut away
+    /// (`params/layers/1/wq` -> `params/layers/1/wq` .. `params/layers/47/wq`).
+    pub(super) fn whole_names(&self, name: &str) -> Vec<String> {
+        let mut names = vec![name.to_string()];
+        if self.of_name(name) == Some(1) {
+            names.extend((2..self.count).map(|layer| self.rename(name, layer)));
+        }
+        names
+    }
+
     /// The layer a location's name stack places an op in: `layers/3` in
     /// `jit(step)/transpose(jvp(layers/3))/dot_general`.
     fn of_text(&self, text: &str) -> Option<usize> {
@@ -209,16 +220,14 @@ impl<'c> Folded<'c> {
             .iter()
             .map(|name| {
                 let name = name.as_deref().ok_or("a cut's argument has no name")?;
-                let mut found = vec![*index_of
+                index_of
                     .get(name)
-                    .ok_or("a cut's argument is not the program's")?];
-                if layers.of_name(name) == Some(1) {
-                    found.extend(
-                        (2..layers.count)
-                            .filter_map(|layer| index_of.get(layers.rename(name, layer).as_str())),
-                    );
-                }
-                Ok(found)
+                    .ok_or("a cut's argument is not the program's")?;
+                Ok(layers
+                    .whole_names(name)
+                    .iter()
+                    .filter_map(|name| index_of.get(name.as_str()).copied())
+                    .collect())
             })
             .collect::<Result<_, &str>>()?;
         Ok(Folded {

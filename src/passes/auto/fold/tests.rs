@@ -209,6 +209,25 @@ fn a_name_stack_says_its_layer() {
 }
 
 #[test]
+fn a_name_of_the_larger_cut_stands_for_the_layers_cut_away() {
+    // `layers()` has 4: the cut keeping two stands layer 1 for layers 1, 2 and 3.
+    let layers = layers();
+    assert_eq!(
+        layers.whole_names("opt/m/layers/1/wq"),
+        [
+            "opt/m/layers/1/wq",
+            "opt/m/layers/2/wq",
+            "opt/m/layers/3/wq"
+        ]
+    );
+    assert_eq!(
+        layers.whole_names("opt/m/layers/0/wq"),
+        ["opt/m/layers/0/wq"]
+    );
+    assert_eq!(layers.whole_names("params/embed"), ["params/embed"]);
+}
+
+#[test]
 fn indexed_segments_pair_a_segment_with_its_index() {
     assert_eq!(
         indexed_segments("opt/m/layers/3/ln1/scale"),
