@@ -284,12 +284,15 @@ fn argument_names(module: OperationRef) -> Vec<Option<String>> {
 }
 
 /// How far off the extrapolation may price the base program (step time, peak) for plans to
-/// be priced folded. Step times add up layer by layer: the extrapolation meets the
-/// unpartitioned Transformer's to the last bits, and comes within 0.5% once batch-split
-/// (gradient all-reduces combine across layers). A peak does not add up as well (which
+/// be priced folded (then calibrated to it). Step times add up layer by layer: the
+/// extrapolation meets the unpartitioned Transformer's to the last bits, and comes within 0.5%
+/// once batch-split (gradient all-reduces combine across layers); the 48-layer one after
+/// Megatron on `model` then BP on `batch` is 1.76% off, and its memory phases, priced whole
+/// at 1% (3 plans per second), made its search 7x the 4-layer one's (1.8x at 2%, the same
+/// plan). A peak does not add up as well (which
 /// buffers are live at once shifts with the layer count: 2 to 10% on the Transformer), and
 /// the plan found is priced whole.
-const FOLD_TOLERANCE: (f64, f64) = (0.01, 0.10);
+const FOLD_TOLERANCE: (f64, f64) = (0.02, 0.10);
 
 /// The cuts of `base` when it folds and their extrapolation prices `base` itself within
 /// [`FOLD_TOLERANCE`], and how plans are priced, said for the summary. `known`: `base`'s
