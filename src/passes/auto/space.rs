@@ -425,11 +425,8 @@ fn drop_dominated_shards(actions: &mut Vec<Action>) {
             })
         })
         .collect();
-    let mut index = 0;
-    actions.retain(|_| {
-        index += 1;
-        !dominated[index - 1]
-    });
+    let mut dominated = dominated.into_iter();
+    actions.retain(|_| !dominated.next().unwrap_or(false));
 }
 
 #[cfg(test)]

@@ -209,16 +209,11 @@ fn view_sharding(mesh: &Mesh, view_op: OperationRef, rank: usize) -> Sharding {
 /// the scans (84 all_gathers).
 fn passes_on(user: OperationRef) -> bool {
     is_return(user)
-        || user.parent_operation().is_some_and(|parent| {
-            crate::rules::carried_body(parent).is_some_and(|region| {
-                parent
-                    .region(region)
-                    .ok()
-                    .and_then(|region| region.first_block())
-                    .and_then(crate::ir::last_op)
-                    .is_some_and(|last| ffi::same_operation(last, user))
-            })
-        })
+        || user
+            .parent_operation()
+            .and_then(crate::passes::propagate::carried_body)
+            .and_then(crate::ir::last_op)
+            .is_some_and(|last| ffi::same_operation(last, user))
 }
 
 /// True when every dim of `value` splits evenly as `sharding` asks.

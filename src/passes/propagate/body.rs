@@ -33,7 +33,7 @@ use melior::ir::{
 };
 
 /// The body block of a loop op propagation may partition inside.
-pub(super) fn carried_body<'c, 'a>(op: OperationRef<'c, 'a>) -> Option<BlockRef<'c, 'a>> {
+pub(crate) fn carried_body<'c, 'a>(op: OperationRef<'c, 'a>) -> Option<BlockRef<'c, 'a>> {
     let region = crate::rules::carried_body(op)?;
     op.region(region).ok()?.first_block()
 }
@@ -50,11 +50,16 @@ pub(super) fn entered(op: OperationRef) -> bool {
 /// (a view of it, or consumers that read through a cancelled one) is seen tiled already.
 fn read_whole(value: Value, axis: &str, except: Option<OperationRef>) -> bool {
     ffi::uses(value).into_iter().any(|(user, index)| {
-        let sliced = index == 0
-            && ffi::op_is(user, core::SLICE_OP)
-            && core::slice_axis(user).as_deref() == Some(axis);
-        !sliced && except.is_none_or(|except| !ffi::same_operation(user, except))
+        !slices_along(user, index, axis)
+            && except.is_none_or(|except| !ffi::same_operation(user, except))
     })
+}
+
+/// Whether `user` reads its operand `index` through a slice along `axis`.
+fn slices_along(user: OperationRef, index: usize, axis: &str) -> bool {
+    index == 0
+        && ffi::op_is(user, core::SLICE_OP)
+        && core::slice_axis(user).as_deref() == Some(axis)
 }
 
 /// The dims of a loop's body argument that the body steps through: every reader but the
@@ -178,10 +183,7 @@ impl<'c> Propagation<'c> {
                 if terminator.is_some_and(|t| ffi::same_operation(user, t)) {
                     continue;
                 }
-                if index == 0
-                    && ffi::op_is(user, core::SLICE_OP)
-                    && core::slice_axis(user).as_deref() == Some(axis)
-                {
+                if slices_along(user, index, axis) {
                     sliced.push(view::slice_dim(user));
                 } else {
                     whole.push((user, index));

@@ -109,6 +109,7 @@ pub struct Propagation<'c> {
 }
 
 pub use crate::sim::report::STOP_DETAIL;
+pub(crate) use body::carried_body;
 
 /// Why an op is not partitioned along an axis.
 enum Stop {
