@@ -273,20 +273,21 @@ def _abstract_llama(config, variant: str, shape: tuple, name: str, what: str) ->
     return Published(name, step, (params, opt, tokens, tokens), what + (", bf16 compute" if bf16 else ""))
 
 
-def llama_70b(variant: str = "scan") -> Published:
+def llama_70b(variant: str = "scan", layers: int = 80) -> Published:
     """transformers' FlaxLlama with LLaMA-3 70B's shapes (vocab 128256, width 8192, MLP 28672,
     64 query and 8 KV heads, 80 layers, 70.6 B parameters), scanned over its layers (`"scan"`) or
     scanned and rematerialised (`"scan-remat"`, MaxText's default; `-bf16`: bfloat16 compute on
-    f32 master weights), a batch of 1024 x 2048 tokens (one sequence per device on 1024
-    devices), on abstract arguments."""
+    f32 master weights), or as written (`""`: `layers` layers unrolled, `layers/<i>` in the
+    argument paths; partir's own cost per layer, `benches/scale`), a batch of 1024 x 2048 tokens
+    (one sequence per device on 1024 devices), on abstract arguments."""
     from transformers import LlamaConfig
 
     batch, seq = 1024, 2048
     config = LlamaConfig(vocab_size=128256, hidden_size=8192, intermediate_size=28672,
-                         num_hidden_layers=80, num_attention_heads=64, num_key_value_heads=8,
+                         num_hidden_layers=layers, num_attention_heads=64, num_key_value_heads=8,
                          max_position_embeddings=seq, rope_theta=500000.0, tie_word_embeddings=False)
-    return _abstract_llama(config, variant, (batch, seq), f"llama-70b-{variant}",
-                           "transformers FlaxLlamaForCausalLM, 70B shapes")
+    name = f"llama-70b-{variant}" if variant else ("llama-70b" if layers == 80 else f"llama-70b-{layers}layers")
+    return _abstract_llama(config, variant, (batch, seq), name, "transformers FlaxLlamaForCausalLM, 70B shapes")
 
 
 def mixtral_8x7b() -> Published:
@@ -347,7 +348,8 @@ ABSTRACT = {"llama-8b": llama_8b, "llama-8b-scan": lambda: llama_8b("scan"),
             "llama-8b-scan-remat": lambda: llama_8b("scan-remat"), "mixtral-8x7b": lambda: mixtral_8x7b(),
             "llama-8b-scan-remat-bf16": lambda: llama_8b("scan-remat-bf16"),
             "llama-70b-scan": lambda: llama_70b("scan"), "llama-70b-scan-remat": lambda: llama_70b("scan-remat"),
-            "llama-70b-scan-remat-bf16": lambda: llama_70b("scan-remat-bf16")}
+            "llama-70b-scan-remat-bf16": lambda: llama_70b("scan-remat-bf16"),
+            "llama-70b": lambda: llama_70b(""), "llama-70b-8layers": lambda: llama_70b("", layers=8)}
 LAYERS_8B = 2
 
 

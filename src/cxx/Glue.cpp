@@ -333,6 +333,50 @@ struct CloneEverything : InlinerInterface {
 };
 } // namespace
 
+/// `call` replaced by clones of `callee`'s ops, when its body is one block ending in
+/// `func.return`: what upstream's `inlineCall` does (locations become
+/// `callsite(callee_loc at call_loc)`), without splitting the caller's block at the call and
+/// merging it back, which moves every op after the call twice per call. On LLaMA-3 70B as
+/// written (80 layers, 171 calls, 54k ops) that made inlining quadratic: 0.25 s of 7 s.
+static bool inline_single_block(func::CallOp call, func::FuncOp callee) {
+  Region &body = callee.getBody();
+  if (!body.hasOneBlock())
+    return false;
+  Block &block = body.front();
+  auto ret = dyn_cast<func::ReturnOp>(block.getTerminator());
+  if (!ret || ret.getNumOperands() != call.getNumResults() ||
+      block.getNumArguments() != call.getNumOperands())
+    return false;
+  IRMapping mapper;
+  for (auto [argument, operand] : llvm::zip(block.getArguments(), call.getOperands()))
+    mapper.map(argument, operand);
+  Location at = call.getLoc();
+  DenseMap<Location, Location> remapped;
+  auto remap = [&](Location loc) {
+    auto [it, inserted] = remapped.try_emplace(loc, loc);
+    if (inserted)
+      it->second = CallSiteLoc::get(loc, at);
+    return it->second;
+  };
+  OpBuilder builder(call);
+  for (Operation &op : block.without_terminator()) {
+    Operation *clone = builder.clone(op, mapper);
+    if (isa<UnknownLoc>(at))
+      continue;
+    clone->walk([&](Operation *nested) {
+      nested->setLoc(remap(nested->getLoc()));
+      for (Region &region : nested->getRegions())
+        for (Block &inner : region)
+          for (BlockArgument argument : inner.getArguments())
+            argument.setLoc(remap(argument.getLoc()));
+    });
+  }
+  for (auto [result, value] : llvm::zip(call.getResults(), ret.getOperands()))
+    result.replaceAllUsesWith(mapper.lookupOrDefault(value));
+  call.erase();
+  return true;
+}
+
 /// Inlines every `func.call` under `root` whose callee is a `func.func` with a body in the same
 /// module, with upstream's `inlineCall` (ops keep their locations as call sites:
 /// `callsite(callee_loc at call_loc)`), rounds after rounds until no call is left (a callee's
@@ -358,6 +402,10 @@ int64_t inline_calls(MlirOperation raw) {
     });
     int64_t before = inlined;
     for (auto [call, callee] : calls) {
+      if (inline_single_block(call, callee)) {
+        ++inlined;
+        continue;
+      }
       if (succeeded(inlineCall(interface, clone, cast<CallOpInterface>(call.getOperation()),
                                cast<CallableOpInterface>(callee.getOperation()),
                                &callee.getBody()))) {

@@ -378,13 +378,12 @@ pub fn derived_from(value: Value, limit: usize) -> Vec<String> {
 
 /// The values `selector` matches, or an error that lists what names exist.
 pub fn select<'c, 'a>(
-    module: OperationRef<'c, 'a>,
+    all: &[(String, NamedValue<'c, 'a>)],
     selector: &Selector,
 ) -> Result<Vec<(String, NamedValue<'c, 'a>)>, String> {
-    let all = named_values(module);
-    let (matched, unmatched): (Vec<_>, Vec<_>) = all
-        .into_iter()
-        .partition(|(name, _)| selector.matches(name));
+    let (matched, unmatched): (Vec<_>, Vec<_>) =
+        all.iter().partition(|(name, _)| selector.matches(name));
+    let matched: Vec<_> = matched.into_iter().cloned().collect();
     if matched.is_empty() {
         let names: Vec<&str> = unmatched.iter().map(|(name, _)| name.as_str()).collect();
         let listing = if names.is_empty() {

@@ -111,7 +111,8 @@ pub fn expand_dim<'c>(
     dim: usize,
     sizes: &[i64],
 ) -> Result<usize, PassError<'c>> {
-    let targets = select_values(module, who, selector)?;
+    let named = crate::ir::names::named_values(module);
+    let targets = select_values(module, &named, who, selector)?;
     let split = DimSplit {
         dim,
         sizes: sizes.to_vec(),

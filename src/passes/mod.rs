@@ -183,15 +183,18 @@ fn mesh_axis_size<'c>(
 }
 
 /// The values `selector_text` names, or the error `pass` reports when it names none.
+/// The values `selector_text` names among `named` (the module's [`crate::ir::names::named_values`], read
+/// once per tactic: each read walks every op, and a schedule has tens of selectors).
 fn select_values<'c, 'a>(
     module: OperationRef<'c, 'a>,
+    named: &[(String, crate::ir::NamedValue<'c, 'a>)],
     pass: &str,
     selector_text: &str,
 ) -> Result<Vec<(String, crate::ir::NamedValue<'c, 'a>)>, PassError<'c>> {
     let fail =
         |message: String| PassError::new(program_location(module), format!("{pass}: {message}"));
     let selector = crate::ir::Selector::new(selector_text).map_err(fail)?;
-    crate::ir::names::select(module, &selector).map_err(fail)
+    crate::ir::names::select(named, &selector).map_err(fail)
 }
 
 /// True when some user of `value` pins it along `axis` with `partir.replicate`.

@@ -15,20 +15,22 @@ pub fn run<'c>(
     module: OperationRef<'c, '_>,
     options: &ReplicateOptions,
 ) -> PassResult<'c> {
-    replicate(context, module, PASS, &options.value, &options.axis).map(|_| ())
+    let named = crate::ir::names::named_values(module);
+    replicate(context, module, &named, PASS, &options.value, &options.axis).map(|_| ())
 }
 
 /// Pins every value `selector` names along `axis`; returns how many. `who` prefixes the
-/// diagnostics.
-pub fn replicate<'c>(
+/// diagnostics; `named` is the module's [`crate::ir::names::named_values`].
+pub fn replicate<'c, 'a>(
     context: &'c Context,
-    module: OperationRef<'c, '_>,
+    module: OperationRef<'c, 'a>,
+    named: &[(String, crate::ir::NamedValue<'c, 'a>)],
     who: &str,
     selector: &str,
     axis: &str,
 ) -> Result<usize, PassError<'c>> {
     mesh_axis_size(module, who, axis)?;
-    let targets = select_values(module, who, selector)?;
+    let targets = select_values(module, named, who, selector)?;
     for (name, target) in &targets {
         if let Some(owner) = foreign_region_owner(target.value) {
             return Err(PassError::new(

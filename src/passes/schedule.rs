@@ -249,9 +249,10 @@ pub fn apply<'c>(
 /// weights after BP: `propagate::body`).
 fn later_splits(module: OperationRef, later: &[Tactic]) -> LaterSplits {
     let mut splits = LaterSplits::new();
+    let named = crate::ir::names::named_values(module);
     for tactic in later {
         for (selector, dim) in &tactic.tile {
-            if let Ok(values) = super::select_values(module, PASS, selector) {
+            if let Ok(values) = super::select_values(module, &named, PASS, selector) {
                 let axis = splits.entry(tactic.axis.clone()).or_default();
                 for (_, named) in &values {
                     axis.entry(ffi::value_id(named.value))

@@ -60,16 +60,18 @@ pub fn apply_tactic<'c>(
             format!("{who}: axis '{}' is not in mesh {mesh}", tactic.axis),
         )
     })?;
+    // Pins and tiles add views and pins, never a named value: the names are read once.
+    let named = names::named_values(module);
     let pinned = tactic
         .replicate
         .iter()
-        .map(|selector| replicate(context, module, &who, selector, &tactic.axis))
+        .map(|selector| replicate(context, module, &named, &who, selector, &tactic.axis))
         .sum::<Result<usize, _>>()
         .map_err(here)?;
     let tiled = tactic
         .tile
         .iter()
-        .map(|(selector, dim)| tile(context, module, &who, selector, *dim, &tactic.axis))
+        .map(|(selector, dim)| tile(context, module, &named, &who, selector, *dim, &tactic.axis))
         .sum::<Result<usize, _>>()
         .map_err(here)?;
     let (wrapped_before, conflicts_before, stops_before) = (

@@ -34,21 +34,24 @@ pub fn run<'c>(
             format!("{PASS}: no dim given (dim=N, N >= 0)"),
         ));
     }
-    tile(context, module, PASS, value, dim as usize, axis).map(|_| ())
+    let named = crate::ir::names::named_values(module);
+    tile(context, module, &named, PASS, value, dim as usize, axis).map(|_| ())
 }
 
 /// Tiles every value `selector` names on `dim` along `axis`; returns how many. `who` prefixes
-/// the diagnostics (the pass, or a schedule's tactic).
-pub fn tile<'c>(
+/// the diagnostics (the pass, or a schedule's tactic); `named` is the module's
+/// [`crate::ir::names::named_values`].
+pub fn tile<'c, 'a>(
     context: &'c Context,
-    module: OperationRef<'c, '_>,
+    module: OperationRef<'c, 'a>,
+    named: &[(String, crate::ir::NamedValue<'c, 'a>)],
     who: &str,
     selector: &str,
     dim: usize,
     axis: &str,
 ) -> Result<usize, PassError<'c>> {
     let axis_size = mesh_axis_size(module, who, axis)?;
-    let targets = select_values(module, who, selector)?;
+    let targets = select_values(module, named, who, selector)?;
 
     for (name, target) in &targets {
         let ty = target.value.r#type();
