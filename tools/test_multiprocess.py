@@ -139,7 +139,7 @@ def worker(ident: int, processes: int, port: int, out: Path) -> None:
                                 spec.fn, args, MESH, tactics, arg_names=spec.arg_names,
                                 result_names=spec.result_names)),
                            ("global jax.Arrays", lambda: step(*placed)),
-                           ("no plan fits", lambda: searched("64KiB"))]:
+                           ("no plan fits", lambda: searched("16KiB"))]:
             try:
                 call()
                 errors[case] = None

@@ -165,10 +165,11 @@ pub(super) fn name_source(report: &mut Report, source: &str) {
             op.location.insert_str(0, source);
         }
     }
-    report.memory.peak_at = report
-        .memory
-        .peak_at
-        .replace(" at :", &format!(" at {source}:"));
+    let at = format!(" at {source}:");
+    report.memory.peak_at = report.memory.peak_at.replace(" at :", &at);
+    for live in &mut report.memory.live_at_peak {
+        live.defined_at = live.defined_at.replace(" at :", &at);
+    }
 }
 
 /// `partir simulate OUT.mlir --device D`: the report of an existing program (HLO, or Core

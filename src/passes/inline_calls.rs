@@ -1,9 +1,11 @@
 //! `partir-inline-calls`: JAX's lowering calls private functions (`@_where`, `@relu`, flax
 //! `__call__`s, a nested `jax.jit` called twice): every call site gets its own copy of the
 //! callee, so that propagation sees one program and a function called with two different
-//! shardings is partitioned twice, each copy as its call site needs. Upstream's `inlineCall`
-//! does the cloning (from the C++ glue, `inline_calls` in src/cxx/Glue.cpp), for registered and
-//! unregistered dialects alike. `partir-schedule`, `partir-auto`, `partir partition` and
+//! shardings is partitioned twice, each copy as its call site needs. The C++ glue
+//! (`inline_calls` in src/cxx/Glue.cpp) clones a one-block callee before its call, and leaves
+//! others to upstream's `inlineCall`, for registered and unregistered dialects alike; what the
+//! caller does not read of a callee's results is then dead and erased
+//! ([`super::dead_code`]). `partir-schedule`, `partir-auto`, `partir partition` and
 //! `partir auto` run it first.
 //!
 //! ```text
@@ -23,6 +25,11 @@ use melior::ir::{operation::OperationLike, OperationRef};
 
 pub fn run<'c>(module: OperationRef<'c, '_>) -> PassResult<'c> {
     let inlined = ffi::inline_calls(module);
+    if inlined > 0 {
+        for func in functions(module) {
+            super::dead_code::erase(func);
+        }
+    }
     let bodies: Vec<String> = functions(module)
         .iter()
         .filter_map(|func| {

@@ -4,6 +4,7 @@
 
 pub mod auto;
 pub mod combine;
+pub mod dead_code;
 pub mod expand_dim;
 pub mod export_sdy;
 pub mod export_shard;

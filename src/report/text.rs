@@ -4,6 +4,8 @@
 
 use crate::sim::{PartitionReport, Report, TacticReport};
 
+/// How many of the buffers live at the peak the text report lists.
+const LIVE_SHOWN: usize = 5;
 impl Report {
     /// The report for people:
     /// ```text
@@ -87,6 +89,14 @@ impl Report {
                 String::new(),
                 format!("peak at {}", self.memory.peak_at),
             ]);
+            // The largest buffers live there: what sharding or rematerialising would relieve.
+            for live in self.memory.live_at_peak.iter().take(LIVE_SHOWN) {
+                lines.push(vec![
+                    String::new(),
+                    String::new(),
+                    format!("  {:>10}  {}", bytes(live.bytes), live.defined_at),
+                ]);
+            }
         }
         out.push_str(&crate::text::table(&lines));
         if !self.collectives.is_empty() {

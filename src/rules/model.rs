@@ -458,6 +458,30 @@ pub fn fusion(name: &str) -> Option<Fusion> {
     })
 }
 
+/// Whether `op` only computes its results, so that an unused one may be dropped as XLA's dead
+/// code elimination drops it: an op with results, no regions, of a cost the family knows
+/// other than a loop (a custom call, a collective, a terminator are never pure here).
+pub fn is_pure(op: OperationRef) -> bool {
+    let name = op.name();
+    op.result_count() > 0
+        && op.region_count() == 0
+        && name.as_string_ref().as_str().is_ok_and(|name| {
+            matches!(
+                cost(name),
+                Some(
+                    Cost::Moves
+                        | Cost::View
+                        | Cost::Free
+                        | Cost::Empty
+                        | Cost::Flops(_)
+                        | Cost::Transcendental
+                        | Cost::Contraction
+                        | Cost::Convolution
+                )
+            )
+        })
+}
+
 /// Whether `op` is a destination not written yet ([`Cost::Empty`]).
 pub fn is_empty(op: OperationRef) -> bool {
     let name = op.name();

@@ -54,6 +54,8 @@ pub struct Profile {
     /// Per step (the index a buffer's start/end refers to), the op there: `name at location`.
     pub steps: Vec<String>,
     pub argument_bytes: f64,
+    /// How many of `buffers`, the first ones, are the function's arguments.
+    pub argument_buffers: usize,
     pub result_bytes: f64,
     /// Things the model could not price exactly (an op without a rule, a dynamic shape).
     pub notes: Vec<String>,
@@ -166,12 +168,43 @@ pub fn simulate(profile: &Profile, device: &Device) -> Report {
             arguments_bytes: profile.argument_bytes,
             results_bytes: profile.result_bytes,
             peak_at: profile.steps.get(peak_step).cloned().unwrap_or_default(),
+            live_at_peak: live_at(profile, peak_step, LIVE_AT_PEAK),
+            // Arguments and results are live to the end; the rest is the step's own.
+            temporaries_peak_bytes: liveness::peak(
+                &(profile.buffers.iter())
+                    .skip(profile.argument_buffers)
+                    .filter(|buffer| buffer.end != usize::MAX)
+                    .cloned()
+                    .collect::<Vec<_>>(),
+            )
+            .0,
         },
         communication: per_axes.into_values().collect(),
         collectives: rows.into_values().collect(),
         top_ops: top,
         notes: profile.notes.clone(),
     }
+}
+
+/// How many of the buffers live at the peak a report names.
+const LIVE_AT_PEAK: usize = 8;
+
+/// The `count` largest buffers the step itself holds at `step` (the arguments, which the
+/// report totals apart, left out), each with the op that defines it (`profile.steps` at its
+/// first step).
+fn live_at(profile: &Profile, step: usize, count: usize) -> Vec<report::LiveBuffer> {
+    let mut live: Vec<&Buffer> = (profile.buffers.iter())
+        .skip(profile.argument_buffers)
+        .filter(|buffer| buffer.start <= step && step <= buffer.end)
+        .collect();
+    live.sort_by(|a, b| b.bytes.total_cmp(&a.bytes));
+    live.into_iter()
+        .take(count)
+        .map(|buffer| report::LiveBuffer {
+            bytes: buffer.bytes,
+            defined_at: profile.steps.get(buffer.start).cloned().unwrap_or_default(),
+        })
+        .collect()
 }
 
 #[cfg(test)]

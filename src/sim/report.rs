@@ -97,6 +97,20 @@ pub struct Memory {
     pub results_bytes: f64,
     /// The op at which the peak is first reached.
     pub peak_at: String,
+    /// The largest buffers live at the peak, largest first (what to shard or rematerialise).
+    pub live_at_peak: Vec<LiveBuffer>,
+    /// The peak of the temporaries alone (neither arguments nor results): XLA's
+    /// `temp_size_in_bytes`, which holds its outputs in buffers of their own for the whole step
+    /// (`tools/xla_memory.py` compares the two).
+    pub temporaries_peak_bytes: f64,
+}
+
+/// One buffer live at the peak: its size and the op that defines it (a loop's body
+/// temporaries are one buffer defined by the loop).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct LiveBuffer {
+    pub bytes: f64,
+    pub defined_at: String,
 }
 
 /// The collectives over one set of axes (all_slice excluded: it moves nothing).

@@ -202,6 +202,7 @@ impl<'c> Propagation<'c> {
             }
         }
         rewrite::cancel_views(func, axis);
+        super::dead_code::erase(func);
     }
 
     /// Wraps `op` if one of its operands is tiled along `axis` and its rule agrees.
