@@ -203,7 +203,11 @@ pub fn logical_result<'c, 'a>(op: OperationRef<'c, 'a>, index: usize) -> Value<'
 }
 
 /// The dim along which `value` is tiled on `axis`: for a loop result, its `#tile<d>` action
-/// (or that of the loop nested inside it); None when it is whole along `axis`.
+/// (or that of the loop nested inside it); None when it is whole along `axis`. A view along
+/// another axis of a value tiled on the same dim along `axis` is tiled so too: the batch split
+/// a third time (`data`, `fsdp`, then `expert`) is `view_fsdp(view_expert(tokens))` once the
+/// third tile action has replaced the uses of `tokens`, and reading it as whole along `expert`
+/// partitioned nothing and gathered the tokens.
 pub fn tiling(value: Value, axis: &str) -> Option<usize> {
     let producer = ffi::result_owner(value)?;
     if !is(producer, LOOP_OP) {
@@ -213,8 +217,8 @@ pub fn tiling(value: Value, axis: &str) -> Option<usize> {
     if core::is_loop_over(producer, axis) {
         return tile_action(producer, index);
     }
-    if identity_view(producer).is_some() {
-        return None;
+    if let Some((viewed, dim, _)) = identity_view(producer) {
+        return tiling(viewed, axis).filter(|&below| below == dim);
     }
     tiling(yielded(producer, index)?, axis)
 }
