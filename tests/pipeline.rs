@@ -90,3 +90,65 @@ fn gpipe_bubble_is_priced_as_the_idle_ticks() {
         "{kinds:?}"
     );
 }
+
+/// The report names the bubble it prices: each loop that rotates its state along `stage` once
+/// per tick (the forward ticks and JAX's transpose of them) is a pipeline of S = 2 stages and
+/// M + S - 1 = 5 ticks, M = 4 microbatches, whose bubble is (S-1)/(M+S-1) of the loop's compute
+/// (the per-tactic table's `bubble` column: `20.0% of 5 ticks x2`). With BP and Megatron on
+/// other axes (`PP_BP_MP`, `{stage = 2, batch = 2, model = 2}`) the pipeline is the same.
+#[test]
+fn the_report_names_each_pipelines_bubble() {
+    for schedule in ["PP", "PP_BP_MP"] {
+        let dir = root().join("target/tmp/pipeline");
+        std::fs::create_dir_all(&dir).expect("scratch directory");
+        let report = dir.join(format!("{schedule}-bubble.json"));
+        let out = partir(&[
+            "partition",
+            "examples/gpipe/gpipe.stablehlo.mlir",
+            "-s",
+            &format!("examples/gpipe/schedules/{schedule}.toml"),
+            "-o",
+            dir.join(format!("{schedule}-bubble.mlir"))
+                .to_str()
+                .unwrap(),
+            "--report",
+            report.to_str().unwrap(),
+        ]);
+        let said = text(&out.stderr);
+        assert!(out.status.success(), "{said}");
+        assert!(said.contains("20.0% of 5 ticks x2"), "{schedule}: {said}");
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
+        let tactics = report["tactics"].as_array().unwrap();
+        // Before any tactic nothing rotates: no pipeline.
+        assert_eq!(tactics[0]["report"]["pipelines"], serde_json::json!([]));
+        let last = &tactics.last().unwrap()["report"];
+        let pipelines = last["pipelines"].as_array().unwrap();
+        assert_eq!(pipelines.len(), 2, "{schedule}: {pipelines:?}");
+        let expected = (STAGES - 1.0) / (MICROBATCHES + STAGES - 1.0);
+        for pipeline in pipelines {
+            assert_eq!(pipeline["axes"], serde_json::json!(["stage"]));
+            assert_eq!(pipeline["stages"].as_f64(), Some(STAGES));
+            assert_eq!(
+                pipeline["ticks"].as_f64(),
+                Some(MICROBATCHES + STAGES - 1.0)
+            );
+            assert_eq!(pipeline["microbatches"].as_f64(), Some(MICROBATCHES));
+            let bubble = pipeline["bubble"].as_f64().unwrap();
+            assert!((bubble - expected).abs() < 1e-12, "{pipeline}");
+            let compute = pipeline["compute_seconds"].as_f64().unwrap();
+            let idle = pipeline["idle_seconds"].as_f64().unwrap();
+            assert!(
+                compute > 0.0 && (idle - expected * compute).abs() < 1e-18,
+                "{pipeline}"
+            );
+        }
+        // The loops' compute is part of the step's.
+        let step_compute = last["totals"]["compute_seconds"].as_f64().unwrap();
+        let loops: f64 = pipelines
+            .iter()
+            .map(|p| p["compute_seconds"].as_f64().unwrap())
+            .sum();
+        assert!(loops < step_compute, "{loops} of {step_compute}");
+    }
+}

@@ -355,6 +355,8 @@ pub fn partition_priced<'s>(
 struct TacticRows {
     header: Vec<String>,
     rows: Vec<Vec<String>>,
+    /// Per row, its pipelines' bubble (`-` for none): a column only when some row has one.
+    bubbles: Vec<String>,
     progress: Progress,
 }
 
@@ -372,6 +374,7 @@ impl TacticRows {
         Self {
             header,
             rows: Vec::new(),
+            bubbles: Vec::new(),
             progress: Progress::bar(tactics, "tactics applied"),
         }
     }
@@ -404,6 +407,11 @@ impl TacticRows {
         }
         cells.push(seconds_text(seconds));
         self.rows.push(cells);
+        self.bubbles.push(
+            priced
+                .map(|priced| crate::report::text::bubble(&priced.report.pipelines))
+                .unwrap_or_else(|| "-".into()),
+        );
         if let Some(outcome) = outcome {
             self.progress.advance(&format!(
                 "{} on {}",
@@ -412,8 +420,16 @@ impl TacticRows {
         }
     }
 
-    fn print(self) {
+    fn print(mut self) {
         self.progress.finish();
+        // The bubble goes before `took`, the last column.
+        if self.bubbles.iter().any(|bubble| bubble != "-") {
+            let at = self.header.len() - 1;
+            self.header.insert(at, "bubble".into());
+            for (row, bubble) in self.rows.iter_mut().zip(self.bubbles) {
+                row.insert(at, bubble);
+            }
+        }
         let mut lines = vec![self.header];
         lines.extend(self.rows);
         eprint!("{}", table(&lines));

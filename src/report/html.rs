@@ -514,6 +514,7 @@ fn table_with(
 }
 
 fn tactic_table(story: &PartitionReport) -> String {
+    let pipelined = story.pipelined();
     let rows: Vec<Vec<String>> = story
         .tactics
         .iter()
@@ -536,11 +537,17 @@ fn tactic_table(story: &PartitionReport) -> String {
                 None => ("-".into(), "-".into()),
             };
             cells.splice(2..2, [partitioned, conflicts]);
+            if pipelined {
+                cells.push(escape(&super::text::bubble(&tactic.report.pipelines)));
+            }
             cells
         })
         .collect();
     let mut header = PartitionReport::header();
     header.splice(2..2, ["ops partitioned".into(), "conflicts".into()]);
+    if pipelined {
+        header.push("bubble".into());
+    }
     table_with(&header, &rows, &[2, 3, 5, 6, 7, 8, 9], &[0, 1, 10])
 }
 
@@ -745,6 +752,7 @@ mod tests {
                 bound: Bound::Compute,
             }],
             notes: Vec::new(),
+            pipelines: Vec::new(),
         }
     }
 

@@ -98,6 +98,22 @@ impl Report {
                 ]);
             }
         }
+        // What a pipeline's stages spend on padding: (S-1)/(M+S-1) of its loop's compute.
+        for pipeline in &self.pipelines {
+            lines.push(vec![
+                "pipeline".into(),
+                seconds(pipeline.idle_seconds),
+                format!(
+                    "bubble {:.1}% = (S-1)/(M+S-1): {} stages along {}, {} microbatches in {} ticks, of {} computing",
+                    100.0 * pipeline.bubble,
+                    pipeline.stages,
+                    pipeline.axes.join(", "),
+                    pipeline.microbatches,
+                    pipeline.ticks,
+                    seconds(pipeline.compute_seconds)
+                ),
+            ]);
+        }
         out.push_str(&crate::text::table(&lines));
         if !self.collectives.is_empty() {
             out.push_str("  collectives:\n");
@@ -165,8 +181,19 @@ impl PartitionReport {
 
     /// The header and one row per tactic, as [`PartitionReport::row`] prints them.
     pub fn table(&self) -> String {
-        let mut rows = vec![Self::header()];
-        rows.extend(self.tactics.iter().map(Self::cells));
+        let pipelined = self.pipelined();
+        let mut header = Self::header();
+        if pipelined {
+            header.push("bubble".into());
+        }
+        let mut rows = vec![header];
+        rows.extend(self.tactics.iter().map(|tactic| {
+            let mut cells = Self::cells(tactic);
+            if pipelined {
+                cells.push(bubble(&tactic.report.pipelines));
+            }
+            cells
+        }));
         crate::text::table(&rows)
     }
 
@@ -211,6 +238,44 @@ impl PartitionReport {
             if totals.fits { "yes" } else { "NO" }.into(),
         ]
     }
+
+    /// Whether some tactic's program pipelines: the tables then add a `bubble` column
+    /// ([`bubble`]).
+    pub fn pipelined(&self) -> bool {
+        self.tactics
+            .iter()
+            .any(|tactic| !tactic.report.pipelines.is_empty())
+    }
+}
+
+/// The pipelines' bubbles: `20.0% of 5 ticks x2` (the share of the pipelined loops' compute on
+/// padding; GPipe's forward ticks and JAX's transpose of them), `-` without a pipeline.
+pub fn bubble(pipelines: &[crate::sim::report::Pipeline]) -> String {
+    let mut seen: Vec<(String, usize)> = Vec::new();
+    for pipeline in pipelines {
+        let text = format!(
+            "{:.1}% of {} ticks",
+            100.0 * pipeline.bubble,
+            pipeline.ticks
+        );
+        match seen.iter_mut().find(|(known, _)| *known == text) {
+            Some((_, count)) => *count += 1,
+            None => seen.push((text, 1)),
+        }
+    }
+    if seen.is_empty() {
+        return "-".into();
+    }
+    seen.into_iter()
+        .map(|(text, count)| {
+            if count > 1 {
+                format!("{text} x{count}")
+            } else {
+                text
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The padding's share of the FLOPs and of the bytes: `0.6% FLOP, 0.4% bytes`, `-` for none.

@@ -59,6 +59,22 @@ pub struct Profile {
     pub result_bytes: f64,
     /// Things the model could not price exactly (an op without a rule, a dynamic shape).
     pub notes: Vec<String>,
+    /// The loops that pipeline (see [`PipelineLoop`]).
+    pub pipelines: Vec<PipelineLoop>,
+}
+
+/// A loop whose body hands its state to the next device along an axis once per iteration (a
+/// `collective_permute`): GPipe's ticks as GSPMD and MaxText write them. With S devices along
+/// the axis and T iterations, M = T - S + 1 microbatches go through, and every stage computes
+/// in every tick: S - 1 ticks of each stage's compute are on padding, the bubble
+/// (S-1)/(M+S-1) of the loop's compute.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PipelineLoop {
+    pub axes: Vec<String>,
+    pub stages: i64,
+    pub ticks: i64,
+    /// `ops[range]`: the loop's ops, its body's and its inner loops' (times the trip counts).
+    pub ops: std::ops::Range<usize>,
 }
 
 /// How many of the top ops (by time; identical ops grouped) a report lists.
@@ -183,6 +199,26 @@ pub fn simulate(profile: &Profile, device: &Device) -> Report {
         collectives: rows.into_values().collect(),
         top_ops: top,
         notes: profile.notes.clone(),
+        pipelines: profile
+            .pipelines
+            .iter()
+            .map(|pipeline| {
+                let compute_seconds: f64 = profile.ops[pipeline.ops.clone()]
+                    .iter()
+                    .map(|op| cost::op_time(&op.work, device).0)
+                    .sum();
+                let bubble = (pipeline.stages - 1) as f64 / pipeline.ticks as f64;
+                report::Pipeline {
+                    axes: pipeline.axes.clone(),
+                    stages: pipeline.stages,
+                    ticks: pipeline.ticks,
+                    microbatches: pipeline.ticks - pipeline.stages + 1,
+                    bubble,
+                    compute_seconds,
+                    idle_seconds: bubble * compute_seconds,
+                }
+            })
+            .collect(),
     }
 }
 

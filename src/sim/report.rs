@@ -198,6 +198,22 @@ pub struct Report {
     pub collectives: Vec<CollectiveRow>,
     pub top_ops: Vec<OpRow>,
     pub notes: Vec<String>,
+    /// The pipelines' bubbles, one per loop that rotates state along an axis.
+    pub pipelines: Vec<Pipeline>,
+}
+
+/// A pipeline's bubble: `stages` devices along `axes`, `ticks` iterations for
+/// `microbatches = ticks - stages + 1`; each stage computes on padding in `stages - 1` ticks,
+/// `bubble` = (S-1)/(M+S-1) of the loop's compute, `idle_seconds` of it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Pipeline {
+    pub axes: Vec<String>,
+    pub stages: i64,
+    pub ticks: i64,
+    pub microbatches: i64,
+    pub bubble: f64,
+    pub compute_seconds: f64,
+    pub idle_seconds: f64,
 }
 
 impl Report {

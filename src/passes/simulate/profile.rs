@@ -166,7 +166,9 @@ impl Reader {
         if let Some(kind) = CollectiveKind::from_op_name(&name) {
             self.collective(op, kind)?;
         } else if cost(&name) == Some(Cost::Loop) {
+            let (ops, collectives) = (self.profile.ops.len(), self.profile.collectives.len());
             self.looped(op, 1.0);
+            self.pipeline(op, ops, collectives);
             // What one iteration holds beyond its carries, live while the loop runs (a
             // rematerialised layer's recomputed activations and its gradients).
             let temporaries = super::loop_memory::body_peak(op);
@@ -312,6 +314,28 @@ impl Reader {
                         });
                     }
                 }
+            }
+        }
+    }
+
+    /// Records loop `op` as a pipeline when its body rotates state along an axis, one
+    /// `collective_permute` per iteration ([`crate::sim::PipelineLoop`]); `ops` and
+    /// `collectives` are where its entries start in the profile.
+    fn pipeline(&mut self, op: OperationRef, ops: usize, collectives: usize) {
+        let Some(ticks) = crate::rules::trip_count(op) else {
+            return;
+        };
+        let rotation = self.profile.collectives[collectives..]
+            .iter()
+            .find(|collective| collective.kind == CollectiveKind::CollectivePermute);
+        if let Some(rotation) = rotation {
+            if rotation.group_size > 1 && ticks >= rotation.group_size {
+                self.profile.pipelines.push(crate::sim::PipelineLoop {
+                    axes: rotation.axes.clone(),
+                    stages: rotation.group_size,
+                    ticks,
+                    ops: ops..self.profile.ops.len(),
+                });
             }
         }
     }
