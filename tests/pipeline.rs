@@ -15,25 +15,32 @@ const MICROBATCH: f64 = 4.0;
 const WIDTH: f64 = 16.0;
 const FFN: f64 = 32.0;
 
-/// The priced FLOPs of the program's matmuls (per device) and its collectives, before and
-/// after the tactic.
-fn priced(schedule: &str) -> Vec<(f64, serde_json::Value)> {
+/// `partir partition` of the zoo's gpipe with `schedule`, its files tagged `tag`: what it said
+/// on stderr and its per-tactic report.
+fn partitioned(schedule: &str, tag: &str) -> (String, serde_json::Value) {
     let dir = root().join("target/tmp/pipeline");
     std::fs::create_dir_all(&dir).expect("scratch directory");
-    let report = dir.join(format!("{schedule}.json"));
+    let report = dir.join(format!("{tag}.json"));
     let out = partir(&[
         "partition",
         "examples/gpipe/gpipe.stablehlo.mlir",
         "-s",
         &format!("examples/gpipe/schedules/{schedule}.toml"),
         "-o",
-        dir.join(format!("{schedule}.mlir")).to_str().unwrap(),
+        dir.join(format!("{tag}.mlir")).to_str().unwrap(),
         "--report",
         report.to_str().unwrap(),
     ]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
+    let said = text(&out.stderr);
+    assert!(out.status.success(), "{said}");
+    let report = serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
+    (said, report)
+}
+
+/// The priced FLOPs of the program's matmuls (per device) and its collectives, before and
+/// after the tactic.
+fn priced(schedule: &str) -> Vec<(f64, serde_json::Value)> {
+    let (_, report) = partitioned(schedule, schedule);
     report["tactics"]
         .as_array()
         .unwrap()
@@ -99,26 +106,8 @@ fn gpipe_bubble_is_priced_as_the_idle_ticks() {
 #[test]
 fn the_report_names_each_pipelines_bubble() {
     for schedule in ["PP", "PP_BP_MP"] {
-        let dir = root().join("target/tmp/pipeline");
-        std::fs::create_dir_all(&dir).expect("scratch directory");
-        let report = dir.join(format!("{schedule}-bubble.json"));
-        let out = partir(&[
-            "partition",
-            "examples/gpipe/gpipe.stablehlo.mlir",
-            "-s",
-            &format!("examples/gpipe/schedules/{schedule}.toml"),
-            "-o",
-            dir.join(format!("{schedule}-bubble.mlir"))
-                .to_str()
-                .unwrap(),
-            "--report",
-            report.to_str().unwrap(),
-        ]);
-        let said = text(&out.stderr);
-        assert!(out.status.success(), "{said}");
+        let (said, report) = partitioned(schedule, &format!("{schedule}-bubble"));
         assert!(said.contains("20.0% of 5 ticks x2"), "{schedule}: {said}");
-        let report: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
         let tactics = report["tactics"].as_array().unwrap();
         // Before any tactic nothing rotates: no pipeline.
         assert_eq!(tactics[0]["report"]["pipelines"], serde_json::json!([]));

@@ -518,17 +518,13 @@ impl Reader {
                 operands
                     .get(index)
                     .map(|carry| ffi::value_id(*carry))
-                    .filter(|carry| {
-                        self.last_use.get(carry) == Some(&step) && !self.arguments.contains(carry)
-                    })
+                    .filter(|carry| self.dies_at(*carry, step))
             } else if let Some(info) = linalg {
                 // Destination passing: result k is written into operand num_inputs + k.
                 operands
                     .get(info.num_inputs + index)
                     .map(|init| ffi::value_id(*init))
-                    .filter(|init| {
-                        self.last_use.get(init) == Some(&step) && !self.arguments.contains(init)
-                    })
+                    .filter(|init| self.dies_at(*init, step))
             } else {
                 None
             };
@@ -539,6 +535,12 @@ impl Reader {
                 None => self.new_buffer(id, bytes, step, step),
             }
         }
+    }
+
+    /// Whether the value `id` is last read at `step` and is the step's own (not an argument,
+    /// which the caller holds): its buffer may then be written in place.
+    fn dies_at(&self, id: usize, step: usize) -> bool {
+        self.last_use.get(&id) == Some(&step) && !self.arguments.contains(&id)
     }
 
     pub(super) fn finish(self) -> Profile {
