@@ -79,12 +79,27 @@ pub struct Tactic {
     pub reach: Reach,
     /// Set for `auto` tactics: the tiles are searched for, not written.
     pub auto: Option<AutoSettings>,
+    /// Set for pipeline tactics: the loops over the selected stacked layers become GPipe
+    /// pipelines along the tactic's axis before its tiles apply.
+    pub pipeline: Option<PipelineSettings>,
     /// Why the tactic is there, written above it as `#` lines when the schedule is written out
     /// (a searched plan says what each decision gained).
     pub comment: Vec<String>,
     /// The line of its `[[tactic]]` in the schedule file (1-based): remarks and errors about
     /// the tactic point there.
     pub line: usize,
+}
+
+/// `pipeline = { layers = "params/layers/*", microbatches = 4 }`: the loops over the selected
+/// stacked layers (dim 0 the layer) run as a pipeline along the tactic's axis, each stage
+/// holding `layers / stages` contiguous layers, the batch cut into `microbatches`
+/// (docs/design.md, "Pipelining").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PipelineSettings {
+    pub layers: String,
+    pub microbatches: i64,
+    /// Which dim of the loops' carried activations is the batch (0 as JAX writes them).
+    pub batch_dim: usize,
 }
 
 /// A whole schedule: the mesh it expects and its tactics in order.
@@ -146,6 +161,18 @@ struct RawTactic {
     #[serde(default)]
     propagate: String,
     auto: Option<toml::Value>,
+    pipeline: Option<RawPipeline>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPipeline {
+    layers: String,
+    microbatches: i64,
+    #[serde(default)]
+    schedule: Option<String>,
+    #[serde(default)]
+    batch_dim: usize,
 }
 
 #[derive(Deserialize)]
@@ -156,6 +183,29 @@ struct RawAuto {
     time_limit: Option<f64>,
     seed: Option<u64>,
     evaluations: Option<usize>,
+}
+
+fn pipeline_settings(raw: RawPipeline, tile: &[(String, usize)]) -> Result<PipelineSettings, String> {
+    match raw.schedule.as_deref() {
+        None | Some("gpipe") => {}
+        Some(other @ ("1f1b" | "circular")) => {
+            return Err(format!("schedule \"{other}\" is not built yet; \"gpipe\" is"))
+        }
+        Some(other) => return Err(format!("\"{other}\" is not a pipeline schedule; use \"gpipe\"")),
+    }
+    if raw.microbatches < 1 {
+        return Err(format!("microbatches must be positive, got {}", raw.microbatches));
+    }
+    if let Some((_, dim)) = tile.iter().find(|(selector, _)| selector == &raw.layers) {
+        if *dim != 0 {
+            return Err(format!("the layers '{}' are split on their layer dim 0, not {dim}", raw.layers));
+        }
+    }
+    Ok(PipelineSettings {
+        layers: raw.layers,
+        microbatches: raw.microbatches,
+        batch_dim: raw.batch_dim,
+    })
 }
 
 /// A size with its unit: `16GiB`, `512 MiB`, `1024B` (B, KiB, MiB, GiB, TiB; kB, MB, GB too).
@@ -243,11 +293,22 @@ impl Schedule {
                 if auto.is_some() && !(tile.is_empty() && tactic.replicate.is_empty() && tactic.propagate.is_empty()) {
                     return Err(format!("tactic '{name}' is searched (auto), so it cannot also tile, replicate or set propagate"));
                 }
-                if auto.is_none() && tile.is_empty() && tactic.replicate.is_empty() {
+                if auto.is_none() && tactic.pipeline.is_none() && tile.is_empty() && tactic.replicate.is_empty() {
                     return Err(format!("tactic '{name}' neither tiles nor replicates anything"));
                 }
                 let reach = Reach::parse(&tactic.propagate).map_err(|error| format!("tactic '{name}': propagate = {error}"))?;
-                Ok(Tactic { name, axis: tactic.axis, tile, replicate: tactic.replicate, reach, auto, comment: Vec::new(), line })
+                let pipeline = tactic.pipeline.map(|raw| pipeline_settings(raw, &tile)).transpose().map_err(|error| format!("tactic '{name}': pipeline: {error}"))?;
+                if pipeline.is_some() && auto.is_some() {
+                    return Err(format!("tactic '{name}' is searched (auto), so it cannot also pipeline"));
+                }
+                let mut tile = tile;
+                if let Some(pipeline) = &pipeline {
+                    // Each stage holds its layers: the stacks split on their layer dim.
+                    if !tile.iter().any(|(selector, _)| selector == &pipeline.layers) {
+                        tile.insert(0, (pipeline.layers.clone(), 0));
+                    }
+                }
+                Ok(Tactic { name, axis: tactic.axis, tile, replicate: tactic.replicate, reach, auto, pipeline, comment: Vec::new(), line })
             })
             .collect::<Result<Vec<_>, String>>()?;
         let rules = raw
@@ -361,6 +422,15 @@ impl Schedule {
             }
             if tactic.reach == Reach::Elementwise {
                 let _ = writeln!(out, "propagate = \"elementwise\"");
+            }
+            if let Some(pipeline) = &tactic.pipeline {
+                let _ = writeln!(
+                    out,
+                    "pipeline = {{ layers = {}, microbatches = {}, batch_dim = {} }}",
+                    quote(&pipeline.layers),
+                    pipeline.microbatches,
+                    pipeline.batch_dim
+                );
             }
             if let Some(auto) = &tactic.auto {
                 let mut fields = Vec::new();

@@ -179,6 +179,7 @@ pub fn auto_command(args: &AutoArgs) -> Result<i32, CliError> {
                 replicate: vec!["*".into()],
                 reach: crate::schedule::Reach::All,
                 auto: None,
+                pipeline: None,
                 comment: vec![format!(
                     "Found by partir auto: no split along '{axis}' is faster than keeping every value whole."
                 )],

@@ -310,6 +310,7 @@ pub fn tactics<'c>(
                 replicate,
                 reach: Reach::All,
                 auto: None,
+                pipeline: None,
                 comment: vec!["the program's own sharding annotations".into()],
                 line: 0,
             })

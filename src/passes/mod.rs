@@ -18,6 +18,7 @@ pub mod options;
 pub mod pad_dim;
 pub mod padding_share;
 pub mod per_value;
+pub mod pipeline;
 pub mod print_rules;
 pub mod propagate;
 pub mod replicate;

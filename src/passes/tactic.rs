@@ -60,6 +60,11 @@ pub fn apply_tactic<'c>(
             format!("{who}: axis '{}' is not in mesh {mesh}", tactic.axis),
         )
     })?;
+    if let Some(settings) = &tactic.pipeline {
+        let named = names::named_values(module);
+        super::pipeline::pipeline(context, module, &named, &who, settings, &tactic.axis, axis_size)
+            .map_err(|error| PassError::new(error.location, error.message))?;
+    }
     // Pins and tiles add views and pins, never a named value: the names are read once.
     let named = names::named_values(module);
     let pinned = tactic

@@ -171,6 +171,8 @@ pub(super) struct Entries {
     /// one op per value computes the same.
     per_value: HashSet<&'static str>,
     trip_counts: HashMap<&'static str, TripCount>,
+    /// Loop ops that can be pipelined over stacked layers (see [`pipeline_loop`]).
+    pipelines: HashMap<&'static str, super::pipeline::PipelineLoop>,
     linear: HashMap<&'static str, LinearIn>,
     canonical: HashMap<&'static str, Canonicalize>,
     fills: HashMap<&'static str, FillOf>,
@@ -248,6 +250,11 @@ impl Entries {
     /// Says how to count the iterations of the loop op `name`.
     pub(super) fn add_trip_count(&mut self, name: &'static str, count: TripCount) {
         self.trip_counts.insert(name, count);
+    }
+
+    /// Says how the loop op `name` is pipelined over stacked layers.
+    pub(super) fn add_pipeline(&mut self, name: &'static str, pipeline: super::pipeline::PipelineLoop) {
+        self.pipelines.insert(name, pipeline);
     }
 
     /// Says that `name`'s rule takes the values its regions capture as inputs, after its
@@ -427,6 +434,18 @@ pub fn linear(op: OperationRef) -> Option<Linear> {
 /// How many times a loop op (cost [`Cost::Loop`]) runs its body; None when unknown.
 pub fn trip_count(op: OperationRef) -> Option<i64> {
     registered(&BUILTIN.trip_counts, op).and_then(|count| count(op))
+}
+
+/// Rewrites the loop `op` over stacked layers into its pipelined form (GPipe over `plan`'s
+/// stage axis, see [`super::pipeline`]): None when its family has no such form, Err(why) when
+/// this loop cannot be pipelined.
+pub fn pipeline_loop<'c>(
+    context: &'c melior::Context,
+    op: OperationRef<'c, '_>,
+    plan: &super::pipeline::PipelinePlan,
+    id: usize,
+) -> Option<Result<super::pipeline::Pipelined, String>> {
+    registered(&BUILTIN.pipelines, op).map(|pipeline| pipeline(context, op, plan, id))
 }
 
 /// How the simulator counts the op named `name`: its own cost, else its dialect's (None:

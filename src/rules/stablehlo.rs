@@ -16,6 +16,7 @@ mod indexing;
 mod lookup;
 mod ordering;
 mod pad;
+mod pipeline;
 mod rotation;
 mod windows;
 
@@ -165,6 +166,7 @@ pub(super) fn register(rules: &mut Entries) {
         rules.add_capturing(name);
     }
     rules.add_trip_count("stablehlo.while", trip_count);
+    rules.add_pipeline("stablehlo.while", pipeline::pipeline_while);
     rules.add("stablehlo.select_and_scatter", select_and_scatter);
     rules.add("stablehlo.sort", sort);
     rules.add("chlo.top_k", top_k);

@@ -175,6 +175,7 @@ pub fn tactic(space: &Space, actions: &[usize], axis: &str, name: &str, reach: R
         replicate: Vec::new(),
         reach,
         auto: None,
+        pipeline: None,
         comment: Vec::new(),
         line: 0,
     };

@@ -68,6 +68,7 @@ fn tiled(context: &Context, module: &Module, selector: &str, dim: usize) -> u64 
         replicate: Vec::new(),
         reach: crate::schedule::Reach::All,
         auto: None,
+        pipeline: None,
         comment: Vec::new(),
         line: 0,
     };
@@ -129,6 +130,7 @@ func.func @main(%m: tensor<8x16xf32> {partir.name = "m"}, %g: tensor<8x16xf32> {
         replicate: replicate.iter().map(|name| name.to_string()).collect(),
         reach: crate::schedule::Reach::All,
         auto: None,
+        pipeline: None,
         comment: Vec::new(),
         line: 0,
     };
