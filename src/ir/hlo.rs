@@ -16,6 +16,9 @@ use melior::{
     Context,
 };
 
+/// `partir_hlo.all_slice`: each device keeps its chunk of a value it holds whole.
+pub const ALL_SLICE_OP: &str = "partir_hlo.all_slice";
+
 /// The strings of an array of string attributes.
 pub fn string_array(attr: Attribute) -> Option<Vec<String>> {
     let array = ArrayAttribute::try_from(attr).ok()?;

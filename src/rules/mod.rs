@@ -236,6 +236,8 @@ static BUILTIN: LazyLock<Entries> = LazyLock::new(|| {
     // bufferization's ops between tensors and buffers (after a CPU pipeline) only move data.
     entries.add_dialect_cost("bufferization", Cost::Moves);
     entries.add_cost(REPLICATE_OP, Cost::View);
+    // A device's chunk of a filled value is filled alike (a gradient's zeros, split by stage).
+    entries.add_fill(crate::ir::hlo::ALL_SLICE_OP, |_| Some(Fill::Operand(0)));
     // A pin is elementwise on every axis but its own (propagation stops at pins along their
     // own axis before asking for a rule).
     entries.add(REPLICATE_OP, |op| {

@@ -175,6 +175,7 @@ pub(super) fn pipeline_while<'c, 'a>(
             .map(|v| ffi::shaped_element(v.r#type()).to_string())
             .collect(),
         types: op.operands().map(|v| v.r#type().to_string()).collect(),
+        zeros: op.operands().map(|v| filled_with(v) == Some(0.0)).collect(),
         stages,
         micro,
         layers,
@@ -226,6 +227,15 @@ fn counted(op: OperationRef) -> Option<(usize, i64, i64)> {
     let trips = super::control::trip_count(op)?;
     let start = integer(op.operand(index).ok()?)?;
     Some((index, start, start + trips))
+}
+
+/// The scalar every element of `value` holds, as its producer's family says.
+fn filled_with(value: Value) -> Option<f64> {
+    let producer = ffi::result_owner(value)?;
+    match crate::rules::fill(producer)? {
+        crate::rules::Fill::Scalar(scalar) => Some(scalar),
+        crate::rules::Fill::Operand(index) => filled_with(producer.operand(index).ok()?),
+    }
 }
 
 fn integer(value: Value) -> Option<i64> {
@@ -476,6 +486,8 @@ struct Form<'p> {
     shapes: &'p [Vec<i64>],
     elements: Vec<String>,
     types: Vec<String>,
+    /// Which operands are zeros (a gradient's accumulator starts so).
+    zeros: Vec<bool>,
     stages: i64,
     micro: i64,
     layers: i64,
@@ -783,7 +795,14 @@ impl Form<'_> {
             inits.push((zeros, ty));
         }
         for &i in ys.iter().chain(&xs) {
-            let staged = text.reshape(&format!("%a{i}"), &self.types[i], &staged_type(i));
+            let summed = matches!(self.kinds[i], Carry::Stack { summed: true, .. });
+            // Zeros made in place, which every device can make its own chunk of, and from
+            // which a sum left partial by another axis is reduced once after the ticks.
+            let staged = if summed && self.zeros[i] {
+                text.constant(zero(&self.elements[i]), &staged_type(i))
+            } else {
+                text.reshape(&format!("%a{i}"), &self.types[i], &staged_type(i))
+            };
             inits.push((staged, staged_type(i)));
         }
         for &i in acts.iter().chain(&consts) {
@@ -838,12 +857,17 @@ impl Form<'_> {
         let first = text.compare("EQ", &iota, &first_s, &vec_s, &tensor(&[s], "i1"));
         let last_micro = text.constant(m - 1, I32);
         let fed = text.binary("minimum", "%b0", &last_micro, I32);
+        let all_micro = text.constant(m, I32);
+        let feeding = text.compare("LT", "%b0", &all_micro, I32, I1);
         let mut states_in = Vec::new();
         for (j, &i) in acts.iter().enumerate() {
             let Carry::Activation(b) = self.kinds[i] else { unreachable!() };
             let local = self.local(i);
             let element = &self.elements[i];
-            let fresh = text.pick(&format!("%b{}", in_at(j)), &self.view(i), element, b, &fed);
+            let picked = text.pick(&format!("%b{}", in_at(j)), &self.view(i), element, b, &fed);
+            // Zeros once every microbatch is in: the bubble's ticks compute on zeros.
+            let zeros = text.constant(zero(element), &self.local_type(i));
+            let fresh = text.select(&feeding, &picked, &zeros, I1, &self.local_type(i));
             let st = state_type(i);
             let dims: Vec<i64> = (1..=local.len() as i64).collect();
             let fed_all = text.broadcast(&fresh, &self.local_type(i), &dims, &st);
@@ -980,22 +1004,33 @@ impl Form<'_> {
             let Carry::Stack { batch, summed, .. } = self.kinds[i] else { unreachable!() };
             let element = &self.elements[i];
             let staged = self.staged(i);
-            let mine = chunk(text, &format!("%b{}", ys_at(j)), &staged, element);
             let whole = &staged[1..];
             let whole_ty = tensor(whole, element);
             let result = format!("{call}#{i}");
+            // A gradient is not summed here: the stage yields its share and the tick adds it to
+            // the whole accumulator, where a sum split on another axis (BP) stays partial and is
+            // reduced once after the ticks (lower_to_hlo/loop_sums.rs).
+            let mut mine = || chunk(text, &format!("%b{}", ys_at(j)), &staged, element);
             let written = match batch {
                 Some(b) => {
+                    let mine = mine();
                     let old = text.pick(&mine, whole, element, b, &clamped);
                     let kept = text.select(&valid, &result, &old, I1, &self.local_type(i));
                     text.put(&mine, whole, element, b, &clamped, &kept)
                 }
+                // A reversed loop is JAX's transpose: its gradients are linear in the
+                // cotangent it hands on, which is zero in the bubble's ticks (fed zeros), so
+                // they need no mask, and the reduce of a sum split on another axis reaches the
+                // accumulator through layout ops alone.
+                None if summed && self.reversed => result.clone(),
                 None if summed => {
                     let zeros = text.constant(zero(element), &whole_ty);
-                    let kept = text.select(&valid, &result, &zeros, I1, &whole_ty);
-                    text.binary("add", &mine, &kept, &whole_ty)
+                    text.select(&valid, &result, &zeros, I1, &whole_ty)
                 }
-                None => text.select(&valid, &result, &mine, I1, &whole_ty),
+                None => {
+                    let mine = mine();
+                    text.select(&valid, &result, &mine, I1, &whole_ty)
+                }
             };
             let staged_one = tensor(&prepend(1, whole), element);
             yields.push(text.reshape(&written, &whole_ty, &staged_one));
@@ -1011,7 +1046,15 @@ impl Form<'_> {
         let step = text.constant(1, I32);
         let next = text.binary("add", "%b0", &step, I32);
         let mut carried = vec![next];
-        carried.extend((0..results.len()).map(|r| format!("{stage_loop}#{r}")));
+        for r in 0..results.len() {
+            let stage_result = format!("{stage_loop}#{r}");
+            carried.push(match r.checked_sub(2 * a).map(|j| (j, ys[j])) {
+                Some((j, i)) if matches!(self.kinds[i], Carry::Stack { summed: true, .. }) => {
+                    text.binary("add", &format!("%b{}", ys_at(j)), &stage_result, &staged_type(i))
+                }
+                _ => stage_result,
+            });
+        }
         carried.extend((1 + results.len()..k).map(|j| format!("%b{j}")));
         text.line(&format!(
             "\"stablehlo.return\"({}) : ({}) -> ()",
