@@ -185,20 +185,35 @@ struct RawAuto {
     evaluations: Option<usize>,
 }
 
-fn pipeline_settings(raw: RawPipeline, tile: &[(String, usize)]) -> Result<PipelineSettings, String> {
+fn pipeline_settings(
+    raw: RawPipeline,
+    tile: &[(String, usize)],
+) -> Result<PipelineSettings, String> {
     match raw.schedule.as_deref() {
         None | Some("gpipe") => {}
         Some(other @ ("1f1b" | "circular")) => {
-            return Err(format!("schedule \"{other}\" is not built yet; \"gpipe\" is"))
+            return Err(format!(
+                "schedule \"{other}\" is not built yet; \"gpipe\" is"
+            ))
         }
-        Some(other) => return Err(format!("\"{other}\" is not a pipeline schedule; use \"gpipe\"")),
+        Some(other) => {
+            return Err(format!(
+                "\"{other}\" is not a pipeline schedule; use \"gpipe\""
+            ))
+        }
     }
     if raw.microbatches < 1 {
-        return Err(format!("microbatches must be positive, got {}", raw.microbatches));
+        return Err(format!(
+            "microbatches must be positive, got {}",
+            raw.microbatches
+        ));
     }
     if let Some((_, dim)) = tile.iter().find(|(selector, _)| selector == &raw.layers) {
         if *dim != 0 {
-            return Err(format!("the layers '{}' are split on their layer dim 0, not {dim}", raw.layers));
+            return Err(format!(
+                "the layers '{}' are split on their layer dim 0, not {dim}",
+                raw.layers
+            ));
         }
     }
     Ok(PipelineSettings {

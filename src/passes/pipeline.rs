@@ -43,7 +43,10 @@ pub fn pipeline<'c>(
     let Some(&count) = layers.first() else {
         return Err(PassError::new(
             program_location(module),
-            format!("{who}: pipeline: '{}' selects no stacked layers (tensors with a layer dim 0)", settings.layers),
+            format!(
+                "{who}: pipeline: '{}' selects no stacked layers (tensors with a layer dim 0)",
+                settings.layers
+            ),
         ));
     };
     if let Some((name, v)) = selected.iter().find(|(_, v)| {
@@ -51,14 +54,19 @@ pub fn pipeline<'c>(
     }) {
         return Err(PassError::new(
             v.location(),
-            format!("{who}: pipeline: '{name}' is not a stack of {count} layers like the others ({})", v.value.r#type()),
+            format!(
+                "{who}: pipeline: '{name}' is not a stack of {count} layers like the others ({})",
+                v.value.r#type()
+            ),
         ));
     }
     let mut loops = Vec::new();
     for func in names::functions(module) {
         ffi::walk(func, |op| {
             if rules::trip_count(op) == Some(count)
-                && op.operands().any(|operand| stacks.iter().any(|s| reaches(operand, *s)))
+                && op
+                    .operands()
+                    .any(|operand| stacks.iter().any(|s| reaches(operand, *s)))
             {
                 loops.push(op);
             }
@@ -141,6 +149,10 @@ fn next_id(module: OperationRef) -> usize {
         .filter_map(|f| f.attribute("sym_name").ok().and_then(ffi::string_attribute))
         .collect();
     (0..)
-        .find(|id| !names.iter().any(|n| n == &format!("__partir_pipeline_{id}")))
+        .find(|id| {
+            !names
+                .iter()
+                .any(|n| n == &format!("__partir_pipeline_{id}"))
+        })
         .expect("a free number")
 }

@@ -62,8 +62,16 @@ pub fn apply_tactic<'c>(
     })?;
     if let Some(settings) = &tactic.pipeline {
         let named = names::named_values(module);
-        super::pipeline::pipeline(context, module, &named, &who, settings, &tactic.axis, axis_size)
-            .map_err(|error| PassError::new(error.location, error.message))?;
+        super::pipeline::pipeline(
+            context,
+            module,
+            &named,
+            &who,
+            settings,
+            &tactic.axis,
+            axis_size,
+        )
+        .map_err(|error| PassError::new(error.location, error.message))?;
     }
     // Pins and tiles add views and pins, never a named value: the names are read once.
     let named = names::named_values(module);

@@ -253,7 +253,11 @@ impl Entries {
     }
 
     /// Says how the loop op `name` is pipelined over stacked layers.
-    pub(super) fn add_pipeline(&mut self, name: &'static str, pipeline: super::pipeline::PipelineLoop) {
+    pub(super) fn add_pipeline(
+        &mut self,
+        name: &'static str,
+        pipeline: super::pipeline::PipelineLoop,
+    ) {
         self.pipelines.insert(name, pipeline);
     }
 

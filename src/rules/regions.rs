@@ -158,7 +158,12 @@ pub(crate) fn ops_of<'c, 'a>(block: BlockRef<'c, 'a>) -> Vec<OperationRef<'c, 'a
 
 /// The classes of dims of a carrying op (`carries` values: operand i, each region's argument
 /// i, the yielded i of the regions in `yielding` and result i are one value carried around).
-pub(crate) fn classes(op: OperationRef, rules: &Rules, carries: usize, yielding: &[usize]) -> Classes {
+pub(crate) fn classes(
+    op: OperationRef,
+    rules: &Rules,
+    carries: usize,
+    yielding: &[usize],
+) -> Classes {
     let mut classes = Classes::new();
     let inside = values_under(op);
     for i in 0..carries {

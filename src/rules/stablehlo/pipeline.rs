@@ -29,7 +29,7 @@ use crate::{
     ffi,
     ir::core::static_shape,
     rules::{
-        pipeline::{Pipelined, PipelinePlan},
+        pipeline::{PipelinePlan, Pipelined},
         regions::{blocks, classes, localize, ops_of},
         sums::partials,
         Rules, Shapes,
@@ -113,7 +113,9 @@ pub(super) fn pipeline_while<'c, 'a>(
         let node = classes.node(operand, plan.batch_dim);
         let found = classes.find(node);
         if root.is_some_and(|r| r != found) {
-            return Err(format!("carry {i} is not split on the same batch as the others"));
+            return Err(format!(
+                "carry {i} is not split on the same batch as the others"
+            ));
         }
         root = Some(found);
     }
@@ -121,8 +123,10 @@ pub(super) fn pipeline_while<'c, 'a>(
     if classes.blocked[root] {
         return Err("its body does not keep the batch's rows apart (a value is reduced over them or used whole)".into());
     }
-    let summed = partials(op, &mut classes, root, n)
-        .ok_or("its body reduces over the batch other than by a sum")?;
+    // What the batch leaves partial when split is summed over microbatches; when the analysis
+    // cannot say (a bf16 gradient converted to f32 before it is stacked), every stack the batch
+    // reaches without keeping a batch dim is (a gradient).
+    let exact = partials(op, &mut classes, root, n);
     let mut batch_of = |i: usize| -> Result<Option<usize>, String> {
         let operand = op.operand(i).map_err(|e| e.to_string())?;
         let dims: Vec<usize> = (0..shapes[i].len())
@@ -141,12 +145,21 @@ pub(super) fn pipeline_while<'c, 'a>(
             _ => Err(format!("carry {i} holds the batch on two dims")),
         }
     };
+    let batched: Vec<usize> = (0..n)
+        .filter(|&i| i != counter)
+        .filter(|&i| batch_of(i).ok().flatten().is_some())
+        .collect();
+    let summed = exact.unwrap_or_else(|| {
+        let mut found = reached(body, &batched, n);
+        found.retain(|&i| stacked[i]);
+        found
+    });
     let mut kinds = Vec::with_capacity(n);
-    for i in 0..n {
+    for (i, &stack) in stacked.iter().enumerate() {
         let batch = if i == counter { None } else { batch_of(i)? };
         kinds.push(if i == counter {
             Carry::Counter
-        } else if stacked[i] {
+        } else if stack {
             if batch == Some(0) {
                 return Err(format!("stack {i} holds the batch on its layer dim"));
             }
@@ -202,7 +215,10 @@ pub(super) fn pipeline_while<'c, 'a>(
     let call = format!(
         "%r:{n} = func.call @{}({}) : ({}) -> ({})",
         form.pipeline_name(),
-        (0..n).map(|i| format!("%a{i}")).collect::<Vec<_>>().join(", "),
+        (0..n)
+            .map(|i| format!("%a{i}"))
+            .collect::<Vec<_>>()
+            .join(", "),
         form.types.join(", "),
         form.types.join(", ")
     );
@@ -212,9 +228,49 @@ pub(super) fn pipeline_while<'c, 'a>(
         layers,
         reversed,
         activations: count(&|k| matches!(k, Carry::Activation(_))),
-        stacked_outputs: count(&|k| matches!(k, Carry::Stack { written: true, summed: false, .. })),
+        stacked_outputs: count(&|k| {
+            matches!(
+                k,
+                Carry::Stack {
+                    written: true,
+                    summed: false,
+                    ..
+                }
+            )
+        }),
         summed_outputs: count(&|k| matches!(k, Carry::Stack { summed: true, .. })),
     })
+}
+
+/// The carries whose yielded value the body computes from the carries `sources`.
+fn reached(body: melior::ir::BlockRef, sources: &[usize], n: usize) -> Vec<usize> {
+    let mut tainted: std::collections::HashSet<usize> = sources
+        .iter()
+        .filter_map(|&i| body.argument(i).ok())
+        .map(|a| ffi::value_id(a.into()))
+        .collect();
+    let ops = ops_of(body);
+    let Some((yielded, inner)) = ops.split_last() else {
+        return Vec::new();
+    };
+    for op in inner {
+        let mut reads = false;
+        ffi::walk(*op, |nested| {
+            reads |= nested
+                .operands()
+                .any(|v| tainted.contains(&ffi::value_id(v)));
+        });
+        if reads {
+            tainted.extend(op.results().map(|r| ffi::value_id(r.into())));
+        }
+    }
+    (0..n.min(yielded.operand_count()))
+        .filter(|&i| {
+            yielded
+                .operand(i)
+                .is_ok_and(|v| tainted.contains(&ffi::value_id(v)))
+        })
+        .collect()
 }
 
 /// `(counter carry, start, limit)` of a loop counting `i < limit` by 1 from a constant.
@@ -250,7 +306,8 @@ fn integer(value: Value) -> Option<i64> {
 /// dynamic slices and updates of it, and the yield).
 fn reads_by_layer(argument: Value) -> bool {
     let uses = ffi::uses(argument);
-    uses.iter().any(|(user, index)| *index == 0 && is_layer_access(*user))
+    uses.iter()
+        .any(|(user, index)| *index == 0 && is_layer_access(*user))
         && uses.iter().all(|(user, index)| {
             (*index == 0 && is_layer_access(*user)) || user.next_in_block().is_none()
         })
@@ -276,7 +333,11 @@ fn direction(
         .into_iter()
         .find(|(user, _)| is_layer_access(*user))
         .ok_or("no layer is read")?;
-    let first_index = if ffi::op_is(access, "stablehlo.dynamic_slice") { 1 } else { 2 };
+    let first_index = if ffi::op_is(access, "stablehlo.dynamic_slice") {
+        1
+    } else {
+        2
+    };
     let index = access.operand(first_index).map_err(|e| e.to_string())?;
     let counter = Value::from(body.argument(counter).map_err(|e| e.to_string())?);
     let at = |i: i64| evaluate(index, counter, i, 0);
@@ -416,8 +477,8 @@ fn fill_stage<'c>(
                 .ok_or("no predicate")?,
         )
         .ok_or("no compare")?;
-        let limit = ffi::result_owner(compare.operand(1).map_err(|e| e.to_string())?)
-            .ok_or("no limit")?;
+        let limit =
+            ffi::result_owner(compare.operand(1).map_err(|e| e.to_string())?).ok_or("no limit")?;
         let ty = limit.result(0).map_err(|e| e.to_string())?.r#type();
         let value = Attribute::parse(context, &format!("dense<{}> : {ty}", form.per_stage()))
             .ok_or("a limit")?;
@@ -451,8 +512,8 @@ fn replace_by_call<'c>(
         (0..n).map(|i| format!("%r#{i}")).collect::<Vec<_>>().join(", "),
         types.join(", ")
     );
-    let parsed =
-        Module::parse(context, &text).ok_or_else(|| format!("a call that does not parse:\n{text}"))?;
+    let parsed = Module::parse(context, &text)
+        .ok_or_else(|| format!("a call that does not parse:\n{text}"))?;
     let func = ops_of(parsed.body()).pop().ok_or("no function")?;
     let entry = func
         .region(0)
@@ -551,6 +612,14 @@ impl Text {
         ))
     }
 
+    /// Zeros of `ty`, a broadcast scalar: a device split on any of its dims makes its own
+    /// chunk, nothing whole is ever built.
+    fn zeros(&mut self, element: &str, ty: &str) -> String {
+        let scalar = tensor(&[], element);
+        let zero = self.constant(zero(element), &scalar);
+        self.broadcast(&zero, &scalar, &[], ty)
+    }
+
     fn binary(&mut self, name: &str, a: &str, b: &str, ty: &str) -> String {
         self.value(&format!(
             "\"stablehlo.{name}\"({a}, {b}) : ({ty}, {ty}) -> {ty}"
@@ -603,29 +672,6 @@ impl Text {
             tensor(sizes, element)
         ))
     }
-
-    fn dynamic_update(
-        &mut self,
-        x: &str,
-        update: &str,
-        shape: &[i64],
-        sizes: &[i64],
-        element: &str,
-        dim: usize,
-        offset: &str,
-    ) -> String {
-        let zero = self.constant(0, I32);
-        let starts: Vec<&str> = (0..shape.len())
-            .map(|d| if d == dim { offset } else { zero.as_str() })
-            .collect();
-        let ty = tensor(shape, element);
-        self.value(&format!(
-            "\"stablehlo.dynamic_update_slice\"({x}, {update}, {}) : ({ty}, {}, {}) -> {ty}",
-            starts.join(", "),
-            tensor(sizes, element),
-            vec![I32; shape.len()].join(", ")
-        ))
-    }
 }
 
 impl Text {
@@ -654,7 +700,17 @@ impl Text {
         let mut local = sizes.clone();
         local.remove(b + 1);
         let block = self.reshape(update, &tensor(&local, element), &tensor(&sizes, element));
-        self.dynamic_update(x, &block, view, &sizes, element, b + 1, index)
+        let zero = self.constant(0, I32);
+        let starts: Vec<&str> = (0..view.len())
+            .map(|d| if d == b + 1 { index } else { zero.as_str() })
+            .collect();
+        let ty = tensor(view, element);
+        self.value(&format!(
+            "\"stablehlo.dynamic_update_slice\"({x}, {block}, {}) : ({ty}, {}, {}) -> {ty}",
+            starts.join(", "),
+            tensor(&sizes, element),
+            vec![I32; view.len()].join(", ")
+        ))
     }
 }
 
@@ -734,7 +790,10 @@ impl Form<'_> {
             next: 0,
             indent: 0,
         };
-        text.line(&format!("partir.mesh @mesh [\"{}\"={}]", self.axis, self.stages));
+        text.line(&format!(
+            "partir.mesh @mesh [\"{}\"={}]",
+            self.axis, self.stages
+        ));
         self.stage_function(&mut text);
         self.pipeline_function(&mut text);
         format!("module {{\n{}}}\n", text.out)
@@ -752,7 +811,10 @@ impl Form<'_> {
         ));
         text.line(&format!(
             "  return {} : {}",
-            (0..n).map(|i| format!("%s{i}")).collect::<Vec<_>>().join(", "),
+            (0..n)
+                .map(|i| format!("%s{i}"))
+                .collect::<Vec<_>>()
+                .join(", "),
             types.join(", ")
         ));
         text.line("}");
@@ -765,7 +827,9 @@ impl Form<'_> {
         let ys = self.of(|k| matches!(k, Carry::Stack { written: true, .. }));
         let xs = self.of(|k| matches!(k, Carry::Stack { written: false, .. }));
         let consts = self.of(|k| matches!(k, Carry::Constant(_)));
-        let args: Vec<String> = (0..n).map(|i| format!("%a{i}: {}", self.types[i])).collect();
+        let args: Vec<String> = (0..n)
+            .map(|i| format!("%a{i}: {}", self.types[i]))
+            .collect();
         text.line(&format!(
             "func.func private @{}({}) -> ({}) {{",
             self.pipeline_name(),
@@ -779,27 +843,25 @@ impl Form<'_> {
         let mut inits: Vec<(String, String)> = Vec::new();
         let t0 = text.constant(0, I32);
         inits.push((t0, I32.to_string()));
-        let state_type =
-            |i: usize| tensor(&prepend(s, &self.local(i)), &self.elements[i]);
+        let state_type = |i: usize| tensor(&prepend(s, &self.local(i)), &self.elements[i]);
         let out_type = |i: usize| tensor(&prepend(s, &self.view(i)), &self.elements[i]);
         let view_type = |i: usize| tensor(&self.view(i), &self.elements[i]);
         let staged_type = |i: usize| tensor(&self.staged(i), &self.elements[i]);
         for &i in &acts {
             let ty = state_type(i);
-            let zeros = text.constant(zero(&self.elements[i]), &ty);
+            let zeros = text.zeros(&self.elements[i], &ty);
             inits.push((zeros, ty));
         }
         for &i in &acts {
             let ty = out_type(i);
-            let zeros = text.constant(zero(&self.elements[i]), &ty);
+            let zeros = text.zeros(&self.elements[i], &ty);
             inits.push((zeros, ty));
         }
         for &i in ys.iter().chain(&xs) {
-            let summed = matches!(self.kinds[i], Carry::Stack { summed: true, .. });
             // Zeros made in place, which every device can make its own chunk of, and from
             // which a sum left partial by another axis is reduced once after the ticks.
-            let staged = if summed && self.zeros[i] {
-                text.constant(zero(&self.elements[i]), &staged_type(i))
+            let staged = if self.zeros[i] {
+                text.zeros(&self.elements[i], &staged_type(i))
             } else {
                 text.reshape(&format!("%a{i}"), &self.types[i], &staged_type(i))
             };
@@ -861,12 +923,14 @@ impl Form<'_> {
         let feeding = text.compare("LT", "%b0", &all_micro, I32, I1);
         let mut states_in = Vec::new();
         for (j, &i) in acts.iter().enumerate() {
-            let Carry::Activation(b) = self.kinds[i] else { unreachable!() };
+            let Carry::Activation(b) = self.kinds[i] else {
+                unreachable!()
+            };
             let local = self.local(i);
             let element = &self.elements[i];
             let picked = text.pick(&format!("%b{}", in_at(j)), &self.view(i), element, b, &fed);
             // Zeros once every microbatch is in: the bubble's ticks compute on zeros.
-            let zeros = text.constant(zero(element), &self.local_type(i));
+            let zeros = text.zeros(element, &self.local_type(i));
             let fresh = text.select(&feeding, &picked, &zeros, I1, &self.local_type(i));
             let st = state_type(i);
             let dims: Vec<i64> = (1..=local.len() as i64).collect();
@@ -935,24 +999,30 @@ impl Form<'_> {
                 "partir.slice 0 {whole}[%st] : {from} -> {}",
                 tensor(&one_shape, element)
             ));
-            text.reshape(&piece, &tensor(&one_shape, element), &tensor(&shape[1..], element))
+            text.reshape(
+                &piece,
+                &tensor(&one_shape, element),
+                &tensor(&shape[1..], element),
+            )
         };
         let mut operands = vec![String::new(); n];
-        for i in 0..n {
+        for (i, operand) in operands.iter_mut().enumerate() {
             let element = &self.elements[i];
             let local = self.local(i);
-            operands[i] = match self.kinds[i] {
+            *operand = match self.kinds[i] {
                 Carry::Counter => {
-                    let start = if self.reversed { self.layers - self.per_stage() } else { 0 };
+                    let start = if self.reversed {
+                        self.layers - self.per_stage()
+                    } else {
+                        0
+                    };
                     text.constant(start, &self.types[i])
                 }
                 Carry::Activation(_) => {
                     let j = acts.iter().position(|&x| x == i).expect("an activation");
                     chunk(text, &states_in[j], &prepend(s, &local), element)
                 }
-                Carry::Stack { written: true, .. } => {
-                    text.constant(zero(element), &self.local_type(i))
-                }
+                Carry::Stack { written: true, .. } => text.zeros(element, &self.local_type(i)),
                 Carry::Stack { batch, .. } => {
                     let j = xs.iter().position(|&x| x == i).expect("a read stack");
                     let mine = chunk(text, &format!("%b{}", xs_at(j)), &self.staged(i), element);
@@ -989,19 +1059,34 @@ impl Form<'_> {
             yield_types.push(one_ty);
         }
         for (j, &i) in acts.iter().enumerate() {
-            let Carry::Activation(b) = self.kinds[i] else { unreachable!() };
+            let Carry::Activation(b) = self.kinds[i] else {
+                unreachable!()
+            };
             let element = &self.elements[i];
             let view = self.view(i);
-            let outs = chunk(text, &format!("%b{}", out_at(j)), &prepend(s, &view), element);
+            let outs = chunk(
+                text,
+                &format!("%b{}", out_at(j)),
+                &prepend(s, &view),
+                element,
+            );
             let old = text.pick(&outs, &view, element, b, &clamped);
-            let kept = text.select(&valid, &format!("{call}#{i}"), &old, I1, &self.local_type(i));
+            let kept = text.select(
+                &valid,
+                &format!("{call}#{i}"),
+                &old,
+                I1,
+                &self.local_type(i),
+            );
             let written = text.put(&outs, &view, element, b, &clamped, &kept);
             let one_ty = tensor(&prepend(1, &view), element);
             yields.push(text.reshape(&written, &view_type(i), &one_ty));
             yield_types.push(one_ty);
         }
         for (j, &i) in ys.iter().enumerate() {
-            let Carry::Stack { batch, summed, .. } = self.kinds[i] else { unreachable!() };
+            let Carry::Stack { batch, summed, .. } = self.kinds[i] else {
+                unreachable!()
+            };
             let element = &self.elements[i];
             let staged = self.staged(i);
             let whole = &staged[1..];
@@ -1024,7 +1109,7 @@ impl Form<'_> {
                 // accumulator through layout ops alone.
                 None if summed && self.reversed => result.clone(),
                 None if summed => {
-                    let zeros = text.constant(zero(element), &whole_ty);
+                    let zeros = text.zeros(element, &whole_ty);
                     text.select(&valid, &result, &zeros, I1, &whole_ty)
                 }
                 None => {
@@ -1049,9 +1134,13 @@ impl Form<'_> {
         for r in 0..results.len() {
             let stage_result = format!("{stage_loop}#{r}");
             carried.push(match r.checked_sub(2 * a).map(|j| (j, ys[j])) {
-                Some((j, i)) if matches!(self.kinds[i], Carry::Stack { summed: true, .. }) => {
-                    text.binary("add", &format!("%b{}", ys_at(j)), &stage_result, &staged_type(i))
-                }
+                Some((j, i)) if matches!(self.kinds[i], Carry::Stack { summed: true, .. }) => text
+                    .binary(
+                        "add",
+                        &format!("%b{}", ys_at(j)),
+                        &stage_result,
+                        &staged_type(i),
+                    ),
                 _ => stage_result,
             });
         }
@@ -1091,11 +1180,15 @@ impl Form<'_> {
             returned[i] = text.reshape(&last, &view_type(i), &self.types[i]);
         }
         for (j, &i) in ys.iter().enumerate() {
-            returned[i] = text.reshape(&format!("{w}#{}", ys_at(j)), &staged_type(i), &self.types[i]);
+            returned[i] = text.reshape(
+                &format!("{w}#{}", ys_at(j)),
+                &staged_type(i),
+                &self.types[i],
+            );
         }
-        for i in 0..n {
-            if returned[i].is_empty() {
-                returned[i] = match self.kinds[i] {
+        for (i, slot) in returned.iter_mut().enumerate() {
+            if slot.is_empty() {
+                *slot = match self.kinds[i] {
                     Carry::Counter => text.constant(self.layers, &self.types[i]),
                     _ => format!("%a{i}"),
                 };
