@@ -369,6 +369,20 @@ fn register_linear(rules: &mut Entries) {
         Some(Operands(&[0, 1]))
     });
     rules.add_linear("stablehlo.select", |_| Some(Operands(&[1, 2])));
+    // A float widened (bf16 -> f32: JAX's gradient of its bf16 compute on f32 weights) is a sum
+    // of its widened parts, exactly, each summed in the wider type: a partial sum may be
+    // widened before it is reduced, and reduced in f32 once after a loop instead of in bf16
+    // in every iteration. A narrowing convert rounds each part: not linear.
+    rules.add_linear("stablehlo.convert", |op| {
+        let bits = |value: melior::ir::Value| {
+            let element = crate::ffi::shaped_element(value.r#type());
+            melior::ir::r#type::TypeLike::is_float(&element)
+                .then(|| crate::ffi::element_bits(element))
+                .flatten()
+        };
+        let (from, to) = (bits(op.operand(0).ok()?)?, bits(op.result(0).ok()?.into())?);
+        (to >= from).then_some(Operands(&[0]))
+    });
     for name in ["stablehlo.multiply", "stablehlo.dot_general"] {
         rules.add_linear(name, |_| Some(EachAlone));
     }
