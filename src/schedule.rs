@@ -25,7 +25,11 @@
 //! ```
 //! Unknown keys are errors, so a typo never silently does nothing.
 
+mod pipeline;
+
 use crate::ir::MeshAxis;
+pub use pipeline::PipelineSettings;
+use pipeline::{pipeline_settings, RawPipeline};
 use serde::Deserialize;
 use std::path::Path;
 
@@ -88,18 +92,6 @@ pub struct Tactic {
     /// The line of its `[[tactic]]` in the schedule file (1-based): remarks and errors about
     /// the tactic point there.
     pub line: usize,
-}
-
-/// `pipeline = { layers = "params/layers/*", microbatches = 4 }`: the loops over the selected
-/// stacked layers (dim 0 the layer) run as a pipeline along the tactic's axis, each stage
-/// holding `layers / stages` contiguous layers, the batch cut into `microbatches`
-/// (docs/design.md, "Pipelining").
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PipelineSettings {
-    pub layers: String,
-    pub microbatches: i64,
-    /// Which dim of the loops' carried activations is the batch (0 as JAX writes them).
-    pub batch_dim: usize,
 }
 
 /// A whole schedule: the mesh it expects and its tactics in order.
@@ -166,61 +158,12 @@ struct RawTactic {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct RawPipeline {
-    layers: String,
-    microbatches: i64,
-    #[serde(default)]
-    schedule: Option<String>,
-    #[serde(default)]
-    batch_dim: usize,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
 struct RawAuto {
     memory: Option<String>,
     device: Option<String>,
     time_limit: Option<f64>,
     seed: Option<u64>,
     evaluations: Option<usize>,
-}
-
-fn pipeline_settings(
-    raw: RawPipeline,
-    tile: &[(String, usize)],
-) -> Result<PipelineSettings, String> {
-    match raw.schedule.as_deref() {
-        None | Some("gpipe") => {}
-        Some(other @ ("1f1b" | "circular")) => {
-            return Err(format!(
-                "schedule \"{other}\" is not built yet; \"gpipe\" is"
-            ))
-        }
-        Some(other) => {
-            return Err(format!(
-                "\"{other}\" is not a pipeline schedule; use \"gpipe\""
-            ))
-        }
-    }
-    if raw.microbatches < 1 {
-        return Err(format!(
-            "microbatches must be positive, got {}",
-            raw.microbatches
-        ));
-    }
-    if let Some((_, dim)) = tile.iter().find(|(selector, _)| selector == &raw.layers) {
-        if *dim != 0 {
-            return Err(format!(
-                "the layers '{}' are split on their layer dim 0, not {dim}",
-                raw.layers
-            ));
-        }
-    }
-    Ok(PipelineSettings {
-        layers: raw.layers,
-        microbatches: raw.microbatches,
-        batch_dim: raw.batch_dim,
-    })
 }
 
 /// A size with its unit: `16GiB`, `512 MiB`, `1024B` (B, KiB, MiB, GiB, TiB; kB, MB, GB too).

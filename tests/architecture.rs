@@ -33,6 +33,7 @@ const LAYERS: &[&[&str]] = &[
         "src/ir/",
         "src/rules/",
         "src/schedule.rs",
+        "src/schedule/",
         "src/sim/",
     ],
     &["src/report/"],

@@ -1,3 +1,6 @@
+//! This file is long because it is the one table of every query an op family answers beyond
+//! its rule, each with the accessor the passes call: split, a new query would have two homes.
+//!
 //! Each op family's model beyond its rule: what propagation, lowering and the simulator ask of
 //! an op (its local-shape rewrite, cost class, trip count, linear operands, fills, layout,
 //! padding, ...). Families fill the tables in their `register`; the passes ask the queries
