@@ -109,16 +109,36 @@ pub fn auto_command(args: &AutoArgs) -> Result<i32, CliError> {
     };
     let mut attempts = Vec::new();
     for order in &orders {
-        attempts.push((order, &unbounded));
+        attempts.push((order, &unbounded, &fixed));
+    }
+    // A pipeline over the mesh's major axis (across nodes, as Megatron-LM and MaxText pipeline),
+    // when the program scans stacked layers: one more start, the other axes searched after it.
+    let pipelined = if args.axes.is_empty() && axes.len() > 1 {
+        pipeline_start(&source, &text, &fixed, &mesh, &axes[0])?
+    } else {
+        None
+    };
+    let rest: Vec<String> = axes.iter().skip(1).cloned().collect();
+    if let Some(start) = &pipelined {
+        attempts.push((&rest, &unbounded, start));
     }
     let mut best: Option<Searched> = None;
     let mut index = 0;
     while index < attempts.len() {
-        let (order, compute) = attempts[index];
+        let (order, compute, start) = attempts[index];
         index += 1;
-        let searched = search_in_order(&source, &text, &fixed, order, compute, &settings, &device)?;
+        let searched =
+            match search_in_order(&source, &text, start, order, compute, &settings, &device) {
+                Ok(searched) => searched,
+                // A pipeline start that does not build (a loop it cannot split) is no plan.
+                Err(error) if !std::ptr::eq(start, &fixed) => {
+                    eprintln!("partir: no pipeline over '{}': {error}", axes[0]);
+                    continue;
+                }
+                Err(error) => return Err(error),
+            };
         if !searched.last.fits && compute.budget_bytes.is_infinite() {
-            attempts.push((order, &anticipating));
+            attempts.push((order, &anticipating, start));
         }
         let better = match &best {
             None => true,
@@ -131,7 +151,12 @@ pub fn auto_command(args: &AutoArgs) -> Result<i32, CliError> {
         };
         if attempts.len() > 1 {
             eprintln!(
-                "partir: order {}{}: step {}, peak {}{}",
+                "partir: order {}{}{}: step {}, peak {}{}",
+                if std::ptr::eq(start, &fixed) {
+                    ""
+                } else {
+                    "pipeline, then "
+                },
                 order.join(" then "),
                 if compute.budget_bytes.is_infinite() {
                     ""
@@ -212,6 +237,51 @@ pub fn auto_command(args: &AutoArgs) -> Result<i32, CliError> {
         seconds_text(total.elapsed().as_secs_f64())
     );
     Ok(0)
+}
+
+/// FIXED with a GPipe pipeline over `axis` appended, when the program scans stacked layers:
+/// as many stages as `axis` has devices, 4 microbatches a stage (bubble (S-1)/(5S-1)).
+fn pipeline_start(
+    source: &str,
+    text: &str,
+    fixed: &Schedule,
+    mesh: &[MeshAxis],
+    axis: &str,
+) -> Result<Option<Schedule>, CliError> {
+    let Some(stages) = mesh.iter().find(|a| a.name == axis).map(|a| a.size) else {
+        return Ok(None);
+    };
+    let session = Session::new(source);
+    let module = session.parse(text)?;
+    prepare(&session, &module)?;
+    let Some((layers, count)) = crate::passes::pipeline::stacked_layers(module.as_operation())
+    else {
+        return Ok(None);
+    };
+    if stages < 2 || count % stages != 0 {
+        return Ok(None);
+    }
+    let microbatches = 4 * stages;
+    let mut start = fixed.clone();
+    start.tactics.push(Tactic {
+        name: format!("auto-PP-{axis}"),
+        axis: axis.to_string(),
+        tile: vec![(layers.clone(), 0)],
+        replicate: Vec::new(),
+        reach: crate::schedule::Reach::All,
+        auto: None,
+        pipeline: Some(crate::schedule::PipelineSettings {
+            layers,
+            microbatches,
+            batch_dim: 0,
+        }),
+        comment: vec![format!(
+            "Found by partir auto: GPipe over '{axis}', {} of the {count} layers a stage, {microbatches} microbatches.",
+            count / stages
+        )],
+        line: 0,
+    });
+    Ok(Some(start))
 }
 
 /// What searching the axes in one order found.

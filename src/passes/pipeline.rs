@@ -156,3 +156,54 @@ fn next_id(module: OperationRef) -> usize {
         })
         .expect("a free number")
 }
+
+/// What a pipeline could split in `module`: a selector that matches exactly the arguments the
+/// loops over the layers carry (dim 0 the layer: flax `nn.scan`'s stacked parameters), with the
+/// layer count. None when no loop runs over stacked arguments, or no selector picks them alone.
+///
+/// ```text
+/// params/model/layers/blocks/mlp/down_proj/kernel: [80, 28672, 8192], ... carried by a
+/// while of 80 trips  ->  ("params/model/layers/blocks/*", 80)
+/// ```
+pub fn stacked_layers(module: OperationRef) -> Option<(String, i64)> {
+    let named = names::named_values(module);
+    let mut by_count: Vec<(i64, Vec<String>)> = Vec::new();
+    for func in names::functions(module) {
+        ffi::walk(func, |op| {
+            let Some(count) = rules::trip_count(op).filter(|&n| n > 1) else {
+                return;
+            };
+            for (name, value) in &named {
+                let stacked = static_shape(value.value.r#type())
+                    .is_some_and(|shape| shape.first() == Some(&count));
+                if stacked && op.operands().any(|o| reaches(o, value.value)) {
+                    match by_count.iter_mut().find(|(n, _)| *n == count) {
+                        Some((_, names)) if !names.contains(name) => names.push(name.clone()),
+                        Some(_) => {}
+                        None => by_count.push((count, vec![name.clone()])),
+                    }
+                }
+            }
+        });
+    }
+    let (count, stacks) = by_count.into_iter().max_by_key(|(_, names)| names.len())?;
+    let first = stacks.first()?;
+    let common = stacks.iter().fold(first.len(), |len, name| {
+        first
+            .bytes()
+            .zip(name.bytes())
+            .take(len)
+            .take_while(|(a, b)| a == b)
+            .count()
+    });
+    let prefix = &first[..first[..common].rfind('/')? + 1];
+    let selector = format!("{prefix}*");
+    let pattern = crate::ir::Selector::new(&selector).ok()?;
+    let exact = named
+        .iter()
+        .filter(|(name, _)| pattern.matches(name))
+        .all(|(_, v)| {
+            static_shape(v.value.r#type()).is_some_and(|shape| shape.first() == Some(&count))
+        });
+    exact.then_some((selector, count))
+}

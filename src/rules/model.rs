@@ -177,6 +177,8 @@ pub(super) struct Entries {
     /// Loop ops that can be pipelined over stacked layers (see [`pipeline_loop`]).
     pipelines: HashMap<&'static str, super::pipeline::PipelineLoop>,
     linear: HashMap<&'static str, LinearIn>,
+    /// Linear only for a sum a loop carries out (see [`linear_in_loop_sums`]).
+    loop_sum_linear: HashMap<&'static str, LinearIn>,
     canonical: HashMap<&'static str, Canonicalize>,
     fills: HashMap<&'static str, FillOf>,
     tileable: HashMap<&'static str, Tileable>,
@@ -243,6 +245,11 @@ impl Entries {
     /// Says how to rewrite `name` before propagation.
     pub(super) fn add_canonical(&mut self, name: &'static str, rewrite: Canonicalize) {
         self.canonical.insert(name, rewrite);
+    }
+
+    /// Says in which operands `name` is linear for a partial sum a loop carries out.
+    pub(super) fn add_loop_sum_linear(&mut self, name: &'static str, linear: LinearIn) {
+        self.loop_sum_linear.insert(name, linear);
     }
 
     /// Says in which operands `name` is linear.
@@ -436,6 +443,12 @@ pub fn canonicalize<'c>(context: &'c melior::Context, root: OperationRef<'c, '_>
 /// In which operands `op` is linear (None: not known to be).
 pub fn linear(op: OperationRef) -> Option<Linear> {
     registered(&BUILTIN.linear, op).and_then(|linear| linear(op))
+}
+
+/// In which operands `op` is linear for a partial sum a loop carries and reduces after it:
+/// where [`linear`] says, and a widening convert too (a bf16 gradient accumulated in f32).
+pub fn linear_in_loop_sums(op: OperationRef) -> Option<Linear> {
+    linear(op).or_else(|| registered(&BUILTIN.loop_sum_linear, op).and_then(|linear| linear(op)))
 }
 
 /// How many times a loop op (cost [`Cost::Loop`]) runs its body; None when unknown.

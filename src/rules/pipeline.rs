@@ -3,6 +3,12 @@
 //! op builds its pipelined form ([`super::pipeline_loop`]); the pass
 //! (`passes/pipeline.rs`) finds the loops and inlines what the family built.
 
+/// Marks the copy of a loop that one stage runs per tick: a gradient it leaves partial may be
+/// widened (bf16 to f32) before the reduce, which then moves out of the ticks once for all
+/// ([`super::linear_in_loop_sums`]); in a plain scan each layer's reduce stays in bf16, half
+/// the bytes, overlapping the backward pass.
+pub const STAGE_LOOP_ATTR: &str = "partir.pipeline_stage";
+
 /// How to pipeline: the stage axis, its size, how many microbatches the batch is cut into, and
 /// which dim of the loop's carried activations is the batch.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -369,11 +369,12 @@ fn register_linear(rules: &mut Entries) {
         Some(Operands(&[0, 1]))
     });
     rules.add_linear("stablehlo.select", |_| Some(Operands(&[1, 2])));
-    // A float widened (bf16 -> f32: JAX's gradient of its bf16 compute on f32 weights) is a sum
-    // of its widened parts, exactly, each summed in the wider type: a partial sum may be
-    // widened before it is reduced, and reduced in f32 once after a loop instead of in bf16
-    // in every iteration. A narrowing convert rounds each part: not linear.
-    rules.add_linear("stablehlo.convert", |op| {
+    // A float widened (bf16 -> f32: JAX's gradient of its bf16 compute on f32 weights) is the
+    // sum of its widened parts, exactly, each summed in the wider type: a loop may carry such a
+    // gradient partial and reduce it once after it (in f32), not in bf16 in every iteration.
+    // Only there: elsewhere a partial sum is reduced before it is widened, at half the bytes.
+    // A narrowing convert rounds each part: never.
+    rules.add_loop_sum_linear("stablehlo.convert", |op| {
         let bits = |value: melior::ir::Value| {
             let element = crate::ffi::shaped_element(value.r#type());
             melior::ir::r#type::TypeLike::is_float(&element)

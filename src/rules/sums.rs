@@ -72,7 +72,7 @@ pub(super) fn partials(
             let carry_of = |v: &Value| {
                 (0..carries).find(|&j| body.argument(j).is_ok_and(|a| Value::from(a) == *v))
             };
-            let group: Vec<usize> = match crate::rules::linear(inner) {
+            let group: Vec<usize> = match linear_here(op, inner) {
                 Some(Linear::All) => (0..operands.len()).collect(),
                 Some(Linear::Operands(group)) => group.to_vec(),
                 _ => Vec::new(),
@@ -89,7 +89,7 @@ pub(super) fn partials(
                     break;
                 }
             }
-            let makes_partial = makes_partial(classes, root, inner, &partial_at)?;
+            let makes_partial = makes_partial(op, classes, root, inner, &partial_at)?;
             if makes_partial {
                 for result in inner.results() {
                     partial.insert(ffi::value_id(result.into()));
@@ -112,10 +112,24 @@ pub(super) fn partials(
     None
 }
 
+/// How `inner`, in the body of `loop_op`, is linear for the sums the loop carries: a pipeline
+/// stage's loop also widens them ([`crate::rules::pipeline::STAGE_LOOP_ATTR`]).
+fn linear_here(loop_op: OperationRef, inner: OperationRef) -> Option<crate::rules::Linear> {
+    if loop_op
+        .attribute(crate::rules::pipeline::STAGE_LOOP_ATTR)
+        .is_ok()
+    {
+        crate::rules::linear_in_loop_sums(inner)
+    } else {
+        crate::rules::linear(inner)
+    }
+}
+
 /// With the class `root` tiled and operands `partial_at` of `inner` partial sums: whether its
 /// results are partial (a sum over the class; a linear op of partial operands, its others
 /// whole), or None when a partial value would be used otherwise (the class cannot be tiled).
 fn makes_partial(
+    loop_op: OperationRef,
     classes: &mut Classes,
     root: usize,
     inner: OperationRef,
@@ -154,7 +168,7 @@ fn makes_partial(
         .enumerate()
         .filter(|(i, _)| !partial_at.contains(i))
         .all(|(_, &v)| !tiled(classes, v));
-    let fits = match crate::rules::linear(inner) {
+    let fits = match linear_here(loop_op, inner) {
         Some(Linear::All) => partial_at.len() == operands.len(),
         Some(Linear::Operands(group)) => {
             partial_at.iter().all(|i| group.contains(i))
@@ -193,7 +207,7 @@ pub(super) fn branch_partials(
             if read_in_regions(inner, &partial) {
                 return None;
             }
-            if makes_partial(classes, root, inner, &partial_at)? {
+            if makes_partial(op, classes, root, inner, &partial_at)? {
                 partial.extend(inner.results().map(|r| ffi::value_id(r.into())));
             }
         }

@@ -66,6 +66,11 @@ pub fn run<'c>(context: &'c Context, module: OperationRef<'c, '_>) -> PassResult
             format!("{PASS}: the module declares no partir.mesh"),
         ));
     };
+    // What marks a pipeline stage's loop matters to propagation only; the device-local program
+    // (and XLA, which reads it) has no use for it.
+    crate::ffi::walk(module, |op| {
+        crate::ffi::remove_attribute(op, crate::rules::pipeline::STAGE_LOOP_ATTR)
+    });
     let emitter = Emitter {
         context,
         mesh: &mesh,

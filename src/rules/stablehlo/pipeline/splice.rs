@@ -57,6 +57,11 @@ pub(super) fn fill_stage<'c>(
             .set_type(argument.r#type());
         ffi::set_operand(ret, i, copy.result(i).map_err(|e| e.to_string())?.into());
     }
+    ffi::set_attribute(
+        copy,
+        crate::rules::pipeline::STAGE_LOOP_ATTR,
+        Attribute::unit(context),
+    );
     localize(context, copy, &before, copy.operand_count(), BODY);
     // An update of a stack keeps the stack's (now one stage's) type.
     for block in blocks(copy) {
