@@ -183,7 +183,15 @@ pub fn auto_command(args: &AutoArgs) -> Result<i32, CliError> {
         order,
     } = best.expect("at least one order");
     if attempts.len() > 1 {
-        eprintln!("partir: kept the order {}", order.join(" then "));
+        let pipelined = plan.tactics.iter().find(|t| t.pipeline.is_some());
+        eprintln!(
+            "partir: kept the order {}{}",
+            pipelined.map_or(String::new(), |t| format!(
+                "pipeline over '{}', then ",
+                t.axis
+            )),
+            order.join(" then ")
+        );
     }
     if !last.fits {
         return Err(CliError::new(format!(

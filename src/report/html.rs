@@ -113,6 +113,9 @@ pub fn page(story: &PartitionReport) -> String {
             section(&mut page, "Peak memory", &memory_chart(story));
             section(&mut page, "Bytes sent", &communication_chart(story, &axes));
             section(&mut page, "Tactics", &tactic_table(story));
+            if let Some(schedule) = super::pipeline_picture::section(&last.report) {
+                section(&mut page, "Pipeline schedule", &schedule);
+            }
             if let Some(stops) = stops_table(story) {
                 section(&mut page, "Where propagation stopped", &stops);
             }

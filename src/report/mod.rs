@@ -5,6 +5,7 @@
 pub mod bar_chart;
 pub mod html;
 pub mod mesh_picture;
+pub mod pipeline_picture;
 pub mod search;
 pub mod sharding_groups;
 pub mod shardings;

@@ -73,6 +73,9 @@ pub struct PipelineLoop {
     pub axes: Vec<String>,
     pub stages: i64,
     pub ticks: i64,
+    /// Which way the state moves: to the next stage (false: forward), to the one before (true:
+    /// JAX's transpose of a forward pipeline); None when the rotation does not say (2 stages).
+    pub reversed: Option<bool>,
     /// `ops[range]`: the loop's ops, its body's and its inner loops' (times the trip counts).
     pub ops: std::ops::Range<usize>,
 }
@@ -213,6 +216,7 @@ pub fn simulate(profile: &Profile, device: &Device) -> Report {
                     stages: pipeline.stages,
                     ticks: pipeline.ticks,
                     microbatches: pipeline.ticks - pipeline.stages + 1,
+                    reversed: pipeline.reversed,
                     bubble,
                     compute_seconds,
                     idle_seconds: bubble * compute_seconds,

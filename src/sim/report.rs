@@ -211,6 +211,8 @@ pub struct Pipeline {
     pub stages: i64,
     pub ticks: i64,
     pub microbatches: i64,
+    /// The state moves to the stage before (a backward pipeline); None: not known (2 stages).
+    pub reversed: Option<bool>,
     pub bubble: f64,
     pub compute_seconds: f64,
     pub idle_seconds: f64,
