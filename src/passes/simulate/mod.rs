@@ -18,6 +18,7 @@ mod fusion;
 mod iterations;
 mod loop_memory;
 mod profile;
+mod rotation;
 
 use super::{
     lower_to_hlo, names::SIMULATE as PASS, options::SimulateOptions, program_location, PassError,

@@ -334,7 +334,7 @@ impl Reader {
                     axes: rotation.axes.clone(),
                     stages: rotation.group_size,
                     ticks,
-                    reversed: direction(op, rotation.group_size),
+                    reversed: super::rotation::direction(op, rotation.group_size),
                     ops: ops..self.profile.ops.len(),
                 });
             }
@@ -596,25 +596,4 @@ pub(super) fn op_name(op: OperationRef) -> String {
         .as_str()
         .unwrap_or("?")
         .to_string()
-}
-
-/// Which way loop `op`'s rotation moves chunks among `stages` devices, read off its first
-/// permute's sources (`from`: device d takes chunk sources[d]): d - 1 forward, d + 1 reversed;
-/// None when both read the same (2 stages) or the permute is neither.
-fn direction(op: OperationRef, stages: i64) -> Option<bool> {
-    let mut sources = None;
-    ffi::walk(op, |inner| {
-        if sources.is_none() {
-            sources = crate::ir::core::permute_sources(inner);
-        }
-    });
-    let sources = sources?;
-    let shifted = |by: i64| {
-        (0..stages).all(|d| sources.get(d as usize) == Some(&(d + by).rem_euclid(stages)))
-    };
-    match (shifted(-1), shifted(1)) {
-        (true, false) => Some(false),
-        (false, true) => Some(true),
-        _ => None,
-    }
 }
