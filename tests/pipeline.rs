@@ -220,3 +220,48 @@ fn pipelined_llama_runs_on_xla() {
     );
     assert!(passed, "llama-scan-remat PP_BP_MP: {said}");
 }
+
+/// `partir auto` pipelines when that is what fits fastest: the published FlaxLlama on
+/// `{stage = 2, batch = 2}` of a device whose nodes of 2 are joined by a slow link
+/// (tests/devices/slow-nodes.toml), within 2.6 MiB per device. Splitting the batch or the
+/// state over `stage` sends weights and gradients over that link; the pipeline started over
+/// `stage` (the mesh's major axis) sends activations only, and is kept. The plan it writes is an
+/// ordinary schedule with a `pipeline` table, and runs on XLA as the original does.
+#[test]
+fn auto_keeps_a_pipeline_over_a_slow_axis() {
+    let dir = root().join("target/tmp/pipeline");
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    let plan = dir.join("auto-slow-nodes.toml");
+    let out = partir(&[
+        "auto",
+        "examples/published/llama-scan.mlir",
+        "--mesh",
+        "stage=2,batch=2",
+        "--device",
+        "tests/devices/slow-nodes.toml",
+        "--memory",
+        "2.6MiB",
+        "--time-limit",
+        "2",
+        "--evaluations",
+        "10",
+        "-o",
+        plan.to_str().unwrap(),
+    ]);
+    let said = text(&out.stderr);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains("kept the order pipeline over 'stage', then batch"),
+        "{said}"
+    );
+    let written = std::fs::read_to_string(&plan).unwrap();
+    assert!(
+        written.contains(
+            "pipeline = { layers = \"params/model/layers/blocks/*\", microbatches = 8, batch_dim = 0 }"
+        ),
+        "{written}"
+    );
+    let (passed, said) =
+        common::verify_on_xla("examples/published/llama-scan.mlir", plan.to_str().unwrap());
+    assert!(passed, "{said}");
+}
