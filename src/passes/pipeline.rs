@@ -9,7 +9,7 @@
 //!         (GPipe: 5 ticks, bubble 20.0%)
 //! ```
 
-use super::{program_location, select_values, PassError};
+use super::{select_values, PassError};
 use crate::{
     ffi::{self, Severity},
     ir::{core::static_shape, names},
@@ -17,35 +17,35 @@ use crate::{
         self,
         pipeline::{PipelinePlan, Pipelined},
     },
-    schedule::PipelineSettings,
 };
 use melior::{
     ir::{operation::OperationLike, OperationRef, Value, ValueLike},
     Context,
 };
 
-/// Pipelines the loops over `settings.layers` along `axis` (`stages` devices); how many.
+/// Pipelines the loops over the stacks `layers` selects as `plan` says; how many. `location`:
+/// the tactic's, where its remark points.
 pub fn pipeline<'c>(
     context: &'c Context,
     module: OperationRef<'c, '_>,
     named: &[(String, crate::ir::NamedValue<'c, '_>)],
     who: &str,
-    settings: &PipelineSettings,
-    axis: &str,
-    stages: i64,
+    layers: &str,
+    plan: &PipelinePlan,
+    location: melior::ir::Location<'c>,
 ) -> Result<usize, PassError<'c>> {
-    let selected = select_values(module, named, who, &settings.layers)?;
+    let selected = select_values(module, named, who, layers)?;
     let stacks: Vec<Value> = selected.iter().map(|(_, v)| v.value).collect();
-    let layers: Vec<i64> = stacks
+    let counts: Vec<i64> = stacks
         .iter()
         .filter_map(|v| static_shape(v.r#type()).and_then(|s| s.first().copied()))
         .collect();
-    let Some(&count) = layers.first() else {
+    let Some(&count) = counts.first() else {
         return Err(PassError::new(
-            program_location(module),
+            location,
             format!(
                 "{who}: pipeline: '{}' selects no stacked layers (tensors with a layer dim 0)",
-                settings.layers
+                layers
             ),
         ));
     };
@@ -74,26 +74,21 @@ pub fn pipeline<'c>(
     }
     if loops.is_empty() {
         return Err(PassError::new(
-            program_location(module),
-            format!("{who}: pipeline: no loop runs over the {count} layers of '{}' (pipelining needs the layers scanned: `lax.scan`, flax `nn.scan`)", settings.layers),
+            location,
+            format!("{who}: pipeline: no loop runs over the {count} layers of '{}' (pipelining needs the layers scanned: `lax.scan`, flax `nn.scan`)", layers),
         ));
     }
-    let plan = PipelinePlan {
-        axis: axis.to_string(),
-        stages,
-        microbatches: settings.microbatches,
-        batch_dim: settings.batch_dim,
-    };
+    let (axis, stages) = (plan.axis.as_str(), plan.stages);
     let mut done: Vec<Pipelined> = Vec::new();
     let first_id = next_id(module);
     for (k, op) in loops.iter().enumerate() {
         let location = op.location();
-        match rules::pipeline_loop(context, *op, &plan, first_id + k) {
+        match rules::pipeline_loop(context, *op, plan, first_id + k) {
             Some(Ok(pipelined)) => done.push(pipelined),
             Some(Err(why)) => {
                 return Err(PassError::new(
                     location,
-                    format!("{who}: pipeline: this loop over {count} layers cannot be pipelined on {stages} stages of '{axis}' with {} microbatches: {why}", settings.microbatches),
+                    format!("{who}: pipeline: this loop over {count} layers cannot be pipelined on {stages} stages of '{axis}' with {} microbatches: {why}", plan.microbatches),
                 ))
             }
             None => {
@@ -105,10 +100,10 @@ pub fn pipeline<'c>(
         }
     }
     super::inline_calls::run(module)?;
-    let (m, s) = (settings.microbatches, stages);
+    let (m, s) = (plan.microbatches, stages);
     let ticks = m + s - 1;
     ffi::emit(
-        program_location(module),
+        location,
         Severity::Remark,
         &format!(
             "{who}: {} loops over {count} layers pipelined on {s} stages of {} layers, {m} microbatches (GPipe: {ticks} ticks, bubble {:.1}%): {} forward, {} reversed; {} activations handed on, {} stacked outputs, {} summed over microbatches",

@@ -62,16 +62,21 @@ pub fn apply_tactic<'c>(
     })?;
     if let Some(settings) = &tactic.pipeline {
         let named = names::named_values(module);
+        let plan = crate::rules::pipeline::PipelinePlan {
+            axis: tactic.axis.clone(),
+            stages: axis_size,
+            microbatches: settings.microbatches,
+            batch_dim: settings.batch_dim,
+        };
         super::pipeline::pipeline(
             context,
             module,
             &named,
             &who,
-            settings,
-            &tactic.axis,
-            axis_size,
-        )
-        .map_err(|error| PassError::new(error.location, error.message))?;
+            &settings.layers,
+            &plan,
+            location,
+        )?;
     }
     // Pins and tiles add views and pins, never a named value: the names are read once.
     let named = names::named_values(module);
