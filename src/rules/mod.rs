@@ -38,12 +38,12 @@ mod tests;
 mod tosa;
 
 pub use model::{
-    block_access, broadcasts_scalars, canonicalize, carried_body, cost, fill, fresh_accumulator,
-    fusion, inputs, is_empty, is_layout, is_multiply, is_pure, is_row_major_reshape,
-    layout_source_dim, linear, linear_in_loop_sums, per_value, pipeline_loop, retype,
-    takes_captures, tileable, trip_count, zero_padding, Canonicalize, Cost, Fill, FillOf, Fusion,
-    Linear, LinearIn, Padding, Remake, Retype, ScalarBroadcast, Shapes, SourceDim, Tileable,
-    TripCount, ZeroPadding,
+    block_access, broadcasts_scalars, canonicalize, carried_body, cost, fill, filled_with,
+    fresh_accumulator, fusion, inputs, is_empty, is_layout, is_multiply, is_pure,
+    is_row_major_reshape, layout_source_dim, linear, linear_in_loop_sums, per_value, pipeline_loop,
+    retype, takes_captures, tileable, trip_count, zero_padding, Canonicalize, Cost, Fill, FillOf,
+    Fusion, Linear, LinearIn, Padding, Remake, Retype, ScalarBroadcast, Shapes, SourceDim,
+    Tileable, TripCount, ZeroPadding,
 };
 
 use crate::{

@@ -556,6 +556,16 @@ pub fn fill(op: OperationRef) -> Option<Fill> {
     registered(&BUILTIN.fills, op).and_then(|fill| fill(op))
 }
 
+/// The scalar every element of `value` holds, as its producer's family says (following
+/// reshapes, broadcasts and converts of a fill to the fill); None when it is not a fill.
+pub fn filled_with(value: melior::ir::Value) -> Option<f64> {
+    let producer = crate::ffi::result_owner(value)?;
+    match fill(producer)? {
+        Fill::Scalar(scalar) => Some(scalar),
+        Fill::Operand(index) => filled_with(producer.operand(index).ok()?),
+    }
+}
+
 /// Whether a partial result of `op` may start from a fresh identity accumulator that partir
 /// builds (`linalg.fill` into `tensor.empty`) when its own init is not the identity: linalg's
 /// destination-passing ops. Other dialects' ops need their init to be the identity already

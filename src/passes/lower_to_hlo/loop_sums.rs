@@ -19,7 +19,7 @@
 //! (its stacked weights' gradients are sliced or scattered), so that form is not built.
 
 use super::optimize::{is_linear_binary, reduce_in_place, reduced_operand};
-use crate::{ffi, rules::Fill};
+use crate::{ffi, rules::filled_with};
 use melior::{
     ir::{block::BlockLike, operation::OperationLike, OperationRef, RegionLike, Value},
     Context,
@@ -38,15 +38,6 @@ pub(super) fn reduce_after_loops<'c>(context: &'c Context, module: OperationRef<
         for carry in 0..op.result_count() {
             reduce_after(context, op, carry);
         }
-    }
-}
-
-/// The scalar every element of `value` holds, as its producer's family says.
-fn filled_with(value: Value) -> Option<f64> {
-    let producer = ffi::result_owner(value)?;
-    match crate::rules::fill(producer)? {
-        Fill::Scalar(scalar) => Some(scalar),
-        Fill::Operand(index) => filled_with(producer.operand(index).ok()?),
     }
 }
 

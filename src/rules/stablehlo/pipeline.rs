@@ -194,7 +194,10 @@ pub(super) fn pipeline_while<'c, 'a>(
             .map(|v| ffi::shaped_element(v.r#type()).to_string())
             .collect(),
         types: op.operands().map(|v| v.r#type().to_string()).collect(),
-        zeros: op.operands().map(|v| filled_with(v) == Some(0.0)).collect(),
+        zeros: op
+            .operands()
+            .map(|v| crate::rules::filled_with(v) == Some(0.0))
+            .collect(),
         stages,
         micro,
         layers,
@@ -289,15 +292,6 @@ fn counted(op: OperationRef) -> Option<(usize, i64, i64)> {
     let trips = super::control::trip_count(op)?;
     let start = integer(op.operand(index).ok()?)?;
     Some((index, start, start + trips))
-}
-
-/// The scalar every element of `value` holds, as its producer's family says.
-fn filled_with(value: Value) -> Option<f64> {
-    let producer = ffi::result_owner(value)?;
-    match crate::rules::fill(producer)? {
-        crate::rules::Fill::Scalar(scalar) => Some(scalar),
-        crate::rules::Fill::Operand(index) => filled_with(producer.operand(index).ok()?),
-    }
 }
 
 fn integer(value: Value) -> Option<i64> {

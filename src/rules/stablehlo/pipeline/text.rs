@@ -128,6 +128,16 @@ impl Text {
     }
 }
 
+/// One microbatch of a value of shape `view` (the batch as [mb, M] at `b`): as a block of it
+/// (`[.., mb, 1, ..]`) and as the stage function takes it (`[.., mb, ..]`).
+fn microbatch_shapes(view: &[i64], b: usize) -> (Vec<i64>, Vec<i64>) {
+    let mut sizes = view.to_vec();
+    sizes[b + 1] = 1;
+    let mut local = sizes.clone();
+    local.remove(b + 1);
+    (sizes, local)
+}
+
 impl Text {
     /// Microbatch `index` of `x` (of shape `view`, the batch as [mb, M] at `b`): [`local`].
     pub(super) fn pick(
@@ -138,11 +148,8 @@ impl Text {
         b: usize,
         index: &str,
     ) -> String {
-        let mut sizes = view.to_vec();
-        sizes[b + 1] = 1;
+        let (sizes, local) = microbatch_shapes(view, b);
         let block = self.dynamic_slice(x, view, element, b + 1, index, &sizes);
-        let mut local = sizes.clone();
-        local.remove(b + 1);
         self.reshape(&block, &tensor(&sizes, element), &tensor(&local, element))
     }
 
@@ -156,10 +163,7 @@ impl Text {
         index: &str,
         update: &str,
     ) -> String {
-        let mut sizes = view.to_vec();
-        sizes[b + 1] = 1;
-        let mut local = sizes.clone();
-        local.remove(b + 1);
+        let (sizes, local) = microbatch_shapes(view, b);
         let block = self.reshape(update, &tensor(&local, element), &tensor(&sizes, element));
         let zero = self.constant(0, I32);
         let starts: Vec<&str> = (0..view.len())
