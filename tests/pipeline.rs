@@ -18,14 +18,24 @@ const FFN: f64 = 32.0;
 /// `partir partition` of the zoo's gpipe with `schedule`, its files tagged `tag`: what it said
 /// on stderr and its per-tactic report.
 fn partitioned(schedule: &str, tag: &str) -> (String, serde_json::Value) {
+    partition(
+        "examples/gpipe/gpipe.stablehlo.mlir",
+        &format!("examples/gpipe/schedules/{schedule}.toml"),
+        tag,
+    )
+}
+
+/// `partir partition PROGRAM -s SCHEDULE`, its files tagged `tag`: what it said on stderr and
+/// its per-tactic report.
+fn partition(program: &str, schedule: &str, tag: &str) -> (String, serde_json::Value) {
     let dir = root().join("target/tmp/pipeline");
     std::fs::create_dir_all(&dir).expect("scratch directory");
     let report = dir.join(format!("{tag}.json"));
     let out = partir(&[
         "partition",
-        "examples/gpipe/gpipe.stablehlo.mlir",
+        program,
         "-s",
-        &format!("examples/gpipe/schedules/{schedule}.toml"),
+        schedule,
         "-o",
         dir.join(format!("{tag}.mlir")).to_str().unwrap(),
         "--report",
@@ -151,27 +161,15 @@ fn the_report_names_each_pipelines_bubble() {
 /// each loop's bubble as (S-1)/(M+S-1).
 #[test]
 fn the_pipeline_tactic_builds_gpipe_from_a_published_scan() {
-    let dir = root().join("target/tmp/pipeline");
-    std::fs::create_dir_all(&dir).expect("scratch directory");
-    let report = dir.join("llama-scan-PP.json");
-    let out = partir(&[
-        "partition",
+    let (said, report) = partition(
         "examples/published/llama-scan.mlir",
-        "-s",
         "examples/published/schedules/llama-scan/PP.toml",
-        "-o",
-        dir.join("llama-scan-PP.mlir").to_str().unwrap(),
-        "--report",
-        report.to_str().unwrap(),
-    ]);
-    let said = text(&out.stderr);
-    assert!(out.status.success(), "{said}");
+        "llama-scan-PP",
+    );
     assert!(
         said.contains("2 loops over 2 layers pipelined on 2 stages of 1 layers, 4 microbatches (GPipe: 5 ticks, bubble 20.0%): 1 forward, 1 reversed"),
         "{said}"
     );
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
     let last = &report["tactics"].as_array().unwrap().last().unwrap()["report"];
     let count = |kind: &str| {
         last["collectives"]

@@ -54,9 +54,24 @@ pub(super) fn case_retype<'c>(
     localize_selected(context, op, before);
 }
 
-/// How many times a `while` runs its body, when it counts as JAX's loops do: the condition
-/// is `i < N` (a constant N), `i` starts at a constant and the body adds a constant step.
-pub(super) fn trip_count(op: OperationRef) -> Option<i64> {
+/// How a `while` counts, when it counts as JAX's loops do: the condition is `i < limit` (a
+/// constant), `i` (carry `counter`) starts at a constant and the body adds a constant step.
+pub(super) struct Count {
+    pub(super) counter: usize,
+    pub(super) start: i64,
+    pub(super) limit: i64,
+    pub(super) step: i64,
+}
+
+impl Count {
+    pub(super) fn trips(&self) -> i64 {
+        ((self.limit - self.start) + self.step - 1)
+            .div_euclid(self.step)
+            .max(0)
+    }
+}
+
+pub(super) fn count(op: OperationRef) -> Option<Count> {
     let cond = op.region(0).ok()?.first_block()?;
     let body = op.region(1).ok()?.first_block()?;
     // `terminator()` asks for the terminator trait, which an unregistered op does not have.
@@ -88,7 +103,17 @@ pub(super) fn trip_count(op: OperationRef) -> Option<i64> {
             .then(|| integer_constant(other))
             .flatten()
     })?;
-    (step > 0).then(|| ((limit - start) + step - 1).div_euclid(step).max(0))
+    (step > 0).then_some(Count {
+        counter: index,
+        start,
+        limit,
+        step,
+    })
+}
+
+/// How many times a `while` runs its body ([`count`]).
+pub(super) fn trip_count(op: OperationRef) -> Option<i64> {
+    count(op).map(|count| count.trips())
 }
 
 fn last_op<'c, 'a>(block: BlockRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
@@ -96,7 +121,7 @@ fn last_op<'c, 'a>(block: BlockRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
 }
 
 /// The value of a scalar integer `stablehlo.constant` (`dense<8> : tensor<i32>`).
-fn integer_constant(value: Value) -> Option<i64> {
+pub(super) fn integer_constant(value: Value) -> Option<i64> {
     let op = crate::ffi::result_owner(value)?;
     let scalar = crate::ir::core::static_shape(value.r#type()).is_some_and(|s| s.is_empty());
     if !crate::ffi::op_is(op, "stablehlo.constant") || !scalar {

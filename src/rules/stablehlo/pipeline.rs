@@ -75,8 +75,10 @@ pub(super) fn pipeline_while<'c, 'a>(
     plan: &PipelinePlan,
     id: usize,
 ) -> Result<Pipelined, String> {
-    let (counter, start, limit) =
-        counted(op).ok_or("its trip count is not `i < N` from a constant, step 1")?;
+    let (counter, start, limit) = super::control::count(op)
+        .filter(|count| count.step == 1)
+        .map(|count| (count.counter, count.start, count.limit))
+        .ok_or("its trip count is not `i < N` from a constant, step 1")?;
     let layers = limit - start;
     let (stages, micro) = (plan.stages, plan.microbatches);
     if start != 0 || layers < 1 {
@@ -282,26 +284,6 @@ fn reached(body: melior::ir::BlockRef, sources: &[usize], n: usize) -> Vec<usize
         .collect()
 }
 
-/// `(counter carry, start, limit)` of a loop counting `i < limit` by 1 from a constant.
-fn counted(op: OperationRef) -> Option<(usize, i64, i64)> {
-    let cond = op.region(0).ok()?.first_block()?;
-    let compare = ffi::result_owner(ops_of(cond).pop()?.operand(0).ok()?)?;
-    let counter = compare.operand(0).ok()?;
-    let index = (0..cond.argument_count())
-        .find(|&i| cond.argument(i).is_ok_and(|a| Value::from(a) == counter))?;
-    let trips = super::control::trip_count(op)?;
-    let start = integer(op.operand(index).ok()?)?;
-    Some((index, start, start + trips))
-}
-
-fn integer(value: Value) -> Option<i64> {
-    let op = ffi::result_owner(value)?;
-    if !ffi::op_is(op, "stablehlo.constant") {
-        return None;
-    }
-    ffi::scalar_value(op.attribute("value").ok()?).map(|v| v as i64)
-}
-
 /// Whether the body reads or writes `argument` one layer at a time (its only readers are
 /// dynamic slices and updates of it, and the yield).
 fn reads_by_layer(argument: Value) -> bool {
@@ -363,7 +345,7 @@ fn evaluate(value: Value, counter: Value, i: i64, depth: usize) -> Option<i64> {
     let arg = |k: usize| evaluate(op.operand(k).ok()?, counter, i, depth + 1);
     let name = op.name().as_string_ref().as_str().ok()?.to_string();
     Some(match name.as_str() {
-        "stablehlo.constant" => integer(value)?,
+        "stablehlo.constant" => super::control::integer_constant(value)?,
         "stablehlo.add" => arg(0)? + arg(1)?,
         "stablehlo.subtract" => arg(0)? - arg(1)?,
         "stablehlo.multiply" => arg(0)? * arg(1)?,
