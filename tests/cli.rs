@@ -569,6 +569,10 @@ fn args_lists_every_zoo_model_and_which_tactics_match() {
             ("llama", "llama.stablehlo.mlir".to_string()),
             ("moe", "moe.stablehlo.mlir".to_string()),
             ("gpipe", "gpipe.stablehlo.mlir".to_string()),
+            (
+                "transformer_scan",
+                "transformer_scan.stablehlo.mlir".to_string(),
+            ),
         ]);
     for (model, file) in forms {
         let dir = root().join("examples").join(model);

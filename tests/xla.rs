@@ -33,6 +33,7 @@ fn every_zoo_model_and_schedule_runs_on_xla() {
         "llama",
         "moe",
         "gpipe",
+        "transformer_scan",
     ] {
         let mut schedules: Vec<PathBuf> =
             std::fs::read_dir(root().join(format!("examples/{model}/schedules")))

@@ -31,6 +31,7 @@ pub mod pipeline;
 pub mod regions;
 pub mod rotation;
 mod stablehlo;
+pub use stablehlo::owns as is_stablehlo;
 mod sums;
 mod tensor;
 #[cfg(test)]

@@ -30,6 +30,15 @@ use melior::ir::{operation::OperationLike, BlockLike, RegionLike, ValueLike};
 use ordering::{reduce_any, reverse, sort, top_k};
 use windows::{reduce_window, select_and_scatter};
 
+/// Whether `op` is StableHLO's (what MLIR 22's CPU pipeline cannot lower: `verify --ranks`
+/// converts such a program to linalg first).
+pub fn owns(op: melior::ir::OperationRef) -> bool {
+    op.name()
+        .as_string_ref()
+        .as_str()
+        .is_ok_and(|name| name.starts_with("stablehlo."))
+}
+
 /// Ops that apply one scalar function elementwise (all operands and results of one shape, or
 /// scalars for `select`'s predicate and `clamp`'s bounds).
 const ELEMENTWISE: &[&str] = &[

@@ -163,9 +163,11 @@ def run(cmd: list[str], stdin: str | None = None) -> str:
     return p.stdout
 
 
-def stablehlo_to_linalg(stablehlo: str, locations: bool = False) -> str:
-    """IREE's StableHLO input pipeline; returns IREE's (LLVM-24-era) textual output."""
-    return run([_iree_opt(), "--iree-stablehlo-input-transformation-pipeline", "--mlir-print-op-generic",
+def stablehlo_to_linalg(stablehlo: str, locations: bool = False, unregistered: bool = False) -> str:
+    """IREE's StableHLO input pipeline; returns IREE's (LLVM-24-era) textual output.
+    `unregistered`: ops of other dialects (partir's collectives) pass through as they are."""
+    flags = ["--allow-unregistered-dialect"] if unregistered else []
+    return run([_iree_opt(), *flags, "--iree-stablehlo-input-transformation-pipeline", "--mlir-print-op-generic",
                 f"--mlir-print-debuginfo={str(locations).lower()}", "-"], stdin=stablehlo)
 
 
@@ -179,9 +181,9 @@ def dialects_used(generic_text: str) -> dict[str, int]:
     return counts
 
 
-def check_upstream(generic_text: str) -> None:
+def check_upstream(generic_text: str, also: Sequence[str] = ()) -> None:
     used = dialects_used(generic_text)
-    bad = {d: n for d, n in used.items() if d not in UPSTREAM_DIALECTS}
+    bad = {d: n for d, n in used.items() if d not in UPSTREAM_DIALECTS and d not in also}
     if bad:
         ops = sorted({m.group(1) + "." + m.group(2) for m in _OP_RE.finditer(generic_text)
                       if m.group(1) in bad})
@@ -207,8 +209,11 @@ def check_no_mixed_contractions(text: str) -> None:
                                f"MLIR 22; cast explicitly in the model): {m.group(0)[:300]}")
 
 
-def reprint_mlir22(text: str, extra_passes: Sequence[str] = (), locations: bool = False) -> str:
+def reprint_mlir22(text: str, extra_passes: Sequence[str] = (), locations: bool = False,
+                   unregistered: bool = False) -> str:
     cmd = [MLIR_OPT_22, f"--mlir-print-debuginfo={str(locations).lower()}"]
+    if unregistered:
+        cmd.append("--allow-unregistered-dialect")
     if extra_passes:
         cmd.append("--pass-pipeline=builtin.module(" + ",".join(extra_passes) + ")")
     cmd.append("-")

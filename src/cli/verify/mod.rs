@@ -14,6 +14,7 @@ mod judge;
 mod program;
 mod ranks;
 mod report;
+mod upstream;
 mod xla;
 
 use super::{
@@ -155,6 +156,25 @@ pub fn run(args: &VerifyArgs) -> Result<i32, CliError> {
         );
     }
 
+    // On MPI ranks, a StableHLO original runs as linalg (the partitioned program is converted
+    // after it is lowered, in `ranks`).
+    let text = if args.ranks.is_some() && upstream::is_stablehlo(&original) {
+        let step =
+            Step::start("converting the StableHLO original to linalg (IREE's input pipeline)");
+        match upstream::to_upstream(&session, &original, "the original") {
+            Ok(module) => {
+                step.done();
+                original = module;
+            }
+            Err(error) => {
+                step.failed();
+                return Err(error);
+            }
+        }
+        original.as_operation().to_string()
+    } else {
+        text
+    };
     // The reference: the original, every f32 made f64.
     let reference = reference_harness(&session, &text, &values)?;
 

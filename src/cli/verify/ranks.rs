@@ -21,26 +21,42 @@ use crate::passes::Stage;
 use melior::ir::Module;
 
 /// What `verify --ranks N` needs besides the two modules.
-pub(super) struct Spmd<'a> {
+pub(super) struct Spmd<'a, 's> {
     pub(super) args: &'a VerifyArgs,
     pub(super) ranks: usize,
-    pub(super) session: &'a Session,
+    pub(super) session: &'s Session,
     pub(super) signature: &'a Signature,
     pub(super) inputs: &'a [Input],
 }
 
-impl Spmd<'_> {
+impl<'s> Spmd<'_, 's> {
     /// Lowers the partitioned module to PartIR:HLO (unless it is already) and makes the MPI
     /// program; (the original's harness, the partitioned job).
-    pub(super) fn prepare(
+    pub(super) fn prepare<'c>(
         &self,
-        original: &mut Module,
-        partitioned: &mut Module,
+        original: &mut Module<'c>,
+        partitioned: &mut Module<'c>,
         form: Stage,
-    ) -> Result<(String, Job), CliError> {
+    ) -> Result<(String, Job), CliError>
+    where
+        's: 'c,
+    {
         let session = self.session;
         if form == Stage::Core {
             lower_to_hlo(session, partitioned)?;
+        }
+        if super::upstream::is_stablehlo(partitioned) {
+            let step = Step::start("converting the partitioned StableHLO to linalg");
+            match super::upstream::to_upstream(session, partitioned, "the partitioned program") {
+                Ok(module) => {
+                    step.done();
+                    *partitioned = module;
+                }
+                Err(error) => {
+                    step.failed();
+                    return Err(error);
+                }
+            }
         }
         let (mesh, _) = Mesh::find(partitioned.as_operation())
             .ok_or_else(|| CliError::new("the partitioned program declares no partir.mesh"))?;

@@ -4,8 +4,10 @@ import importlib
 MODELS = ["mlp", "transformer", "unet", "gns", "mqa"]
 # Models only the StableHLO path imports (llama's and moe's gradients scatter, which IREE's
 # linalg input pipeline cannot express in upstream dialects; gpipe's transposed stage mask is a
-# contraction of booleans with floats, which MLIR 22's linalg casts differently).
-STABLEHLO_ONLY = ["llama", "moe", "gpipe"]
+# contraction of booleans with floats, which MLIR 22's linalg casts differently; the pipeline
+# tactic rewrites StableHLO's while loops, so transformer_scan is read as StableHLO; `verify
+# --ranks` converts its partitioned form to linalg).
+STABLEHLO_ONLY = ["llama", "moe", "gpipe", "transformer_scan"]
 ALL = MODELS + STABLEHLO_ONLY
 
 
