@@ -33,10 +33,7 @@ use windows::{reduce_window, select_and_scatter};
 /// Whether `op` is StableHLO's (what MLIR 22's CPU pipeline cannot lower: `verify --ranks`
 /// converts such a program to linalg first).
 pub fn owns(op: melior::ir::OperationRef) -> bool {
-    op.name()
-        .as_string_ref()
-        .as_str()
-        .is_ok_and(|name| name.starts_with("stablehlo."))
+    crate::ffi::op_name_starts_with(op, "stablehlo.")
 }
 
 /// Ops that apply one scalar function elementwise (all operands and results of one shape, or
