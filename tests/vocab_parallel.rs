@@ -71,23 +71,10 @@ fn priced(case: &str, folder: &str, schedule: &str, device: &str) -> Value {
 fn against_xla(case: &str, schedule: &str) -> (f64, f64) {
     let dir = root().join("target/tmp/vocab_parallel");
     let tag = format!("{case}-{schedule}");
-    let figures = dir.join(format!("{tag}.xla-memory.json"));
-    let done = std::process::Command::new(root().join("tools/.venv/bin/python"))
-        .arg(root().join("tools/xla_memory.py"))
-        .arg(dir.join(format!("{tag}.mlir")))
-        .arg(dir.join(format!("{tag}.json")))
-        .arg("--json")
-        .arg(&figures)
-        .output()
-        .expect("the JAX venv runs (tools/setup-venv)");
-    assert!(done.status.success(), "{tag}: {}", text(&done.stderr));
-    let figures: Value =
-        serde_json::from_str(&std::fs::read_to_string(figures).expect("figures")).expect("JSON");
-    let xla = figures["xla"]["peak_bytes"].as_f64().expect("XLA's peak");
-    let partir = figures["partir_peak_bytes"]
-        .as_f64()
-        .expect("partir's peak");
-    (xla, partir / xla)
+    common::xla_memory(
+        &dir.join(format!("{tag}.mlir")),
+        &dir.join(format!("{tag}.json")),
+    )
 }
 
 /// (count, bytes) of the collectives of `kind` and `reduction` over exactly `axis`.

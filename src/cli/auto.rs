@@ -114,7 +114,7 @@ pub fn auto_command(args: &AutoArgs) -> Result<i32, CliError> {
     // A pipeline over the mesh's major axis (across nodes, as Megatron-LM and MaxText pipeline),
     // when the program scans stacked layers: one more start, the other axes searched after it.
     let pipelined = if args.axes.is_empty() && axes.len() > 1 {
-        pipeline_start(&source, &text, &fixed, &mesh, &axes[0])?
+        pipeline_start(&source, &text, &fixed, &mesh, &axes[0], &device)?
     } else {
         None
     };
@@ -248,13 +248,17 @@ pub fn auto_command(args: &AutoArgs) -> Result<i32, CliError> {
 }
 
 /// FIXED with a GPipe pipeline over `axis` appended, when the program scans stacked layers:
-/// as many stages as `axis` has devices, 4 microbatches a stage (bubble (S-1)/(5S-1)).
+/// as many stages as `axis` has devices, and the microbatch count priced fastest of 2, 4 and 8
+/// a stage (each applied alone; more microbatches shrink the bubble (S-1)/(M+S-1) and each
+/// tick's work, whose fixed costs then weigh more). A count the batch does not divide is not
+/// a candidate.
 fn pipeline_start(
     source: &str,
     text: &str,
     fixed: &Schedule,
     mesh: &[MeshAxis],
     axis: &str,
+    device: &Device,
 ) -> Result<Option<Schedule>, CliError> {
     let Some(stages) = mesh.iter().find(|a| a.name == axis).map(|a| a.size) else {
         return Ok(None);
@@ -269,27 +273,70 @@ fn pipeline_start(
     if stages < 2 || count % stages != 0 {
         return Ok(None);
     }
-    let microbatches = 4 * stages;
+    let mut best: Option<(f64, Schedule)> = None;
+    let mut priced = Vec::new();
+    for per_stage in [2, 4, 8] {
+        let microbatches = per_stage * stages;
+        let start = with_pipeline(fixed, axis, &layers, count / stages, microbatches);
+        // A count the batch does not divide (or any loop the tactic cannot split) fails.
+        let Ok(program) = replayed(&session, text, &start, device) else {
+            session.take();
+            continue;
+        };
+        let report = crate::passes::simulate::simulate_module(
+            session.context(),
+            program.as_operation(),
+            device,
+        )
+        .map_err(|error| session.pass_error(error))?;
+        let seconds = report.totals.step_seconds;
+        priced.push(format!(
+            "{microbatches} microbatches {}",
+            crate::report::text::seconds(seconds)
+        ));
+        if best.as_ref().is_none_or(|(fastest, _)| seconds < *fastest) {
+            best = Some((seconds, start));
+        }
+    }
+    if let Some((_, start)) = &best {
+        let chosen = start.tactics.last().and_then(|t| t.pipeline.as_ref());
+        eprintln!(
+            "partir: a pipeline over '{axis}' alone: {}; starting from {} microbatches",
+            priced.join(", "),
+            chosen.map_or(0, |p| p.microbatches)
+        );
+    }
+    Ok(best.map(|(_, start)| start))
+}
+
+/// FIXED with GPipe over `axis` appended: the stacks `layers` split on their layer dim,
+/// `per_stage` layers a stage.
+fn with_pipeline(
+    fixed: &Schedule,
+    axis: &str,
+    layers: &str,
+    per_stage: i64,
+    microbatches: i64,
+) -> Schedule {
     let mut start = fixed.clone();
     start.tactics.push(Tactic {
         name: format!("auto-PP-{axis}"),
         axis: axis.to_string(),
-        tile: vec![(layers.clone(), 0)],
+        tile: vec![(layers.to_string(), 0)],
         replicate: Vec::new(),
         reach: crate::schedule::Reach::All,
         auto: None,
         pipeline: Some(crate::schedule::PipelineSettings {
-            layers,
+            layers: layers.to_string(),
             microbatches,
             batch_dim: 0,
         }),
         comment: vec![format!(
-            "Found by partir auto: GPipe over '{axis}', {} of the {count} layers a stage, {microbatches} microbatches.",
-            count / stages
+            "Found by partir auto: GPipe over '{axis}', {per_stage} layers a stage, {microbatches} microbatches (the fastest of 2, 4 and 8 a stage, priced alone)."
         )],
         line: 0,
     });
-    Ok(Some(start))
+    start
 }
 
 /// What searching the axes in one order found.

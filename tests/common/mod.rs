@@ -60,3 +60,32 @@ pub fn generated_program(case: &str, dir: &str) -> PathBuf {
     assert!(made.status.success(), "{}", text(&made.stderr));
     dir.join(format!("{case}.mlir"))
 }
+
+/// XLA's own peak per device of `program` (`partir partition --stage xla`'s output) and
+/// partir's peak over it, from `report` (that run's `--report`): XLA's buffer assignment on
+/// the CPU backend (`tools/xla_memory.py`, `compiled.memory_analysis()`; compiling allocates
+/// nothing). The figures are written next to `program`.
+pub fn xla_memory(program: &Path, report: &Path) -> (f64, f64) {
+    let figures = program.with_extension("xla-memory.json");
+    let done = Command::new(root().join("tools/.venv/bin/python"))
+        .arg(root().join("tools/xla_memory.py"))
+        .arg(program)
+        .arg(report)
+        .arg("--json")
+        .arg(&figures)
+        .output()
+        .expect("the JAX venv runs (tools/setup-venv)");
+    assert!(
+        done.status.success(),
+        "{}: {}",
+        program.display(),
+        text(&done.stderr)
+    );
+    let figures: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(figures).expect("figures")).expect("JSON");
+    let xla = figures["xla"]["peak_bytes"].as_f64().expect("XLA's peak");
+    let partir = figures["partir_peak_bytes"]
+        .as_f64()
+        .expect("partir's peak");
+    (xla, partir / xla)
+}
