@@ -15,7 +15,7 @@ mod signature;
 pub mod threads;
 
 pub use names::{op_is, op_name_starts_with, string_attribute, string_attribute_is};
-pub use origin::{argument_owner, parent, result, result_number, result_owner};
+pub use origin::{argument_owner, result_number, result_owner};
 pub use signature::{erase_unused_argument, set_operands};
 
 use crate::affine::{AffineExprLite, AffineMapLite, IteratorType};

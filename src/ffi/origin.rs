@@ -1,6 +1,5 @@
 //! Where a value comes from: the block owning an argument, the op defining a result and which
-//! of its results it is, an op's parent and results, with the lifetime of the IR rather than
-//! of the handle's borrow.
+//! of its results it is, with the lifetime of the IR rather than of the value's handle.
 
 use melior::ir::{BlockRef, OperationRef, Value, ValueLike};
 
@@ -29,28 +28,4 @@ pub fn result_owner<'c, 'a>(value: Value<'c, 'a>) -> Option<OperationRef<'c, 'a>
     }
     // SAFETY: `value` is an op result, so its owner is a live operation of the same IR.
     unsafe { OperationRef::from_option_raw(mlir_sys::mlirOpResultGetOwner(value.to_raw())) }
-}
-
-/// The op whose region holds `op`, with the IR's lifetime (melior's `parent_operation` lends
-/// it for as long as `op` is borrowed).
-pub fn parent<'c: 'a, 'a>(op: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
-    // SAFETY: the parent of a live operation is live as long as it is.
-    unsafe {
-        let parent = mlir_sys::mlirOperationGetParentOperation(op.to_raw());
-        (!parent.ptr.is_null()).then(|| OperationRef::from_raw(parent))
-    }
-}
-
-/// Result `index` of `op`, with the IR's lifetime (melior's `result` lends it).
-pub fn result<'c: 'a, 'a>(op: OperationRef<'c, 'a>, index: usize) -> Option<Value<'c, 'a>> {
-    if index >= melior::ir::operation::OperationLike::result_count(&op) {
-        return None;
-    }
-    // SAFETY: a result of a live operation, in range.
-    unsafe {
-        Some(Value::from_raw(mlir_sys::mlirOperationGetResult(
-            op.to_raw(),
-            index as isize,
-        )))
-    }
 }

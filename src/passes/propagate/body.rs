@@ -137,20 +137,17 @@ impl<'c> Propagation<'c> {
         let Ok(argument) = body.argument(carry) else {
             return false;
         };
-        let yielded = crate::ir::last_op(body);
-        let Some(argument) = outermost_view(Value::from(argument), axis, yielded) else {
-            return false;
-        };
+        let argument = Value::from(argument);
         // Only yielded back (a weight the body does not read), or read through slices along
         // `axis` already: nothing to enter.
-        if !read_whole(argument, axis, yielded) {
+        if !read_whole(argument, axis, crate::ir::last_op(body)) {
             return false;
         }
         // Tiled on the dim the body steps through (ZeRO-3 of a stacked weight on its layer
         // dim), the body would gather the whole stack in every step to read one layer: the
         // carry stays whole inside, gathered once before the loop (LLaMA-3 70B on data=16,
         // fsdp=8, model=8 with such a ZeRO-3: 4,211 s per step with 1,923 all_gathers).
-        if stepped_dims(argument, yielded).contains(&dim) {
+        if stepped_dims(argument, crate::ir::last_op(body)).contains(&dim) {
             return false;
         }
         core::view_in_place(self.context, argument, dim, axis, axis_size, op.location());
@@ -293,10 +290,8 @@ impl<'c> Propagation<'c> {
             let (Ok(yielded), Ok(result)) = (terminator.operand(index), op.result(index)) else {
                 continue;
             };
+            let result = Value::from(result);
             let Some(dim) = view::tiling(yielded, axis) else {
-                continue;
-            };
-            let Some(result) = outermost_view(Value::from(result), axis, None) else {
                 continue;
             };
             if !read_whole(result, axis, None) {
@@ -306,36 +301,5 @@ impl<'c> Propagation<'c> {
             exited = true;
         }
         exited
-    }
-}
-
-/// `value`, or the outermost identity view of it along other axes when that view is all that
-/// reads it: a result exited along `batch` and then along `model` is viewed on both, its
-/// readers see `loop model { slice (loop batch { slice %r }) }`. Viewing the result itself
-/// would hide the second split inside the first view, where nothing after the loop sees it
-/// (the pipeline's saved activations, unstaged after its ticks, were gathered over `model`).
-/// None when it is viewed along `axis` already. A body's argument is entered so too (its
-/// yield, `except`, does not count as a reader).
-fn outermost_view<'c: 'a, 'a>(
-    mut value: Value<'c, 'a>,
-    axis: &str,
-    except: Option<OperationRef>,
-) -> Option<Value<'c, 'a>> {
-    loop {
-        let mut uses = ffi::uses(value);
-        uses.retain(|(user, _)| except.is_none_or(|except| !ffi::same_operation(*user, except)));
-        let [(slice, 0)] = uses.as_slice() else {
-            return Some(value);
-        };
-        let Some(view_op) = ffi::parent(*slice) else {
-            return Some(value);
-        };
-        let Some((_, _, along)) = view::identity_view(view_op) else {
-            return Some(value);
-        };
-        if along == axis {
-            return None;
-        }
-        value = ffi::result(view_op, 0)?;
     }
 }
