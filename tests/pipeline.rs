@@ -28,19 +28,33 @@ fn partitioned(schedule: &str, tag: &str) -> (String, serde_json::Value) {
 /// `partir partition PROGRAM -s SCHEDULE`, its files tagged `tag`: what it said on stderr and
 /// its per-tactic report.
 fn partition(program: &str, schedule: &str, tag: &str) -> (String, serde_json::Value) {
+    partition_with(program, schedule, tag, &[])
+}
+
+/// [`partition`] with more flags (`--stage xla`); the program goes to
+/// `target/tmp/pipeline/TAG.mlir`, the report to `TAG.json`.
+fn partition_with(
+    program: &str,
+    schedule: &str,
+    tag: &str,
+    flags: &[&str],
+) -> (String, serde_json::Value) {
     let dir = root().join("target/tmp/pipeline");
     std::fs::create_dir_all(&dir).expect("scratch directory");
     let report = dir.join(format!("{tag}.json"));
-    let out = partir(&[
+    let output = dir.join(format!("{tag}.mlir"));
+    let mut args = vec![
         "partition",
         program,
         "-s",
         schedule,
         "-o",
-        dir.join(format!("{tag}.mlir")).to_str().unwrap(),
+        output.to_str().unwrap(),
         "--report",
         report.to_str().unwrap(),
-    ]);
+    ];
+    args.extend_from_slice(flags);
+    let out = partir(&args);
     let said = text(&out.stderr);
     assert!(out.status.success(), "{said}");
     let report = serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
@@ -292,19 +306,9 @@ fn pipelined_zoo_transformer_runs_on_mpi_ranks() {
     );
     assert!(said.contains("partitioned: ran on 8 ranks"), "{said}");
 
+    partition(PROGRAM, SCHEDULE, "transformer-scan-PP_BP_MP.hlo");
     let dir = root().join("target/tmp/pipeline");
-    std::fs::create_dir_all(&dir).expect("scratch directory");
-    let hlo = dir.join("transformer-scan-PP_BP_MP.hlo.mlir");
-    let out = partir(&[
-        "partition",
-        PROGRAM,
-        "-s",
-        SCHEDULE,
-        "-o",
-        hlo.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let program = std::fs::read_to_string(&hlo).unwrap();
+    let program = std::fs::read_to_string(dir.join("transformer-scan-PP_BP_MP.hlo.mlir")).unwrap();
     let rotation = "axes [\"stage\"] from [1, 0]";
     assert_eq!(program.matches(rotation).count(), 2, "{program}");
     let bad = dir.join("transformer-scan-PP_BP_MP.unrotated.mlir");
@@ -356,24 +360,18 @@ fn mpi_ranks_refuse_what_does_not_convert() {
 #[test]
 fn pipelined_peak_memory_matches_xla() {
     let dir = root().join("target/tmp/pipeline");
-    std::fs::create_dir_all(&dir).expect("scratch directory");
     for (schedule, bound) in [("PP", 0.10), ("PP_BP_MP", 0.20)] {
-        let program = dir.join(format!("transformer-scan-{schedule}.xla.mlir"));
-        let report = dir.join(format!("transformer-scan-{schedule}.xla.json"));
-        let out = partir(&[
-            "partition",
+        let tag = format!("transformer-scan-{schedule}.xla");
+        partition_with(
             "examples/transformer_scan/transformer_scan.stablehlo.mlir",
-            "-s",
             &format!("examples/transformer_scan/schedules/{schedule}.toml"),
-            "--stage",
-            "xla",
-            "-o",
-            program.to_str().unwrap(),
-            "--report",
-            report.to_str().unwrap(),
-        ]);
-        assert!(out.status.success(), "{}", text(&out.stderr));
-        let (xla, ratio) = common::xla_memory(&program, &report);
+            &tag,
+            &["--stage", "xla"],
+        );
+        let (xla, ratio) = common::xla_memory(
+            &dir.join(format!("{tag}.mlir")),
+            &dir.join(format!("{tag}.json")),
+        );
         assert!(
             xla > 0.0 && (ratio - 1.0).abs() <= bound,
             "{schedule}: partir/XLA {ratio:.3} of XLA's {xla} bytes"

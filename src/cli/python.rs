@@ -33,3 +33,11 @@ pub fn module(what: &str, name: &str, devices: usize) -> Result<Command, CliErro
         .env("JAX_PLATFORMS", "cpu");
     Ok(command)
 }
+
+/// The last `count` lines a Python tool printed on stderr (its exception, without the
+/// traceback above it), for an error message.
+pub fn last_lines(stderr: &[u8], count: usize) -> String {
+    let said = String::from_utf8_lossy(stderr);
+    let lines: Vec<&str> = said.lines().collect();
+    lines[lines.len().saturating_sub(count)..].join("\n")
+}

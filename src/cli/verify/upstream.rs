@@ -54,12 +54,9 @@ pub(super) fn to_upstream<'s>(
     })
     .map_err(|error| CliError::new(format!("the StableHLO conversion failed: {error}")))?;
     if !output.status.success() {
-        let said = String::from_utf8_lossy(&output.stderr);
-        let last: Vec<&str> = said.lines().rev().take(4).collect();
-        let last: Vec<&str> = last.into_iter().rev().collect();
         return Err(CliError::new(format!(
             "{what} cannot run on MPI ranks: its StableHLO does not convert to upstream MLIR (IREE's StableHLO input pipeline): {}; run it on XLA with --xla",
-            last.join("\n")
+            python::last_lines(&output.stderr, 4)
         )));
     }
     session.parse(&String::from_utf8_lossy(&output.stdout))

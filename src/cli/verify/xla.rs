@@ -113,12 +113,9 @@ pub(super) fn run(
             ))
         })?;
         if !output.status.success() {
-            let stderr = String::from_utf8_lossy(&output.stderr);
-            let last: Vec<&str> = stderr.lines().rev().take(6).collect();
-            let last: Vec<&str> = last.into_iter().rev().collect();
             return Err(CliError::new(format!(
                 "XLA could not run the {what} program:\n{}",
-                last.join("\n")
+                python::last_lines(&output.stderr, 6)
             )));
         }
         progress.println(&format!(

@@ -75,30 +75,42 @@ def attention(h, p, heads, kv_heads):
     return o.reshape(b, s, d) @ p["wo"]
 
 
-def forward(params, tokens, heads, vocab, kv_heads=None):
+def block(h, p, heads, kv_heads):
+    """One pre-LN layer: attention, then the GELU MLP, each added to the residual."""
+    a = layer_norm(h, p["ln1"]["scale"], p["ln1"]["bias"])
+    h = h + attention(a, p, heads, kv_heads)
+    m = layer_norm(h, p["ln2"]["scale"], p["ln2"]["bias"])
+    return h + gelu(m @ p["w1"] + p["b1"]) @ p["w2"] + p["b2"]
+
+
+def forward(params, tokens, heads, vocab, kv_heads=None, scanned=False):
+    """`scanned`: params["layers"] is one stacked tree, run by one `lax.scan`."""
     kv_heads = heads if kv_heads is None else kv_heads
     h = one_hot(tokens, vocab) @ params["embed"] + params["pos"][None]
-    for i, p in enumerate(params["layers"]):
+    if scanned:
+        h = jax.lax.scan(lambda h, p: (block(h, p, heads, kv_heads), None), h, params["layers"])[0]
+    for i, p in enumerate([] if scanned else params["layers"]):
         # The scope names the layer in each op's location (import-jax --locations), backward
         # ops included: `transpose(jvp(layers/3))`.
         with jax.named_scope(f"layers/{i}"):
-            a = layer_norm(h, p["ln1"]["scale"], p["ln1"]["bias"])
-            h = h + attention(a, p, heads, kv_heads)
-            m = layer_norm(h, p["ln2"]["scale"], p["ln2"]["bias"])
-            h = h + gelu(m @ p["w1"] + p["b1"]) @ p["w2"] + p["b2"]
+            h = block(h, p, heads, kv_heads)
     h = layer_norm(h, params["ln_f"]["scale"], params["ln_f"]["bias"])
     return h @ params["unembed"]
 
 
-def make(batch, seq, width, heads, ffn, vocab, layers, seed=1):
+def make(batch, seq, width, heads, ffn, vocab, layers, seed=1, scanned=False):
+    """`scanned`: the layers stacked ([layers, ...] per parameter) and scanned
+    (transformer_scan.py)."""
     kg = KeyGen(seed)
     params = init_params(kg, layers, width, heads, ffn, vocab, seq)
+    if scanned:
+        params["layers"] = jax.tree.map(lambda *ls: jnp.stack(ls), *params["layers"])
     opt = adam_init(params, kg)
     tokens = jax.random.randint(kg(), (batch, seq), 0, vocab, jnp.int32)
     targets = jnp.roll(tokens, -1, axis=1)
 
     def loss_fn(params, tokens, targets):
-        return softmax_xent(forward(params, tokens, heads, vocab), targets, vocab)
+        return softmax_xent(forward(params, tokens, heads, vocab, scanned=scanned), targets, vocab)
 
     def step(params, opt, tokens, targets):
         loss, grads = jax.value_and_grad(loss_fn)(params, tokens, targets)
@@ -107,5 +119,6 @@ def make(batch, seq, width, heads, ffn, vocab, layers, seed=1):
 
     return ModelSpec(step, (params, opt, tokens, targets), ["params", "opt", "tokens", "targets"],
                      ["params", "opt", "loss"],
-                     f"Transformer training step (Adam): {layers} layers, width {width}, {heads} heads, "
+                     f"Transformer training step (Adam){', layers stacked and scanned' if scanned else ''}: "
+                     f"{layers} layers, width {width}, {heads} heads, "
                      f"ffn {ffn}, vocab {vocab}, seq {seq}, batch {batch}")
