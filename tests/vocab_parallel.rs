@@ -255,8 +255,11 @@ fn seconds(report: &Value, kind: &str, axes: &[&str]) -> f64 {
 
 /// The GShard MoE step with Mixtral 8x7B's shapes (`tools/published_models.py mixtral-8x7b`: 2
 /// of 32 layers, batch 64 x 2048) on 8 DGX H100 nodes as `{ data = 8, expert = 8 }`: BP and
-/// expert parallelism fit 80 GB per GPU, with the router's masks moved as all_to_alls over
-/// `expert` (dispatch and combine, forward and backward, per layer). On nodes, a collective over
+/// expert parallelism fit 80 GB per GPU, and move tokens as GShard does: each dispatch and
+/// combine einsum runs on the local tokens and its `[E, G, C, D]` result (80 MiB a device)
+/// moves between tokens and experts as one all_to_all over `expert` (forward and backward, per
+/// layer), with no token gathered over `expert` (before, every device gathered its expert
+/// group's tokens for the dispatch: 8 all_gathers of 1 GiB). On nodes, a collective over
 /// `data` crosses nodes and is priced on InfiniBand (50 GB/s per GPU), one over `expert` stays
 /// on NVLink: the same plan priced on `h100-sxm` (NVLink everywhere) has the same `expert`
 /// times and far shorter `data` ones.
@@ -267,8 +270,20 @@ fn mixtral_8x7b_shapes_fit_with_expert_parallelism_on_dgx_nodes() {
     let schedule = published_schedule("mixtral-8x7b", "BP_EP");
     let nodes = report_on(program, &schedule, "mixtral-8x7b-BP_EP-dgx", "h100-dgx");
     assert_eq!(nodes["totals"]["fits"], true, "{nodes}");
-    let (to_all, _) = collectives(&nodes, "all_to_all", "", "expert");
+    let (to_all, bytes) = collectives(&nodes, "all_to_all", "", "expert");
     assert_eq!(to_all, 2 * 4, "{nodes}");
+    let tokens_to_experts = (8 * 640 * 4096 * 4) as f64; // [E, 1 group, capacity, width] f32
+    assert_eq!(bytes, 2.0 * 4.0 * tokens_to_experts, "{nodes}");
+    assert_eq!(
+        collectives(&nodes, "all_gather", "", "expert").0,
+        0,
+        "{nodes}"
+    );
+    assert_eq!(
+        collectives(&nodes, "reduce_scatter", "sum", "expert").0,
+        0,
+        "{nodes}"
+    );
     let nvlink = report_on(program, &schedule, "mixtral-8x7b-BP_EP-sxm", "h100-sxm");
     let (inside, inside_nvlink) = (
         seconds(&nodes, "all_to_all", &["expert"]),

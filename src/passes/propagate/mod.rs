@@ -243,11 +243,11 @@ impl<'c> Propagation<'c> {
             .collect();
         let mut first_stop = None;
         // Of the partitionings the tiled operands ask for, the one most of them agree with:
-        // operands tiled on another factor are then gathered, so the fewest are. Attention
+        // operands tiled on another factor are then moved, so the fewest are. Attention
         // reading V tiled on its head dim and the scores tiled on heads partitions on heads, as
-        // both the scores and their row sums are. Ties: the one that gathers the fewest bytes
-        // (then the first operand's): multi-query attention's probs . V, probs split on heads
-        // (32 KiB) and the single V head split on its dim (8 KiB), gathers V.
+        // both the scores and their row sums are. Ties: the one that moves the fewest bytes
+        // ([`moved_bytes`]; then the first operand's): multi-query attention's probs . V, probs
+        // split on heads (32 KiB) and the single V head split on its dim (8 KiB), gathers V.
         let mut best: Option<(usize, f64, (TileEffect, Vec<rewrite::FreshInit>))> = None;
         for (index, tiling) in tilings.iter().enumerate() {
             let Some(dim) = *tiling else {
@@ -277,16 +277,7 @@ impl<'c> Propagation<'c> {
                         .zip(&tilings)
                         .filter(|(wanted, tiled)| wanted.is_some() && wanted == tiled)
                         .count();
-                    let gathered: f64 = effect
-                        .0
-                        .operands
-                        .iter()
-                        .zip(&tilings)
-                        .enumerate()
-                        .filter(|(_, (wanted, tiled))| tiled.is_some() && wanted != tiled)
-                        .filter_map(|(operand, _)| op.operand(operand).ok())
-                        .map(|value| crate::ir::types::tensor_bytes(value.r#type()))
-                        .sum();
+                    let gathered = moved_bytes(op, &effect.0, &tilings, axis_size);
                     let better = best.as_ref().is_none_or(|(most, least, _)| {
                         agreeing > *most || (agreeing == *most && gathered < *least)
                     });
@@ -451,16 +442,6 @@ impl<'c> Propagation<'c> {
                 op.result_count()
             )));
         }
-        for (index, wanted) in effect.operands.iter().enumerate() {
-            let source = view::operand_source(op, index).source;
-            if let (Some(wanted), Some(tiled)) = (wanted, view::tiling(source, axis)) {
-                if *wanted != tiled {
-                    return Err(Stop::Conflict(format!(
-                        "operand {index} is tiled on dim {tiled}, but this partitioning needs it on dim {wanted}"
-                    )));
-                }
-            }
-        }
         readers::check_split(op, &effect, axis, axis_size, &self.axis_sizes)
             .map_err(Stop::Conflict)?;
         // A partial result whose accumulator does not hold the reduction's identity (a bias
@@ -552,6 +533,44 @@ fn explain(op: OperationRef, stop: Stop, detail: impl FnOnce() -> String) -> Sto
 
 /// An op propagation may partition along `axis`: it computes tensors, is not a terminator and
 /// is not partitioned along `axis` yet.
+/// What taking `effect` at `op` moves along an axis of `axis_size` devices, in bytes (the
+/// tie-break between partitionings most operands agree with): an operand tiled otherwise and
+/// read whole is gathered, all of it; one read tiled on another dim is moved there by an
+/// all_to_all, 1/n of it (GShard's dispatch: the tokens `[E, G, C, D]` split by group, read by
+/// expert); a partial result is reduced, all of it.
+fn moved_bytes(
+    op: OperationRef,
+    effect: &TileEffect,
+    tilings: &[Option<usize>],
+    axis_size: i64,
+) -> f64 {
+    let bytes = |value: Value| crate::ir::types::tensor_bytes(value.r#type());
+    let operands: f64 = effect
+        .operands
+        .iter()
+        .zip(tilings)
+        .enumerate()
+        .filter(|(_, (wanted, tiled))| tiled.is_some() && wanted != tiled)
+        .filter_map(|(index, (wanted, _))| {
+            let whole = bytes(op.operand(index).ok()?);
+            Some(if wanted.is_some() {
+                whole / axis_size as f64
+            } else {
+                whole
+            })
+        })
+        .sum();
+    let partial: f64 = effect
+        .results
+        .iter()
+        .enumerate()
+        .filter(|(_, tiling)| matches!(tiling, ResultTiling::Sum(_)))
+        .filter_map(|(index, _)| op.result(index).ok())
+        .map(|result| bytes(result.into()))
+        .sum();
+    operands + partial
+}
+
 fn is_candidate(op: OperationRef, axis: &str) -> bool {
     op.result_count() > 0 && !is_return(op) && !view::nested_over(op, axis)
 }

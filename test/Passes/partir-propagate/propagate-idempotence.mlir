@@ -12,8 +12,8 @@
 // CHECK-LABEL: func.func @mlp
 // CHECK-COUNT-5: partir.loop "batch"
 // CHECK: partir.loop "model" [#partir.sum]
-// CHECK-LABEL: func.func @conflict
-// CHECK: linalg.add ins(%{{.*}}, %{{.*}} : tensor<32x64xf32>, tensor<32x64xf32>)
+// CHECK-LABEL: func.func @moved
+// CHECK: linalg.add ins(%{{.*}}, %{{.*}} : tensor<8x64xf32>, tensor<8x64xf32>)
 func.func @mlp(%x: tensor<32x64xf32> {partir.name = "x"}, %w1: tensor<64x16xf32> {partir.name = "w1"}, %w2: tensor<16x8xf32> {partir.name = "w2"}) -> tensor<32x8xf32> {
   %zero = arith.constant 0.0 : f32
   %e1 = tensor.empty() : tensor<32x16xf32>
@@ -26,8 +26,9 @@ func.func @mlp(%x: tensor<32x64xf32> {partir.name = "x"}, %w1: tensor<64x16xf32>
   return %y : tensor<32x8xf32>
 }
 
-// A conflict (x tiled on dim 0, y on dim 1, both along batch) stays the same conflict.
-func.func @conflict(%x: tensor<32x64xf32> {partir.name = "x"}, %y: tensor<32x64xf32> {partir.name = "y"}) -> tensor<32x64xf32> {
+// x tiled on dim 0, y on dim 1, both along batch: the add takes x's rows and y is moved to
+// rows (an all_to_all once lowered), once.
+func.func @moved(%x: tensor<32x64xf32> {partir.name = "x"}, %y: tensor<32x64xf32> {partir.name = "y"}) -> tensor<32x64xf32> {
   %e = tensor.empty() : tensor<32x64xf32>
   %s = linalg.add ins(%x, %y : tensor<32x64xf32>, tensor<32x64xf32>) outs(%e : tensor<32x64xf32>) -> tensor<32x64xf32>
   return %s : tensor<32x64xf32>
