@@ -277,12 +277,12 @@ impl<'c> Propagation<'c> {
                         .zip(&tilings)
                         .filter(|(wanted, tiled)| wanted.is_some() && wanted == tiled)
                         .count();
-                    let gathered = moved_bytes(op, &effect.0, &tilings, axis_size);
+                    let moved = moved_bytes(op, &effect.0, &tilings, axis_size);
                     let better = best.as_ref().is_none_or(|(most, least, _)| {
-                        agreeing > *most || (agreeing == *most && gathered < *least)
+                        agreeing > *most || (agreeing == *most && moved < *least)
                     });
                     if better {
-                        best = Some((agreeing, gathered, effect));
+                        best = Some((agreeing, moved, effect));
                     }
                 }
                 Err(stop) => {
@@ -531,8 +531,6 @@ fn explain(op: OperationRef, stop: Stop, detail: impl FnOnce() -> String) -> Sto
     }
 }
 
-/// An op propagation may partition along `axis`: it computes tensors, is not a terminator and
-/// is not partitioned along `axis` yet.
 /// What taking `effect` at `op` moves along an axis of `axis_size` devices, in bytes (the
 /// tie-break between partitionings most operands agree with): an operand tiled otherwise and
 /// read whole is gathered, all of it; one read tiled on another dim is moved there by an
@@ -571,6 +569,8 @@ fn moved_bytes(
     operands + partial
 }
 
+/// An op propagation may partition along `axis`: it computes tensors, is not a terminator and
+/// is not partitioned along `axis` yet.
 fn is_candidate(op: OperationRef, axis: &str) -> bool {
     op.result_count() > 0 && !is_return(op) && !view::nested_over(op, axis)
 }
