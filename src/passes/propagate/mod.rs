@@ -18,6 +18,7 @@ mod body;
 mod elementwise;
 mod explain;
 mod grow;
+mod moved;
 mod readers;
 mod rewrite;
 mod rotate;
@@ -36,7 +37,7 @@ use crate::{
 use elementwise::is_elementwise;
 use explain::{explain_operand, explain_result};
 use melior::{
-    ir::{operation::OperationLike, OperationRef, Value, ValueLike},
+    ir::{operation::OperationLike, OperationRef, Value},
     Context,
 };
 use std::collections::{HashMap, HashSet};
@@ -246,7 +247,7 @@ impl<'c> Propagation<'c> {
         // operands tiled on another factor are then moved, so the fewest are. Attention
         // reading V tiled on its head dim and the scores tiled on heads partitions on heads, as
         // both the scores and their row sums are. Ties: the one that moves the fewest bytes
-        // ([`moved_bytes`]; then the first operand's): multi-query attention's probs . V, probs
+        // ([`moved::moved_bytes`]; then the first operand's): multi-query attention's probs . V, probs
         // split on heads (32 KiB) and the single V head split on its dim (8 KiB), gathers V.
         let mut best: Option<(usize, f64, (TileEffect, Vec<rewrite::FreshInit>))> = None;
         for (index, tiling) in tilings.iter().enumerate() {
@@ -277,7 +278,7 @@ impl<'c> Propagation<'c> {
                         .zip(&tilings)
                         .filter(|(wanted, tiled)| wanted.is_some() && wanted == tiled)
                         .count();
-                    let moved = moved_bytes(op, &effect.0, &tilings, axis_size);
+                    let moved = moved::moved_bytes(op, &effect.0, &tilings, axis_size);
                     let better = best.as_ref().is_none_or(|(most, least, _)| {
                         agreeing > *most || (agreeing == *most && moved < *least)
                     });
@@ -529,44 +530,6 @@ fn explain(op: OperationRef, stop: Stop, detail: impl FnOnce() -> String) -> Sto
     } else {
         stop.explained(detail)
     }
-}
-
-/// What taking `effect` at `op` moves along an axis of `axis_size` devices, in bytes (the
-/// tie-break between partitionings most operands agree with): an operand tiled otherwise and
-/// read whole is gathered, all of it; one read tiled on another dim is moved there by an
-/// all_to_all, 1/n of it (GShard's dispatch: the tokens `[E, G, C, D]` split by group, read by
-/// expert); a partial result is reduced, all of it.
-fn moved_bytes(
-    op: OperationRef,
-    effect: &TileEffect,
-    tilings: &[Option<usize>],
-    axis_size: i64,
-) -> f64 {
-    let bytes = |value: Value| crate::ir::types::tensor_bytes(value.r#type());
-    let operands: f64 = effect
-        .operands
-        .iter()
-        .zip(tilings)
-        .enumerate()
-        .filter(|(_, (wanted, tiled))| tiled.is_some() && wanted != tiled)
-        .filter_map(|(index, (wanted, _))| {
-            let whole = bytes(op.operand(index).ok()?);
-            Some(if wanted.is_some() {
-                whole / axis_size as f64
-            } else {
-                whole
-            })
-        })
-        .sum();
-    let partial: f64 = effect
-        .results
-        .iter()
-        .enumerate()
-        .filter(|(_, tiling)| matches!(tiling, ResultTiling::Sum(_)))
-        .filter_map(|(index, _)| op.result(index).ok())
-        .map(|result| bytes(result.into()))
-        .sum();
-    operands + partial
 }
 
 /// An op propagation may partition along `axis`: it computes tensors, is not a terminator and
