@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/IR/OperationSupport.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/InliningUtils.h"
@@ -459,6 +460,22 @@ MlirAttribute sharding_attr_dims(MlirAttribute raw) {
 
 bool context_is_multithreaded(MlirContext context) {
   return unwrap(context)->isMultithreadingEnabled();
+}
+
+/// Upstream CSE's key for `op`: its name, operands, attributes, properties and result types,
+/// locations aside (`OperationEquivalence::computeHash`). Equal ops hash equal.
+uint64_t operation_hash(MlirOperation op) {
+  return static_cast<uint64_t>(OperationEquivalence::computeHash(
+      unwrap(op), OperationEquivalence::directHashValue, OperationEquivalence::ignoreHashValue,
+      OperationEquivalence::IgnoreLocations));
+}
+
+/// Whether `a` and `b` compute the same thing by upstream CSE's test (locations aside). The
+/// C API's attribute list would miss an unregistered op's properties (`<{...}>`), and two
+/// `stablehlo.compare`s differing only in their direction would look equal.
+bool operations_equivalent(MlirOperation a, MlirOperation b) {
+  return OperationEquivalence::isEquivalentTo(unwrap(a), unwrap(b),
+                                              OperationEquivalence::IgnoreLocations);
 }
 
 } // namespace partir::glue

@@ -40,6 +40,8 @@ bool widen_f32_to_f64(MlirOperation op);
 std::int64_t unmerge_batch_dims(MlirOperation op);
 std::int64_t inline_calls(MlirOperation op);
 bool context_is_multithreaded(MlirContext context);
+std::uint64_t operation_hash(MlirOperation op);
+bool operations_equivalent(MlirOperation a, MlirOperation b);
 
 void register_dialects(MlirDialectRegistry registry);
 void register_passes();

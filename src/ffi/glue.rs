@@ -183,6 +183,10 @@ pub mod bridge {
         unsafe fn inline_calls(op: MlirOperation) -> i64;
         /// Whether the context may be used from several threads at once (its uniquers lock).
         unsafe fn context_is_multithreaded(context: MlirContext) -> bool;
+        /// Upstream CSE's hash of an op, locations aside.
+        unsafe fn operation_hash(op: MlirOperation) -> u64;
+        /// Upstream CSE's equivalence of two ops, locations aside.
+        unsafe fn operations_equivalent(a: MlirOperation, b: MlirOperation) -> bool;
 
         unsafe fn register_dialects(registry: MlirDialectRegistry);
     }

@@ -441,6 +441,24 @@ pub fn inline_calls(root: OperationRef) -> usize {
     usize::try_from(inlined).unwrap_or(0)
 }
 
+/// Upstream CSE's hash of `op` (name, operands, attributes, properties, result types;
+/// locations aside): ops [`operations_equivalent`] hash equal.
+pub fn operation_hash(op: OperationRef) -> u64 {
+    // SAFETY: a live operation, only read.
+    unsafe { glue::bridge::operation_hash(glue::Operation(op.to_raw())) }
+}
+
+/// Whether `a` and `b` compute the same values by upstream CSE's test, locations aside.
+pub fn operations_equivalent(a: OperationRef, b: OperationRef) -> bool {
+    // SAFETY: live operations, only read.
+    unsafe {
+        glue::bridge::operations_equivalent(
+            glue::Operation(a.to_raw()),
+            glue::Operation(b.to_raw()),
+        )
+    }
+}
+
 /// True for a ranked tensor type (without printing it: the simulator asks for every value).
 pub fn is_ranked_tensor(ty: Type) -> bool {
     // SAFETY: a live type; a pure query.

@@ -21,6 +21,7 @@ pub mod per_value;
 pub mod pipeline;
 pub mod print_rules;
 pub mod propagate;
+pub mod pure_cse;
 pub mod replicate;
 pub mod schedule;
 pub mod sequential;
