@@ -256,15 +256,18 @@ fn pipelined_llama_runs_on_xla() {
     assert!(passed, "llama-scan-remat PP_BP_MP: {said}");
 }
 
-/// `partir auto` pipelines when that is what fits fastest, with the microbatch count it
-/// priced fastest: the published FlaxLlama on
-/// `{stage = 2, batch = 2}` of a device whose nodes of 2 are joined by a slow link
-/// (tests/devices/slow-nodes.toml), within 2.6 MiB per device. Splitting the batch or the
-/// state over `stage` sends weights and gradients over that link; the pipeline started over
-/// `stage` (the mesh's major axis) sends activations only, and is kept. The plan it writes is an
-/// ordinary schedule with a `pipeline` table, and runs on XLA as the original does.
+/// `partir auto` prices a pipeline over an axis across slow links next to the orders without
+/// one, and keeps the fastest that fits: the published FlaxLlama on `{stage = 2, batch = 2}` of
+/// a device whose nodes of 2 are joined by a slow link (tests/devices/slow-nodes.toml), within
+/// 2.6 MiB per device. Its microbatch count is priced (4 and 8 a pipeline). On so small a model
+/// the activations handed over the slow link each tick cost more than keeping `stage` nearly
+/// whole (2.05 ms against 0.2-0.9 ms), so the plan kept has no pipeline; an earlier form of this
+/// test asserted that the pipeline was kept, which held only while a 2 s time limit starved the
+/// other orders (and failed under load). Plans per phase are bounded by `--evaluations`, not by
+/// time, so the search is the same on every machine. The plan kept runs on XLA as the
+/// original does.
 #[test]
-fn auto_keeps_a_pipeline_over_a_slow_axis() {
+fn auto_prices_a_pipeline_over_a_slow_axis_and_keeps_the_fastest_that_fits() {
     let _quiet = alone();
     let dir = root().join("target/tmp/pipeline");
     std::fs::create_dir_all(&dir).expect("scratch directory");
@@ -279,36 +282,61 @@ fn auto_keeps_a_pipeline_over_a_slow_axis() {
         "--memory",
         "2.6MiB",
         "--time-limit",
-        "2",
+        "600",
         "--evaluations",
-        "10",
+        "2",
         "-o",
         plan.to_str().unwrap(),
     ]);
     let said = text(&out.stderr);
     assert!(out.status.success(), "{said}");
     assert!(
-        said.contains("kept the order pipeline over 'stage', then batch"),
-        "{said}"
-    );
-    // The microbatch count is priced: 2 a stage beats 4 on so small a step (each tick's
-    // fixed costs).
-    assert!(
         said.contains("a pipeline over 'stage' alone: 4 microbatches")
             && said.contains(", 8 microbatches")
-            && said.contains("starting from 4 microbatches"),
-        "{said}"
+            && said.contains("order pipeline, then batch: step"),
+        "the pipeline is not priced: {said}"
     );
-    let written = std::fs::read_to_string(&plan).unwrap();
+    // Every order searched: "partir: order <name>: step <t>, peak <m>[ (over the budget)]".
+    let orders: Vec<(f64, bool)> = said
+        .lines()
+        .filter_map(|line| line.strip_prefix("partir: order "))
+        .filter_map(|rest| {
+            let step = rest.split(": step ").nth(1)?.split(',').next()?;
+            Some((seconds(step)?, !rest.contains("over the budget")))
+        })
+        .collect();
+    assert!(orders.len() >= 3, "{said}");
+    let fastest = orders
+        .iter()
+        .filter(|(_, fits)| *fits)
+        .map(|(step, _)| *step)
+        .fold(f64::INFINITY, f64::min);
+    let kept = said
+        .lines()
+        .rev()
+        .find_map(|line| line.trim().strip_prefix("step time"))
+        .and_then(|rest| seconds(rest.trim().split("  ").next()?))
+        .expect("the replayed plan's step time");
     assert!(
-        written.contains(
-            "pipeline = { layers = \"params/model/layers/blocks/*\", microbatches = 4, batch_dim = 0 }"
-        ),
-        "{written}"
+        kept <= fastest * 1.001,
+        "kept a plan of {kept} s, the fastest order that fits is {fastest} s: {said}"
     );
     let (passed, said) =
         common::verify_on_xla("examples/published/llama-scan.mlir", plan.to_str().unwrap());
     assert!(passed, "{said}");
+}
+
+/// `"216.8 us"` as seconds.
+fn seconds(time: &str) -> Option<f64> {
+    let (value, unit) = time.trim().split_once(' ')?;
+    let scale = match unit.trim() {
+        "s" => 1.0,
+        "ms" => 1e-3,
+        "us" => 1e-6,
+        "ns" => 1e-9,
+        _ => return None,
+    };
+    Some(value.parse::<f64>().ok()? * scale)
 }
 
 /// The zoo Transformer with its layers scanned (tools/partir_jax/models/transformer_scan.py:
