@@ -16,7 +16,6 @@ pub use mesh::{Mesh, MeshAxis};
 pub use names::{NamedValue, Selector};
 pub use sharding::Sharding;
 
-/// The ops of `block`, in order: a snapshot, so the caller may move or erase them.
 /// The last op of `block`: its terminator, also when its dialect is not registered (melior's
 /// `terminator()` asks for the `IsTerminator` trait, which an unregistered `stablehlo.return`
 /// does not declare).
@@ -31,6 +30,7 @@ pub fn last_op<'c, 'a>(
     Some(last)
 }
 
+/// The ops of `block`, in order: a snapshot, so the caller may move or erase them.
 pub fn block_ops<'c, 'a>(
     block: melior::ir::BlockRef<'c, 'a>,
 ) -> Vec<melior::ir::OperationRef<'c, 'a>> {
@@ -42,4 +42,18 @@ pub fn block_ops<'c, 'a>(
         ops.push(op);
     }
     ops
+}
+
+/// The blocks of `region`, in order.
+pub fn region_blocks<'c, 'a>(
+    region: melior::ir::RegionRef<'c, 'a>,
+) -> Vec<melior::ir::BlockRef<'c, 'a>> {
+    use melior::ir::{block::BlockLike, RegionLike};
+    let mut blocks = Vec::new();
+    let mut next = region.first_block();
+    while let Some(block) = next {
+        next = block.next_in_region();
+        blocks.push(block);
+    }
+    blocks
 }

@@ -412,20 +412,16 @@ pub(super) fn check_no_partir_left<'c>(
             .or_else(|| {
                 op.results()
                     .map(|result| result.r#type().to_string())
-                    .chain(op.regions().flat_map(|region| {
-                        let mut types = Vec::new();
-                        let mut block = region.first_block();
-                        while let Some(current) = block {
-                            types.extend((0..current.argument_count()).filter_map(|index| {
-                                current
-                                    .argument(index)
-                                    .ok()
+                    .chain(
+                        op.regions()
+                            .flat_map(crate::ir::region_blocks)
+                            .flat_map(|block| {
+                                (0..block.argument_count())
+                                    .filter_map(|index| block.argument(index).ok())
                                     .map(|argument| argument.r#type().to_string())
-                            }));
-                            block = current.next_in_region();
-                        }
-                        types
-                    }))
+                                    .collect::<Vec<_>>()
+                            }),
+                    )
                     .find(|text| mentions(text))
                     .map(|text| format!("type {text}"))
             });

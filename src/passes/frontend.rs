@@ -1,9 +1,10 @@
 //! What partir does first to a program as a framework emits it (`jax.jit(step).lower(...)`):
 //! its calls inlined, one copy per call site ([`super::inline_calls`]), and its arguments and
 //! results named by the pytree paths JAX left in it ([`crate::ir::names::adopt_jax_names`]),
-//! repeated pure ops merged ([`super::pure_cse`]: JAX's per-projection casts), barriers over several values split into one per value ([`super::per_value`]), and ops
-//! rewritten into equal forms their rules partition better ([`crate::rules::canonicalize`]:
-//! a gather indexed by an iota uses batching dims).
+//! repeated pure ops merged ([`super::pure_cse`]: JAX's per-projection casts), barriers over
+//! several values split into one per value ([`super::per_value`]), and ops rewritten into
+//! equal forms their rules partition better ([`crate::rules::canonicalize`]: a gather indexed by
+//! an iota uses batching dims).
 //! `partir-schedule`, `partir-auto`, `partir partition` and `partir auto` start with it; on a
 //! program that has neither calls nor JAX's names it changes nothing.
 

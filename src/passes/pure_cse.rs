@@ -13,11 +13,12 @@
 //! ==> %b's uses read %a; %b is erased
 //! ```
 
-use crate::{ffi, ir::types::tensor_bytes, rules};
-use melior::ir::{
-    block::BlockLike, operation::OperationLike, BlockRef, OperationRef, RegionLike, Value,
-    ValueLike,
+use crate::{
+    ffi,
+    ir::{block_ops, region_blocks, types::tensor_bytes},
+    rules,
 };
+use melior::ir::{operation::OperationLike, BlockRef, OperationRef, Value, ValueLike};
 use std::collections::HashMap;
 
 /// Merges the repeated pure ops of every block under `func`, each into its first occurrence in
@@ -27,13 +28,7 @@ use std::collections::HashMap;
 pub fn merge(func: OperationRef) -> usize {
     let mut blocks = Vec::new();
     ffi::walk(func, |op| {
-        for region in op.regions() {
-            let mut block = region.first_block();
-            while let Some(current) = block {
-                blocks.push(current);
-                block = current.next_in_region();
-            }
-        }
+        blocks.extend(op.regions().flat_map(region_blocks))
     });
     blocks.into_iter().map(merge_block).sum()
 }
@@ -52,9 +47,7 @@ fn expands(op: OperationRef) -> bool {
 fn merge_block(block: BlockRef) -> usize {
     let mut seen: HashMap<u64, Vec<OperationRef>> = HashMap::new();
     let mut merged = 0;
-    let mut next = block.first_operation();
-    while let Some(op) = next {
-        next = op.next_in_block();
+    for op in block_ops(block) {
         if !rules::is_pure(op) || expands(op) {
             continue;
         }
@@ -70,7 +63,7 @@ fn merge_block(block: BlockRef) -> usize {
                     }
                 }
                 // SAFETY: every use of `op`'s results now reads `earlier`'s, and `op` is not
-                // used after this (the walk already holds its successor).
+                // used after this (the snapshot of the block holds its successors).
                 unsafe { ffi::erase(op) };
                 merged += 1;
             }

@@ -218,15 +218,11 @@ pub(super) fn values_under(op: OperationRef) -> HashSet<usize> {
         for result in inner.results() {
             inside.insert(ffi::value_id(result.into()));
         }
-        for region in inner.regions() {
-            let mut block = region.first_block();
-            while let Some(b) = block {
-                for index in 0..b.argument_count() {
-                    if let Ok(argument) = b.argument(index) {
-                        inside.insert(ffi::value_id(argument.into()));
-                    }
+        for block in inner.regions().flat_map(crate::ir::region_blocks) {
+            for index in 0..block.argument_count() {
+                if let Ok(argument) = block.argument(index) {
+                    inside.insert(ffi::value_id(argument.into()));
                 }
-                block = b.next_in_region();
             }
         }
     });
