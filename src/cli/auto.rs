@@ -470,7 +470,7 @@ fn replay(
         model: args.model.clone(),
         schedule: args.output.clone(),
     };
-    let (_, story) = partition_priced(&session, &model, Some(device), false)?;
+    let (_, story, _) = partition_priced(&session, &model, Some(device), false, false)?;
     let mut story = story.expect("priced");
     for tactic in &mut story.tactics {
         name_source(&mut tactic.report, source);

@@ -15,7 +15,7 @@ use crate::{
         Device, PartitionReport, Report, TacticReport,
     },
 };
-use melior::ir::{operation::OperationLike, Module};
+use melior::ir::{operation::OperationLike, Module, OperationRef};
 use std::{path::Path, time::Instant};
 
 pub fn partition_command(args: &PartitionArgs) -> Result<i32, CliError> {
@@ -25,23 +25,25 @@ pub fn partition_command(args: &PartitionArgs) -> Result<i32, CliError> {
     let device = Device::resolve(&args.device).map_err(CliError::new)?;
     let tagged = (args.stage == Stage::Sdy).then(|| tagged_input(&session, &args.model));
     let tagged = tagged.transpose()?;
-    let (mut module, mut story) = partition_priced(
+    let (module, mut story, lowered) = partition_priced(
         &session,
         &args.model,
         Some(&device),
         args.stage == Stage::Sdy,
+        args.stage != Stage::Core,
     )?;
+    let mut module = module;
     let mut shardings = Vec::new();
     let mut annotated = None;
     let what = match args.stage {
         Stage::Core => "Core",
         Stage::Hlo => {
-            lower_to_hlo(&session, &mut module)?;
+            module = into_hlo(&session, module, lowered)?;
             shardings = simulate::value_shardings(module.as_operation());
             "PartIR:HLO"
         }
         Stage::Xla => {
-            lower_to_hlo(&session, &mut module)?;
+            module = into_hlo(&session, module, lowered)?;
             shardings = simulate::value_shardings(module.as_operation());
             export_stablehlo(&session, &mut module)?;
             "StableHLO SPMD"
@@ -49,7 +51,7 @@ pub fn partition_command(args: &PartitionArgs) -> Result<i32, CliError> {
         Stage::Sdy => {
             let input = tagged.expect("tagged for the sdy stage");
             let plan = crate::passes::export_sdy::plan(module.as_operation());
-            lower_to_hlo(&session, &mut module)?;
+            module = into_hlo(&session, module, lowered)?;
             shardings = simulate::value_shardings(module.as_operation());
             annotate_input(&session, &input, &module, &plan)?;
             annotated = Some(input);
@@ -214,32 +216,75 @@ pub fn export_stablehlo(session: &Session, module: &mut Module) -> Result<(), Cl
 /// Lowers a partitioned Core module to PartIR:HLO (`partir-lower-to-hlo`, `cse`, then
 /// `partir-combine-collectives` with XLA's default threshold).
 pub fn lower_to_hlo(session: &Session, module: &mut Module) -> Result<(), CliError> {
-    use crate::passes::names::{COMBINE_COLLECTIVES, LOWER_TO_HLO};
-    let step = Step::start(&format!(
-        "lowering to PartIR:HLO ({LOWER_TO_HLO}, cse, {COMBINE_COLLECTIVES})"
-    ));
-    let pipeline = format!("builtin.module({LOWER_TO_HLO},cse,{COMBINE_COLLECTIVES})");
-    let result = session.run(module, &pipeline);
+    let step = Step::start(&format!("lowering to PartIR:HLO ({})", lowering_passes()));
+    let result = lower_quietly(session, module);
     match &result {
-        Ok(()) => {
+        Ok(_) => {
             step.done();
         }
         Err(_) => step.failed(),
     }
-    result?;
-    for diag in session.take() {
-        // Combining's remark says what it did to peak memory: worth a line.
-        if diag.level != Level::Remark || diag.message.starts_with(COMBINE_COLLECTIVES) {
-            eprintln!("{diag}");
-        }
+    for diag in result? {
+        eprintln!("{diag}");
     }
     Ok(())
+}
+
+fn lowering_passes() -> String {
+    use crate::passes::names::{COMBINE_COLLECTIVES, LOWER_TO_HLO};
+    format!("{LOWER_TO_HLO}, cse, {COMBINE_COLLECTIVES}")
+}
+
+/// [`lower_to_hlo`] without its progress line: the diagnostics worth printing (warnings, and
+/// combining's remark, which says what it did to peak memory), for the caller to print.
+fn lower_quietly(session: &Session, module: &mut Module) -> Result<Vec<Diag>, CliError> {
+    use crate::passes::names::COMBINE_COLLECTIVES;
+    let pipeline = format!("builtin.module({})", lowering_passes().replace(", ", ","));
+    session.run(module, &pipeline)?;
+    Ok(session
+        .take()
+        .into_iter()
+        .filter(|diag| diag.level != Level::Remark || diag.message.starts_with(COMBINE_COLLECTIVES))
+        .collect())
+}
+
+/// A copy of the partitioned Core program `op` lowered as the output is, with what lowering
+/// said; `None` when lowering fails (the output's own lowering then says why).
+fn lowered_copy<'s>(
+    session: &'s Session,
+    op: OperationRef<'s, '_>,
+) -> Option<(Module<'s>, Vec<Diag>)> {
+    let mut copy = Module::from_operation(crate::ffi::clone_operation(op))?;
+    let said = lower_quietly(session, &mut copy).ok()?;
+    Some((copy, said))
+}
+
+/// The partitioned program in PartIR:HLO: the copy lowered when the last tactic was priced,
+/// else `module` lowered now.
+fn into_hlo<'s>(
+    session: &'s Session,
+    mut module: Module<'s>,
+    lowered: Option<Module<'s>>,
+) -> Result<Module<'s>, CliError> {
+    match lowered {
+        Some(lowered) => {
+            eprintln!(
+                "partir: lowered to PartIR:HLO ({}) when the last tactic was priced",
+                lowering_passes()
+            );
+            Ok(lowered)
+        }
+        None => {
+            lower_to_hlo(session, &mut module)?;
+            Ok(module)
+        }
+    }
 }
 
 /// Reads, parses and partitions the model with its schedule; prints diagnostics and the tactic
 /// table on stderr.
 pub fn partition<'s>(session: &'s Session, args: &ModelArgs) -> Result<Module<'s>, CliError> {
-    partition_priced(session, args, None, false).map(|(module, _)| module)
+    partition_priced(session, args, None, false, false).map(|(module, _, _)| module)
 }
 
 /// What every tactic starts from: the program as JAX emits it made partir's (calls inlined,
@@ -255,13 +300,17 @@ pub fn prepare(session: &Session, module: &Module) -> Result<(), CliError> {
 
 /// [`partition`], and with a device, the program priced before the first tactic and after
 /// each one: a table row per tactic (long schedules show a progress bar on terminals). With
-/// `tag`, every op carries its id (`export_sdy::tag`), as [`tagged_input`]'s copy does.
+/// `tag`, every op carries its id (`export_sdy::tag`), as [`tagged_input`]'s copy does. With
+/// `keep_lowered` and a device, the schedule's result is priced on a copy lowered as the
+/// output is, and that copy is returned too: lowering the 70B step's 54k ops once, not again
+/// for the output, is a seventh of its `partir partition` time.
 pub fn partition_priced<'s>(
     session: &'s Session,
     args: &ModelArgs,
     device: Option<&Device>,
     tag: bool,
-) -> Result<(Module<'s>, Option<PartitionReport>), CliError> {
+    keep_lowered: bool,
+) -> Result<PartitionedModule<'s>, CliError> {
     let text = read_model(&args.model)?;
     check_schedule(&args.schedule)?;
     let schedule = Schedule::load(&args.schedule).map_err(CliError::new)?;
@@ -285,6 +334,7 @@ pub fn partition_priced<'s>(
     };
     let mut rows = TacticRows::new(device.is_some(), schedule.tactics.len());
     let mut deferred = Vec::new();
+    let mut lowered = None;
     let mut tactic_start = Instant::now();
     let context = session.context();
     // An `auto` tactic in an unpriced run still prices its candidates, on the default device.
@@ -320,14 +370,26 @@ pub fn partition_priced<'s>(
                 deferred.extend(diags);
             }
             let priced = match device {
-                Some(device) => Some(schedule::price(
-                    context,
-                    op,
-                    outcome,
-                    device,
-                    &mut story,
-                    propagation,
-                )?),
+                Some(device) => {
+                    let last = outcome.is_some_and(|outcome| outcome.last);
+                    let kept = (keep_lowered && last)
+                        .then(|| lowered_copy(session, op))
+                        .flatten();
+                    let priced_op = kept.as_ref().map_or(op, |(copy, _)| copy.as_operation());
+                    let priced = schedule::price(
+                        context,
+                        priced_op,
+                        outcome,
+                        device,
+                        &mut story,
+                        propagation,
+                    )?;
+                    if let Some((copy, said)) = kept {
+                        deferred.extend(said);
+                        lowered = Some(copy);
+                    }
+                    Some(priced)
+                }
                 None => None,
             };
             if tactic.is_some() || priced.is_some() {
@@ -346,8 +408,12 @@ pub fn partition_priced<'s>(
         return Err(CliError::new("the partitioned program does not verify"));
     }
     report_diagnostics(&session.take());
-    Ok((module, device.map(|_| story)))
+    Ok((module, device.map(|_| story), lowered))
 }
+
+/// What [`partition_priced`] returns: the partitioned Core module, its report when priced, and
+/// the copy lowered to PartIR:HLO when it kept one.
+pub type PartitionedModule<'s> = (Module<'s>, Option<PartitionReport>, Option<Module<'s>>);
 
 /// The per-tactic table: a row per tactic (and one for the program before the first when
 /// priced), printed whole once the schedule is done; meanwhile a progress bar counts tactics

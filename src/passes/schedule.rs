@@ -232,9 +232,11 @@ pub fn apply<'c>(
                 (found.tactics, Some(found.summary))
             }
         };
-        for found in found {
+        let (count, tactics) = (found.len(), schedule.tactics.len());
+        for (at, found) in found.into_iter().enumerate() {
             let mut outcome = apply_tactic(context, module, &found, location, &mut propagation)?;
             outcome.search = search.take();
+            outcome.last = index + 1 == tactics && at + 1 == count;
             ffi::emit(location, Severity::Remark, &outcome.to_string());
             after(Some(&outcome), module)?;
         }

@@ -26,6 +26,9 @@ pub struct TacticOutcome {
     pub stops: Vec<crate::sim::report::PropagationStop>,
     /// For the first tactic an `auto` tactic found: what the search did.
     pub search: Option<SearchSummary>,
+    /// No tactic follows: the module is the schedule's result (set by `schedule::apply`), so
+    /// that a caller pricing it can keep the lowered copy as the output.
+    pub last: bool,
 }
 
 impl std::fmt::Display for TacticOutcome {
@@ -108,5 +111,6 @@ pub fn apply_tactic<'c>(
         conflicts: propagation.conflicts() - conflicts_before,
         stops: propagation.stops_from(stops_before).to_vec(),
         search: None,
+        last: false,
     })
 }
