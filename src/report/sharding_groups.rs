@@ -60,6 +60,31 @@ pub struct Groups<'a> {
     pub repeated_results: usize,
 }
 
+impl Groups<'_> {
+    /// What the rows stand for: `170 arguments and 171 results in 14 rows: layer numbers as *,
+    /// optimizer state with its parameter; 170 results split like the argument of the same
+    /// name not repeated`.
+    pub fn note(&self, values: &[ValueSharding], rows: usize) -> String {
+        let results = values.iter().filter(|value| value.is_result).count();
+        let plural = |count: usize, what: &str| {
+            format!("{count} {what}{}", if count == 1 { "" } else { "s" })
+        };
+        let mut note = format!(
+            "{} and {} in {}: layer numbers as *, optimizer state with its parameter",
+            plural(values.len() - results, "argument"),
+            plural(results, "result"),
+            plural(rows, "row"),
+        );
+        if self.repeated_results > 0 {
+            note += &format!(
+                "; {} split like the argument of the same name not repeated",
+                plural(self.repeated_results, "result")
+            );
+        }
+        note
+    }
+}
+
 /// The key that makes values one row: pattern, split, per-device shape and state.
 type Signature = (Vec<String>, Vec<Vec<String>>, Vec<i64>, Vec<State>);
 

@@ -28,29 +28,11 @@ pub fn section(story: &PartitionReport) -> String {
     }
     body.push_str("<div class=\"groups\">");
     let (table, count) = rows(&groups.groups);
-    let (arguments, results) = story.shardings.iter().fold((0, 0), |(a, r), value| {
-        (a + !value.is_result as usize, r + value.is_result as usize)
-    });
     let _ = write!(
         body,
-        "<p class=\"note\">{arguments} argument{} and {results} result{} in {} rows: layer \
-         numbers as <code>*</code>, optimizer state with its parameter",
-        if arguments == 1 { "" } else { "s" },
-        if results == 1 { "" } else { "s" },
-        count,
+        "<p class=\"note\">{}",
+        escape(&groups.note(&story.shardings, count))
     );
-    if groups.repeated_results > 0 {
-        let _ = write!(
-            body,
-            "; {} result{} split like the argument of the same name not repeated",
-            groups.repeated_results,
-            if groups.repeated_results == 1 {
-                ""
-            } else {
-                "s"
-            },
-        );
-    }
     body.push_str(".</p>\n");
     body + &table + "</div></div>\n"
 }
