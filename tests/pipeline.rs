@@ -257,17 +257,17 @@ fn pipelined_llama_runs_on_xla() {
 }
 
 /// `partir auto` prices a pipeline over an axis across slow links next to the orders without
-/// one, and keeps the fastest that fits: the published FlaxLlama on `{stage = 2, batch = 2}` of
-/// a device whose nodes of 2 are joined by a slow link (tests/devices/slow-nodes.toml), within
-/// 2.6 MiB per device. Its microbatch count is priced (4 and 8 a pipeline). On so small a model
-/// the activations handed over the slow link each tick cost more than keeping `stage` nearly
-/// whole (2.05 ms against 0.2-0.9 ms), so the plan kept has no pipeline; an earlier form of this
-/// test asserted that the pipeline was kept, which held only while a 2 s time limit starved the
-/// other orders (and failed under load). Plans per phase are bounded by `--evaluations`, not by
-/// time, so the search is the same on every machine. The plan kept runs on XLA as the
-/// original does.
+/// one, and keeps it where it is the fastest plan that fits: the published FlaxLlama on
+/// `{stage = 2, batch = 2}` of a device whose nodes of 2 are joined by a slow link
+/// (tests/devices/slow-nodes.toml), within 2.2 MiB per device. Its microbatch count is priced
+/// (4 and 8 a pipeline). Without a pipeline, `stage` kept nearly whole is faster (0.86 ms) but
+/// needs 2.5-2.6 MiB; what fits without one shards the weights with ZeRO and gathers them over
+/// the slow link (4.49 ms); GPipe hands on only the activations (2.05 ms, 2.04 MiB). So a model
+/// that does not fit otherwise is pipelined, as practitioners pipeline across nodes. Plans per
+/// phase are bounded by `--evaluations`, not by time, so the search is the same on every
+/// machine. The plan kept runs on XLA as the original does.
 #[test]
-fn auto_prices_a_pipeline_over_a_slow_axis_and_keeps_the_fastest_that_fits() {
+fn auto_pipelines_over_a_slow_axis_when_it_is_the_fastest_plan_that_fits() {
     let _quiet = alone();
     let dir = root().join("target/tmp/pipeline");
     std::fs::create_dir_all(&dir).expect("scratch directory");
@@ -280,7 +280,7 @@ fn auto_prices_a_pipeline_over_a_slow_axis_and_keeps_the_fastest_that_fits() {
         "--device",
         "tests/devices/slow-nodes.toml",
         "--memory",
-        "2.6MiB",
+        "2.2MiB",
         "--time-limit",
         "600",
         "--evaluations",
@@ -320,6 +320,11 @@ fn auto_prices_a_pipeline_over_a_slow_axis_and_keeps_the_fastest_that_fits() {
     assert!(
         kept <= fastest * 1.001,
         "kept a plan of {kept} s, the fastest order that fits is {fastest} s: {said}"
+    );
+    let written = std::fs::read_to_string(&plan).expect("the plan");
+    assert!(
+        said.contains("kept the order pipeline over 'stage'") && written.contains("pipeline = {"),
+        "the pipeline, the only fast plan within 2.2 MiB, is not kept: {said}"
     );
     let (passed, said) =
         common::verify_on_xla("examples/published/llama-scan.mlir", plan.to_str().unwrap());
