@@ -59,3 +59,48 @@ fn op_form_fixtures_regenerate_byte_for_byte() {
         .unwrap_or_else(|| panic!("no `N forms, ...` line:\n{stdout}"));
     assert!(forms >= 55, "only {forms} op forms:\n{stdout}");
 }
+
+/// `verify --ranks` runs scatters as loops (`tools/partir_jax/scatter_loops.py`: one update
+/// element per iteration of a `stablehlo.while`, as the StableHLO spec defines a scatter). On
+/// XLA, every scatter form JAX emits here (`.at[].add`, `.at[].set`, a vmapped add with
+/// batching dims) and the published FlaxLlama's three (its embedding gradient among them) give
+/// what XLA's scatter gives, within the program's own f32 rounding; with every combiner planted
+/// as an overwrite, the adds differ.
+#[test]
+fn scatters_as_loops_compute_what_xla_scatters_compute() {
+    let programs = [
+        "examples/op_forms/scatter_add.mlir",
+        "examples/op_forms/scatter_set.mlir",
+        "examples/op_forms/scatter_vmap_add.mlir",
+        "examples/published/llama-scan.mlir",
+    ];
+    let run = |plant: bool| {
+        let mut args = vec![
+            "-m".to_string(),
+            "partir_jax.scatter_loops".into(),
+            "--check".into(),
+        ];
+        args.extend(programs.map(|program| root().join(program).display().to_string()));
+        if plant {
+            args.push("--plant".into());
+        }
+        let out = Command::new(root().join("tools/.venv/bin/python"))
+            .args(&args)
+            .current_dir(root().join("tools"))
+            .output()
+            .expect("the JAX venv runs (tools/setup-venv)");
+        (out.status.success(), text(&out.stdout) + &text(&out.stderr))
+    };
+    let (passed, said) = run(false);
+    assert!(passed, "{said}");
+    assert_eq!(said.matches("PASS ").count(), programs.len(), "{said}");
+    let (passed, said) = run(true);
+    assert!(!passed, "a planted overwrite is not caught: {said}");
+    for add in ["scatter_add", "scatter_vmap_add", "llama-scan"] {
+        assert!(
+            said.lines()
+                .any(|line| line.starts_with("FAIL") && line.contains(add)),
+            "{add}: {said}"
+        );
+    }
+}

@@ -344,6 +344,32 @@ fn seconds(time: &str) -> Option<f64> {
     Some(value.parse::<f64>().ok()? * scale)
 }
 
+/// The published FlaxLlama under `nn.scan`, PP x BP x MP on `{stage = 2, batch = 2, model =
+/// 2}`, runs on 8 MPI ranks equal to the original: its embedding gradient and
+/// `take_along_axis`'s transpose are scatters, which `verify --ranks` runs as loops
+/// (`tools/partir_jax/scatter_loops.py`; IREE lowers a scatter only into its own dialect), in
+/// the original and in the device-local program alike.
+#[test]
+fn pipelined_published_llama_with_scatters_runs_on_mpi_ranks() {
+    let _quiet = beside_others();
+    let schedule = common::published_schedule("llama-scan", "PP_BP_MP");
+    let out = partir(&[
+        "verify",
+        "examples/published/llama-scan.mlir",
+        "-s",
+        &schedule,
+        "--ranks",
+        "8",
+    ]);
+    let said = text(&out.stderr);
+    assert!(out.status.success(), "{}\n{said}", text(&out.stdout));
+    assert!(
+        text(&out.stdout).contains("partir: PASS: all 38 outputs"),
+        "{said}"
+    );
+    assert!(said.contains("partitioned: ran on 8 ranks"), "{said}");
+}
+
 /// The zoo Transformer with its layers scanned (tools/partir_jax/models/transformer_scan.py:
 /// four stacked layers, a batch of 8), PP x BP x MP on `{stage = 2, batch = 2, model = 2}`,
 /// runs on 8 MPI ranks equal to the original: `verify --ranks` converts the original and the
