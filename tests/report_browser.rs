@@ -6,7 +6,9 @@
 //! - the charts come before the first table;
 //! - no tactic or axis name wraps, and on the desktop the tactic table fits without scrolling;
 //! - the mesh picture of the largest parameter shows one block per device group, each big enough
-//!   to read its label, inside the window; choosing another value draws that one.
+//!   to read its label, inside the window; choosing another value draws that one;
+//! - a pipelined program's schedule (the zoo's scanned Transformer, PP x BP x MP) is shown at
+//!   both widths, its cells and figures at their own size, inside the window.
 //!
 //! Chromium's `--window-size` cannot go below 500 CSS pixels wide in headless mode (a page sees
 //! `innerWidth` 500 at `--window-size=390,844`), so the test drives it over the DevTools protocol
@@ -65,6 +67,11 @@ const MEASURE: &str = r#"(() => {
     gridRight: grid ? grid.getBoundingClientRect().right : -1,
     chosen: select ? select.selectedOptions[0].textContent : null,
     switched: null,
+    // The pipeline schedules: shown, their cells and figures at their own size, in the window.
+    pipelines: [...document.querySelectorAll('.pipeline-pic')].filter(p => p.getClientRects().length > 0).length,
+    pipelineCell: Math.max(-1, ...[...document.querySelectorAll('.pipeline-pic rect')].map(r => r.getBoundingClientRect().height)),
+    pipelineText: Math.min(99, ...[...document.querySelectorAll('.pipeline-pic text')].map(t => t.getBoundingClientRect().height)),
+    pipelineRight: Math.max(-1, ...[...document.querySelectorAll('.pipeline-pic')].map(p => p.getBoundingClientRect().right)),
   };
   // Choosing another value draws that one alone.
   const first = grid && grid.closest('figure').id;
@@ -328,6 +335,12 @@ fn the_picture_reads_at_phone_and_desktop_widths() {
             "examples/llama/llama.stablehlo.mlir",
             "examples/llama/schedules/BP_MP_Z3.toml",
         ),
+        picture(
+            &dir,
+            "transformer_scan",
+            "examples/transformer_scan/transformer_scan.stablehlo.mlir",
+            "examples/transformer_scan/schedules/PP_BP_MP.toml",
+        ),
     ];
     let mut browser = Browser::start(&exe, &dir);
     let mut failures = Vec::new();
@@ -396,6 +409,23 @@ fn the_picture_reads_at_phone_and_desktop_widths() {
                 facts["switched"] == json!(true),
                 "choosing another value does not draw it",
             );
+            if name == "transformer_scan" {
+                // Its two loops (forward and JAX's transpose), at every width, 22 px cells
+                // (24 with their gaps) with figures of the page's size, inside the window.
+                check(
+                    number("pipelines") == 2.0,
+                    "the pipeline schedules are not both shown",
+                );
+                check(
+                    (20.0..=24.0).contains(&number("pipelineCell"))
+                        && (10.0..=20.0).contains(&number("pipelineText")),
+                    "the pipeline schedule is drawn too small or too large",
+                );
+                check(
+                    number("pipelineRight") <= asked,
+                    "the pipeline schedule leaves the window",
+                );
+            }
         }
     }
     browser.close();

@@ -65,6 +65,9 @@ figcaption{color:#555;font-size:13px;margin-top:4px}
 svg{display:block;width:100%;height:auto;font-family:inherit}
 .chart svg{min-width:640px}
 .chart-narrow{display:none}
+#tactics th{white-space:normal}
+.pipeline-pic{overflow-x:auto}
+.pipeline-pic svg{width:auto;height:auto}
 @media (max-width:600px){.chart-wide{display:none}.chart-narrow{display:block}.chart-narrow svg{min-width:0}th,td{padding:3px 6px}}
 svg text{font-size:13px;fill:#333;font-variant-numeric:tabular-nums}
 svg .muted{fill:#888}
@@ -541,7 +544,17 @@ fn tactic_table(story: &PartitionReport) -> String {
             };
             cells.splice(2..2, [partitioned, conflicts]);
             if pipelined {
-                cells.push(escape(&super::text::bubble(&tactic.report.pipelines)));
+                // The largest bubble; all of them (per loop, with ticks) on hover: the full
+                // text wrapped the column and made the table scroll on a desktop.
+                let pipelines = &tactic.report.pipelines;
+                cells.push(match pipelines.iter().map(|p| p.bubble).reduce(f64::max) {
+                    Some(largest) => format!(
+                        "<span title=\"{}\">{:.1}%</span>",
+                        escape(&super::text::bubble(pipelines)),
+                        100.0 * largest
+                    ),
+                    None => "-".into(),
+                });
             }
             cells
         })
@@ -551,7 +564,7 @@ fn tactic_table(story: &PartitionReport) -> String {
     if pipelined {
         header.push("bubble".into());
     }
-    table_with(&header, &rows, &[2, 3, 5, 6, 7, 8, 9], &[0, 1, 10])
+    table_with(&header, &rows, &[2, 3, 5, 6, 7, 8, 9], &[0, 1, 10, 11])
 }
 
 /// Per tactic, each reason propagation stopped for (once, with how many places), explained at

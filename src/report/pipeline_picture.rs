@@ -1,7 +1,8 @@
 //! The schedule a pipelined loop runs, as the simulator priced it: stages down, ticks across,
 //! each cell the microbatch that stage works on in that tick, the bubble's idle cells grey.
 //! GPipe over 2 stages, 4 microbatches (forward: stage 0 first; a reversed loop, JAX's
-//! transpose, starts at the last stage):
+//! transpose, starts at the last stage), drawn at its own size (24 px a cell) at every window
+//! width, in a box that scrolls sideways when the ticks are more than a phone shows:
 //!
 //! ```text
 //!           t0 t1 t2 t3 t4
@@ -57,8 +58,8 @@ fn picture(index: usize, pipeline: &Pipeline) -> String {
     };
     let mut svg = format!(
         "<p>Loop {}: {} stages along {}, {} microbatches in {} ticks, bubble {:.1}% ({way})</p>\
-         <div class=\"chart chart-wide\"><svg viewBox=\"0 0 {width} {height}\" width=\"100%\" \
-         role=\"img\" aria-label=\"pipeline schedule {}\">",
+         <div class=\"pipeline-pic\"><svg viewBox=\"0 0 {width} {height}\" width=\"{width}\" \
+         height=\"{height}\" role=\"img\" aria-label=\"pipeline schedule {}\">",
         index + 1,
         stages,
         escape(&pipeline.axes.join(",")),
