@@ -645,8 +645,8 @@ fn args_names_the_nearest_values_to_a_selector_that_matches_nothing() {
     );
 }
 
-/// After partitioning, the report says how every argument and result is split (terminal and
-/// JSON): ZeRO-3 splits w2's rows along model then batch, Megatron w1's columns.
+/// After partitioning, the report says how every argument and result is split (terminal, grouped,
+/// and JSON, per value): ZeRO-3 splits w2's rows along model then batch, Megatron w1's columns.
 #[test]
 fn partition_reports_each_values_final_sharding() {
     let dir = scratch("final_sharding");
@@ -670,10 +670,23 @@ fn partition_reports_each_values_final_sharding() {
             .map(|line| line.split_whitespace().collect::<Vec<_>>().join(" "))
             .unwrap_or_default()
     };
-    assert_eq!(row("params/w1"), "params/w1 [batch, model] 16x128");
-    assert_eq!(row("params/w2"), "params/w2 [model*batch, -] 32x10");
+    // Grouped as the picture groups them: the momentum named in its parameter's row, the
+    // results that repeat an argument counted, not listed.
+    assert_eq!(
+        row("params/w1"),
+        "params/w1 + opt/momentum [batch, model] 16x128"
+    );
+    assert_eq!(
+        row("params/w2"),
+        "params/w2 + opt/momentum [model*batch, -] 32x10"
+    );
     assert_eq!(row("x"), "x [batch, -] 8x64");
     assert!(stderr.contains("-> loss"), "{stderr}");
+    assert!(
+        stderr.contains("(10 arguments and 9 results in 7 rows:")
+            && stderr.contains("8 results split like the argument of the same name not repeated"),
+        "{stderr}"
+    );
     let report = std::fs::read_to_string(&json).unwrap();
     assert!(
         report.contains("\"name\": \"params/w2\"") && report.contains("\"local_shape\""),
