@@ -414,19 +414,34 @@ fn pipelined_zoo_transformer_runs_on_mpi_ranks() {
     assert!(said.contains("verification failed"), "{said}");
 }
 
-/// A StableHLO program whose conversion to linalg leaves an op MLIR 22 cannot lower (the
-/// published FlaxLlama's embedding gradient, a scatter) is refused on MPI ranks with the
-/// reason and the way out (`--xla`), before anything runs.
+/// A StableHLO program whose conversion to linalg leaves an op MLIR 22 cannot lower is refused
+/// on MPI ranks with the reason and the way out (`--xla`), before anything runs: here a scatter
+/// whose combiner is two ops (`old * new + new`), which `scatter_loops` leaves to IREE and IREE
+/// lowers only into its own dialect. (The op-form suite's `.at[].add`, with one `add`, runs.)
 #[test]
 fn mpi_ranks_refuse_what_does_not_convert() {
     let _quiet = beside_others();
+    let dir = root().join("target/tmp/pipeline");
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    let one_op = concat!(
+        "      %9 = \"stablehlo.add\"(%arg3, %arg4) : (tensor<f32>, tensor<f32>) -> tensor<f32>\n"
+    );
+    let two_ops = concat!(
+        "      %m = \"stablehlo.multiply\"(%arg3, %arg4) : (tensor<f32>, tensor<f32>) -> tensor<f32>\n",
+        "      %9 = \"stablehlo.add\"(%m, %arg4) : (tensor<f32>, tensor<f32>) -> tensor<f32>\n"
+    );
+    let program =
+        std::fs::read_to_string(root().join("examples/op_forms/scatter_add.mlir")).unwrap();
+    assert!(program.contains(one_op), "{program}");
+    let model = dir.join("scatter-two-op-combiner.mlir");
+    std::fs::write(&model, program.replace(one_op, two_ops)).unwrap();
     let out = partir(&[
         "verify",
-        "examples/published/llama-scan.mlir",
+        model.to_str().unwrap(),
         "-s",
-        "examples/published/schedules/llama-scan/PP.toml",
+        "examples/op_forms/scatter_add.toml",
         "--ranks",
-        "2",
+        "8",
     ]);
     let said = text(&out.stderr);
     assert!(!out.status.success(), "{said}");
