@@ -423,9 +423,8 @@ fn mpi_ranks_refuse_what_does_not_convert() {
     let _quiet = beside_others();
     let dir = root().join("target/tmp/pipeline");
     std::fs::create_dir_all(&dir).expect("scratch directory");
-    let one_op = concat!(
-        "      %9 = \"stablehlo.add\"(%arg3, %arg4) : (tensor<f32>, tensor<f32>) -> tensor<f32>\n"
-    );
+    let one_op =
+        "      %9 = \"stablehlo.add\"(%arg3, %arg4) : (tensor<f32>, tensor<f32>) -> tensor<f32>\n";
     let two_ops = concat!(
         "      %m = \"stablehlo.multiply\"(%arg3, %arg4) : (tensor<f32>, tensor<f32>) -> tensor<f32>\n",
         "      %9 = \"stablehlo.add\"(%m, %arg4) : (tensor<f32>, tensor<f32>) -> tensor<f32>\n"
