@@ -25,14 +25,13 @@ pub fn partition_command(args: &PartitionArgs) -> Result<i32, CliError> {
     let device = Device::resolve(&args.device).map_err(CliError::new)?;
     let tagged = (args.stage == Stage::Sdy).then(|| tagged_input(&session, &args.model));
     let tagged = tagged.transpose()?;
-    let (module, mut story, lowered) = partition_priced(
+    let (mut module, mut story, lowered) = partition_priced(
         &session,
         &args.model,
         Some(&device),
         args.stage == Stage::Sdy,
         args.stage != Stage::Core,
     )?;
-    let mut module = module;
     let mut shardings = Vec::new();
     let mut annotated = None;
     let what = match args.stage {
@@ -230,16 +229,22 @@ pub fn lower_to_hlo(session: &Session, module: &mut Module) -> Result<(), CliErr
     Ok(())
 }
 
+/// The passes that lower a partitioned Core module to PartIR:HLO, in order.
+const LOWERING: [&str; 3] = [
+    crate::passes::names::LOWER_TO_HLO,
+    "cse",
+    crate::passes::names::COMBINE_COLLECTIVES,
+];
+
 fn lowering_passes() -> String {
-    use crate::passes::names::{COMBINE_COLLECTIVES, LOWER_TO_HLO};
-    format!("{LOWER_TO_HLO}, cse, {COMBINE_COLLECTIVES}")
+    LOWERING.join(", ")
 }
 
 /// [`lower_to_hlo`] without its progress line: the diagnostics worth printing (warnings, and
 /// combining's remark, which says what it did to peak memory), for the caller to print.
 fn lower_quietly(session: &Session, module: &mut Module) -> Result<Vec<Diag>, CliError> {
     use crate::passes::names::COMBINE_COLLECTIVES;
-    let pipeline = format!("builtin.module({})", lowering_passes().replace(", ", ","));
+    let pipeline = format!("builtin.module({})", LOWERING.join(","));
     session.run(module, &pipeline)?;
     Ok(session
         .take()

@@ -60,7 +60,45 @@ pub struct Groups<'a> {
     pub repeated_results: usize,
 }
 
+/// A row of the grouped table, before the terminal's or the picture's markup.
+pub enum Row<'g> {
+    /// A group's values, with its state split alike named in the same row.
+    Values {
+        group: &'g Group<'g>,
+        alike: Vec<&'g State>,
+    },
+    /// State split otherwise than its parameter: a row of its own below the parameter's.
+    State(&'g State),
+}
+
+impl State {
+    /// `["[batch, model]", "16x32"]`, as [`ValueSharding::cells`] writes a value's.
+    pub fn cells(&self) -> [String; 2] {
+        let [_, split, local] = ValueSharding {
+            axes: self.axes.clone(),
+            local_shape: self.local_shape.clone(),
+            ..ValueSharding::default()
+        }
+        .cells();
+        [split, local]
+    }
+}
+
 impl Groups<'_> {
+    /// The rows in order: each group's, then its state split otherwise.
+    pub fn rows(&self) -> Vec<Row<'_>> {
+        let mut rows = Vec::new();
+        for group in &self.groups {
+            let (alike, apart): (Vec<&State>, Vec<&State>) = group
+                .state
+                .iter()
+                .partition(|state| group.splits_like(state));
+            rows.push(Row::Values { group, alike });
+            rows.extend(apart.into_iter().map(Row::State));
+        }
+        rows
+    }
+
     /// What the rows stand for: `170 arguments and 171 results in 14 rows: layer numbers as *,
     /// optimizer state with its parameter; 170 results split like the argument of the same
     /// name not repeated`.

@@ -4,7 +4,7 @@
 
 use super::html::{escape, table};
 use super::mesh_picture::{figure, numbering};
-use super::sharding_groups::{group, Group, State};
+use super::sharding_groups::{group, Group, Groups, Row};
 use crate::sim::report::{AxisSize, ValueSharding};
 use crate::sim::PartitionReport;
 use std::fmt::Write;
@@ -27,7 +27,7 @@ pub fn section(story: &PartitionReport) -> String {
         body += &pictures(&groups.groups, mesh);
     }
     body.push_str("<div class=\"groups\">");
-    let (table, count) = rows(&groups.groups);
+    let (table, count) = rows(&groups);
     let _ = write!(
         body,
         "<p class=\"note\">{}",
@@ -58,53 +58,44 @@ fn times(count: usize) -> String {
 }
 
 /// One row per group, results marked `->`; state split like its parameter is named under the
-/// parameter's name, state split otherwise gets a row of its own below it. Also returns the
-/// number of rows.
-fn rows(groups: &[Group]) -> (String, usize) {
-    let mut rows = Vec::new();
-    for group in groups {
-        let [split, local] = split_cells(group.first());
-        let mut name = format!(
-            "{}{}{}",
-            if group.is_result() { "-&gt; " } else { "" },
-            path(&group.label),
-            times(group.values.len())
-        );
-        let alike: Vec<&State> = group
-            .state
-            .iter()
-            .filter(|state| group.splits_like(state))
-            .collect();
-        for state in &alike {
-            let _ = write!(
-                name,
-                "<span class=\"state\">+ {}</span>",
-                escape(&state.slots.join(", "))
-            );
-        }
-        rows.push(vec![
+/// parameter's name, state split otherwise gets a row of its own below it
+/// ([`Groups::rows`]). Also returns the number of rows.
+fn rows(groups: &Groups) -> (String, usize) {
+    let cells = |name: String, [split, local]: [String; 2]| {
+        vec![
             name,
             format!("<span class=\"nw\">{}</span>", escape(&split)),
             escape(&local),
-        ]);
-        for state in group.state.iter().filter(|state| !group.splits_like(state)) {
-            let state_value = ValueSharding {
-                axes: state.axes.clone(),
-                local_shape: state.local_shape.clone(),
-                ..ValueSharding::default()
-            };
-            let [split, local] = split_cells(&state_value);
-            rows.push(vec![
+        ]
+    };
+    let rows: Vec<Vec<String>> = (groups.rows().into_iter())
+        .map(|row| match row {
+            Row::Values { group, alike } => {
+                let mut name = format!(
+                    "{}{}{}",
+                    if group.is_result() { "-&gt; " } else { "" },
+                    path(&group.label),
+                    times(group.values.len())
+                );
+                for state in alike {
+                    let _ = write!(
+                        name,
+                        "<span class=\"state\">+ {}</span>",
+                        escape(&state.slots.join(", "))
+                    );
+                }
+                cells(name, split_cells(group.first()))
+            }
+            Row::State(state) => cells(
                 format!(
                     "<span class=\"state\">&#8627; {}{}</span>",
                     escape(&state.slots.join(", ")),
                     times(state.count)
                 ),
-                format!("<span class=\"nw\">{}</span>", escape(&split)),
-                escape(&local),
-            ]);
-        }
-    }
+                state.cells(),
+            ),
+        })
+        .collect();
     let header = ["value", "split (axes per dim)", "per device"].map(String::from);
     (table(&header, &rows, &[]), rows.len())
 }

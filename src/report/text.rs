@@ -2,6 +2,7 @@
 //! `partir partition` print) and the per-tactic table [`PartitionReport::table`]. The data and
 //! its JSON live in `crate::sim::report`; this is only how it reads.
 
+use super::sharding_groups::Row;
 use crate::sim::{PartitionReport, Report, TacticReport};
 
 /// How many of the buffers live at the peak the text report lists.
@@ -182,7 +183,7 @@ impl PartitionReport {
             .tactics
             .last()
             .map_or(&[][..], |tactic| &tactic.report.mesh);
-        let groups = crate::report::sharding_groups::group(&self.shardings, mesh);
+        let groups = super::sharding_groups::group(&self.shardings, mesh);
         let mut rows = vec![["value", "split (axes per dim)", "per device"]
             .map(String::from)
             .to_vec()];
@@ -193,32 +194,29 @@ impl PartitionReport {
                 String::new()
             }
         };
-        for group in &groups.groups {
-            let [_, split, local] = group.first().cells();
-            let mut name = format!(
-                "{}{}{}",
-                if group.is_result() { "-> " } else { "" },
-                group.label,
-                times(group.values.len())
-            );
-            let alike: Vec<String> = (group.state.iter())
-                .filter(|state| group.splits_like(state))
-                .map(|state| state.slots.join(", "))
-                .collect();
-            if !alike.is_empty() {
-                name += &format!(" + {}", alike.join(", "));
-            }
-            rows.push(vec![name, split, local]);
-            for state in group.state.iter().filter(|state| !group.splits_like(state)) {
-                let [_, split, local] = crate::sim::report::ValueSharding {
-                    axes: state.axes.clone(),
-                    local_shape: state.local_shape.clone(),
-                    ..Default::default()
+        for row in groups.rows() {
+            rows.push(match row {
+                Row::Values { group, alike } => {
+                    let [_, split, local] = group.first().cells();
+                    let mut name = format!(
+                        "{}{}{}",
+                        if group.is_result() { "-> " } else { "" },
+                        group.label,
+                        times(group.values.len())
+                    );
+                    if !alike.is_empty() {
+                        let slots: Vec<String> =
+                            alike.iter().map(|state| state.slots.join(", ")).collect();
+                        name += &format!(" + {}", slots.join(", "));
+                    }
+                    vec![name, split, local]
                 }
-                .cells();
-                let name = format!("  + {}{}", state.slots.join(", "), times(state.count));
-                rows.push(vec![name, split, local]);
-            }
+                Row::State(state) => {
+                    let [split, local] = state.cells();
+                    let name = format!("  + {}{}", state.slots.join(", "), times(state.count));
+                    vec![name, split, local]
+                }
+            });
         }
         let note = groups.note(&self.shardings, rows.len() - 1);
         crate::text::table(&rows) + "  (" + &note + ")\n"
