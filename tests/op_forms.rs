@@ -86,10 +86,12 @@ fn scatters_as_loops_compute_what_xla_scatters_compute() {
         }
         let out = Command::new(root().join("tools/.venv/bin/python"))
             .args(&args)
+            .env("PYTHONFAULTHANDLER", "1")
             .current_dir(root().join("tools"))
             .output()
             .expect("the JAX venv runs (tools/setup-venv)");
-        (out.status.success(), text(&out.stdout) + &text(&out.stderr))
+        let said = format!("{}{}({})", text(&out.stdout), text(&out.stderr), out.status);
+        (out.status.success(), said)
     };
     let (passed, said) = run(false);
     assert!(passed, "{said}");

@@ -258,7 +258,10 @@ def _check(path: Path, plant: bool, seed: int = 0) -> tuple[bool, str]:
 
     with jax_mlir.make_ir_context() as context:
         context.allow_unregistered_dialects = True
-        main = next(op for op in ir.Module.parse(text).body.operations
+        # The module is held while its ops are read: an op outlives a temporary module's
+        # memory in the bindings, and reading it then crashed (a SIGSEGV, now and then).
+        module = ir.Module.parse(text)
+        main = next(op for op in module.body.operations
                     if ir.StringAttr(op.attributes["sym_name"]).value == "main")
         inputs = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value).inputs
         shapes = [(list(ir.RankedTensorType(t).shape), str(ir.RankedTensorType(t).element_type)) for t in inputs]
