@@ -366,17 +366,21 @@ fn the_analysis_shrinks_every_zoo_model_s_action_space() {
 /// The zoo Transformer at 4 layers (width 64), imported on demand: with JAX's name-stack
 /// locations (`located`) or without.
 fn four_layers(dir: &std::path::Path, located: bool) -> PathBuf {
-    let file = dir.join(if located {
-        "located.mlir"
-    } else {
-        "plain.mlir"
-    });
+    layered_transformer(dir, "4layers", located)
+}
+
+/// The zoo Transformer's `preset`, imported on demand, located or not.
+fn layered_transformer(dir: &std::path::Path, preset: &str, located: bool) -> PathBuf {
+    let file = dir.join(format!(
+        "{preset}-{}.mlir",
+        if located { "located" } else { "plain" }
+    ));
     let mut import = std::process::Command::new(root().join("tools/import-jax"));
     import.args([
         "--model",
         "transformer",
         "--preset",
-        "4layers",
+        preset,
         "-o",
         path(&file),
     ]);
@@ -390,57 +394,48 @@ fn four_layers(dir: &std::path::Path, located: bool) -> PathBuf {
     file
 }
 
-#[test]
-fn a_layered_model_is_priced_on_two_cuts_and_the_plan_is_the_one_whole_pricing_finds() {
-    let dir = scratch("fold");
-    let search = |model: &PathBuf, tag: &str| {
-        let (plan, report) = (
-            dir.join(format!("{tag}.toml")),
-            dir.join(format!("{tag}.json")),
-        );
-        let out = partir(&[
-            "auto",
-            path(model),
-            "--mesh",
-            "batch=4,model=2",
-            "--axes",
-            "batch,model",
-            "--evaluations",
-            "30",
-            "-o",
-            path(&plan),
-            "--report",
-            path(&report),
-        ]);
-        let stderr = text(&out.stderr);
-        assert!(out.status.success(), "{stderr}");
-        let tactics: Vec<String> = std::fs::read_to_string(&plan)
-            .unwrap()
-            .lines()
-            .filter(|line| !line.starts_with('#'))
-            .map(str::to_string)
-            .collect();
-        (stderr, tactics, json(&report))
-    };
-    let (folded_log, folded_plan, folded) = search(&four_layers(&dir, true), "folded");
-    let (whole_log, whole_plan, _) = search(&four_layers(&dir, false), "whole");
-    assert!(
-        folded_log.contains("axis 'batch': 406 raw actions, 33 after analysis")
-            && folded_log.contains("4 layers folded into cuts of 1 and 2 (step 0.00% and peak"),
-        "{folded_log}"
+/// `partir auto` on a 4x2 mesh over both axes, 30 plans a phase: (stderr, the plan's
+/// tactic lines, the report).
+fn search_layers(
+    dir: &std::path::Path,
+    model: &std::path::Path,
+    tag: &str,
+) -> (String, Vec<String>, serde_json::Value) {
+    let (plan, report) = (
+        dir.join(format!("{tag}.toml")),
+        dir.join(format!("{tag}.json")),
     );
-    // Without locations nothing says which layer an op is in: priced whole, and said why.
-    assert!(
-        whole_log.contains("whole program (not folded: no op is located in layer 2 or after)"),
-        "{whole_log}"
-    );
-    // Folding changes what a plan costs to price, not the plan found.
-    assert_eq!(folded_plan, whole_plan);
-    // The folded estimate of each phase's best plan agrees with partir-simulate on the whole
-    // program (the replay in the report): exactly on the unpartitioned program, within the
-    // fold's 1% tolerance after (collectives combine across layers).
+    let out = partir(&[
+        "auto",
+        path(model),
+        "--mesh",
+        "batch=4,model=2",
+        "--axes",
+        "batch,model",
+        "--evaluations",
+        "30",
+        "-o",
+        path(&plan),
+        "--report",
+        path(&report),
+    ]);
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let tactics: Vec<String> = std::fs::read_to_string(&plan)
+        .unwrap()
+        .lines()
+        .filter(|line| !line.starts_with('#'))
+        .map(str::to_string)
+        .collect();
+    (stderr, tactics, json(&report))
+}
+
+/// Each phase's best plan as the search priced it (folded) against partir-simulate on the
+/// whole program (the replay in the report): exactly on the unpartitioned program, within
+/// the fold's tolerance after (collectives combine across layers).
+fn assert_folded_prices_agree(report: &serde_json::Value) {
     let mut first = true;
-    for tactic in folded["tactics"].as_array().unwrap() {
+    for tactic in report["tactics"].as_array().unwrap() {
         let Some(curve) = tactic["search"]["curve"].as_array() else {
             continue;
         };
@@ -455,6 +450,53 @@ fn a_layered_model_is_priced_on_two_cuts_and_the_plan_is_the_one_whole_pricing_f
         first = false;
     }
     assert!(!first, "no tactic found");
+}
+
+#[test]
+fn without_locations_the_layers_are_found_from_the_dataflow_and_the_plan_is_the_same() {
+    let dir = scratch("fold-plain");
+    let (located_log, located_plan, _) =
+        search_layers(&dir, &layered_transformer(&dir, "8layers", true), "located");
+    let (plain_log, plain_plan, plain) =
+        search_layers(&dir, &layered_transformer(&dir, "8layers", false), "plain");
+    assert!(
+        located_log.contains("8 layers folded into cuts of 1 and 2 (step"),
+        "{located_log}"
+    );
+    // No op says its layer: the seams between layers are found from the dataflow, and the
+    // cuts keep the last layer too.
+    assert!(
+        plain_log.contains(
+            "8 layers folded into cuts of 2 and 3, layers found from the dataflow (step 0.00% and peak 0.0% off"
+        ),
+        "{plain_log}"
+    );
+    assert_eq!(plain_plan, located_plan);
+    assert_folded_prices_agree(&plain);
+}
+
+#[test]
+fn a_layered_model_is_priced_on_two_cuts_and_the_plan_is_the_one_whole_pricing_finds() {
+    let dir = scratch("fold");
+    let (folded_log, folded_plan, folded) = search_layers(&dir, &four_layers(&dir, true), "folded");
+    let (whole_log, whole_plan, _) = search_layers(&dir, &four_layers(&dir, false), "whole");
+    assert!(
+        folded_log.contains("axis 'batch': 406 raw actions, 33 after analysis")
+            && folded_log.contains("4 layers folded into cuts of 1 and 2 (step 0.00% and peak"),
+        "{folded_log}"
+    );
+    // Without locations, 4 layers found from the dataflow are too few for cuts that keep the
+    // last layer too: priced whole, and said why.
+    assert!(
+        whole_log.contains(
+            "whole program (not folded: no op is located in a layer, and 4 layers found from the \
+             dataflow are fewer than the 6 its cuts would pay for)"
+        ),
+        "{whole_log}"
+    );
+    // Folding changes what a plan costs to price, not the plan found.
+    assert_eq!(folded_plan, whole_plan);
+    assert_folded_prices_agree(&folded);
 }
 
 /// The last tactic's totals of a report JSON (`partir auto --report`, `partir partition

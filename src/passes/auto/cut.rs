@@ -2,8 +2,15 @@
 //! cut keeps): the dropped layers' results and their arguments go, the program is reconnected
 //! around them, and whatever only they used is erased.
 
-use super::fold::{Layers, Placed};
-use crate::{ffi, ir::func_attrs, passes::simulate};
+use super::{
+    fold::{Layers, Placed},
+    seams,
+};
+use crate::{
+    ffi,
+    ir::{self, func_attrs},
+    passes::simulate,
+};
 use melior::{
     ir::{
         attribute::TypeAttribute, block::BlockLike, operation::OperationLike, r#type::FunctionType,
@@ -13,12 +20,34 @@ use melior::{
 };
 use std::collections::HashMap;
 
-/// A copy of `module` that keeps layers `0..keep` (see the module docs).
+/// How a program says which layer an op is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// Its ops' locations name their layer (JAX's name stack): a cut keeps layers `0..keep`.
+    Located,
+    /// Only its arguments do: the layers meet where [`seams`] finds them, and a cut keeps
+    /// layers `0..keep` and the last one (which the dataflow cannot tell from the head).
+    Structural,
+}
+
+impl Form {
+    /// How many layers the cut keeping `keep` holds.
+    pub fn held(self, keep: usize) -> usize {
+        match self {
+            Form::Located => keep,
+            Form::Structural => keep + 1,
+        }
+    }
+}
+
+/// A copy of `module` that keeps layers `0..keep` (and the last, in [`Form::Structural`]; see
+/// the module docs).
 pub fn cut<'c>(
     context: &'c Context,
     module: OperationRef<'c, '_>,
     layers: &Layers,
     keep: usize,
+    form: Form,
 ) -> Result<Module<'c>, String> {
     let copy =
         Module::from_operation(ffi::clone_operation(module)).expect("a module's clone is a module");
@@ -27,10 +56,16 @@ pub fn cut<'c>(
     let terminator = body
         .terminator()
         .ok_or("the entry function has no return")?;
+    let last = layers.count - 1;
     let in_cut = |fields: &Vec<(Identifier, Attribute)>| {
         func_attrs::name(fields)
             .and_then(|name| layers.of_name(&name))
-            .is_none_or(|layer| layer < keep)
+            .is_none_or(|layer| layer < keep || (form == Form::Structural && layer == last))
+    };
+    // Found on the whole copy: what an op reaches changes once results go.
+    let seams = match form {
+        Form::Structural => Some(seams::find(func, body, layers, keep)?),
+        Form::Located => None,
     };
     // The dropped layers' results go, and with them their optimizer updates.
     let results = func_attrs::entries(func, "res_attrs", terminator.operand_count());
@@ -45,17 +80,26 @@ pub fn cut<'c>(
             .map(|&index| returned[index])
             .collect::<Vec<_>>(),
     );
-    erase_dead(body);
-    rewire(body, layers, keep)?;
-    erase_dead(body);
-    let left = Program::scan(body, layers);
-    let remaining = (0..left.ops.len())
-        .filter(|&index| left.dropped(index, keep))
-        .count();
-    if remaining > 0 {
-        return Err(format!(
-            "{remaining} ops of layers {keep}.. are still used once the layers are cut"
-        ));
+    match seams {
+        Some(seams) => {
+            ffi::replace_all_uses(seams.y, seams.x);
+            ffi::replace_all_uses(seams.dx, seams.dy);
+            erase_dead(body);
+        }
+        None => {
+            erase_dead(body);
+            rewire(body, layers, keep)?;
+            erase_dead(body);
+            let left = Program::scan(body, layers);
+            let remaining = (0..left.ops.len())
+                .filter(|&index| left.dropped(index, keep))
+                .count();
+            if remaining > 0 {
+                return Err(format!(
+                    "{remaining} ops of layers {keep}.. are still used once the layers are cut"
+                ));
+            }
+        }
     }
     // Then their arguments.
     let arguments = func_attrs::entries(func, "arg_attrs", body.argument_count());
@@ -206,13 +250,7 @@ pub(super) fn entry_block<'c, 'a>(func: OperationRef<'c, 'a>) -> BlockRef<'c, 'a
 /// Erases the block's ops whose results are all unused, last first (so that what only they
 /// used goes too). Ops without results (the terminator) stay.
 fn erase_dead(body: BlockRef) {
-    let mut ops = Vec::new();
-    let mut next = body.first_operation();
-    while let Some(op) = next {
-        next = op.next_in_block();
-        ops.push(op);
-    }
-    for op in ops.into_iter().rev() {
+    for op in ir::block_ops(body).into_iter().rev() {
         let dead = op.result_count() > 0
             && op
                 .results()
@@ -240,12 +278,7 @@ struct Program<'c, 'a> {
 
 impl<'c, 'a> Program<'c, 'a> {
     fn scan(body: BlockRef<'c, 'a>, layers: &Layers) -> Self {
-        let mut ops = Vec::new();
-        let mut next = body.first_operation();
-        while let Some(op) = next {
-            next = op.next_in_block();
-            ops.push(op);
-        }
+        let ops = ir::block_ops(body);
         let by_id: HashMap<usize, usize> = ops
             .iter()
             .enumerate()

@@ -163,7 +163,6 @@ impl<'c, 'm> Evaluator<'c, 'm> {
                         Some(folded) => found.extend(
                             folded
                                 .fold
-                                .layers
                                 .whole_names(&result.name)
                                 .into_iter()
                                 .map(|name| (name, dim)),

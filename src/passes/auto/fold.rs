@@ -7,7 +7,9 @@
 //!
 //! Layers are found by name: arguments `params/layers/<i>/...` say how many there are, and
 //! each op's location says which layer it belongs to (JAX's name stack, kept by
-//! `import-jax --locations`: `jit(step)/transpose(jvp(layers/3))/dot_general`).
+//! `import-jax --locations`: `jit(step)/transpose(jvp(layers/3))/dot_general`). Where no
+//! location says it, the layers are found from the dataflow ([`super::seams`]), and the cuts
+//! also keep the last layer (cuts of layers {0, L-1} and {0, 1, L-1}).
 //!
 //! A cut keeping layers `0..k` drops the others, forward and backward. With 4 layers, k = 1:
 //! ```text
@@ -30,14 +32,18 @@ use melior::{
 };
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-pub use super::cut::cut;
-use super::cut::entry_block;
+pub use super::cut::{cut, Form};
+use super::{cut::entry_block, seams};
 
 /// How a search prices plans when nothing folds.
 pub const WHOLE: &str = "whole program";
 
 /// Fewer layers than this are priced whole: the two cuts together hold three layers.
 pub const MIN_LAYERS: usize = 4;
+
+/// The same for layers found from the dataflow: the cuts, which keep the last layer too,
+/// hold five.
+pub const MIN_STRUCTURAL_LAYERS: usize = 6;
 
 /// The repeated layers of a program: arguments `.../<segment>/<i>/...` for `i` in
 /// `0..count`.
@@ -92,12 +98,12 @@ impl Layers {
     }
 
     /// The whole program's names an argument name of the cut keeping the first two layers
-    /// stands for: itself, and for its last layer's, the same name in every layer cut away
-    /// (`params/layers/1/wq` -> `params/layers/1/wq` .. `params/layers/47/wq`).
-    pub(super) fn whole_names(&self, name: &str) -> Vec<String> {
+    /// stands for: itself, and for layer 1's, the same name in every layer cut away, up to
+    /// `end` (`params/layers/1/wq` -> `params/layers/1/wq` .. `params/layers/47/wq`).
+    fn whole_names(&self, name: &str, end: usize) -> Vec<String> {
         let mut names = vec![name.to_string()];
         if self.of_name(name) == Some(1) {
-            names.extend((2..self.count).map(|layer| self.rename(name, layer)));
+            names.extend((2..end).map(|layer| self.rename(name, layer)));
         }
         names
     }
@@ -192,6 +198,8 @@ pub struct Folded<'c> {
 #[derive(Clone, Debug)]
 pub struct Fold {
     pub layers: Layers,
+    /// How the cuts were found, and so which layers they hold.
+    pub form: Form,
     /// Per argument of the larger cut: the whole program's arguments it stands for (itself,
     /// and for an argument of its last layer, the same argument of every layer cut away).
     pub stands_for: Vec<Vec<usize>>,
@@ -207,9 +215,26 @@ impl<'c> Folded<'c> {
         let layers = Layers::of(module).ok_or_else(|| {
             format!("fewer than {MIN_LAYERS} layers named in the arguments (params/layers/<i>/...)")
         })?;
-        let two = cut(context, module, &layers, 2)?;
+        let form = if seams::located(module, &layers) {
+            Form::Located
+        } else if layers.count >= MIN_STRUCTURAL_LAYERS {
+            Form::Structural
+        } else {
+            return Err(format!(
+                "no op is located in a layer, and {} layers found from the dataflow are fewer \
+                 than the {MIN_STRUCTURAL_LAYERS} its cuts would pay for",
+                layers.count
+            ));
+        };
+        let two = cut(context, module, &layers, 2, form)?;
         // The smaller cut from the larger: one layer less to cut, not forty-seven.
-        let one = cut(context, two.as_operation(), &layers, 1)?;
+        let one = cut(context, two.as_operation(), &layers, 1, form)?;
+        let mut fold = Fold {
+            layers,
+            form,
+            stands_for: Vec::new(),
+            calibration: (1.0, 1.0),
+        };
         let whole = argument_names(module);
         let index_of: HashMap<&str, usize> = whole
             .iter()
@@ -223,19 +248,16 @@ impl<'c> Folded<'c> {
                 index_of
                     .get(name)
                     .ok_or("a cut's argument is not the program's")?;
-                Ok(layers
+                Ok(fold
                     .whole_names(name)
                     .iter()
                     .filter_map(|name| index_of.get(name.as_str()).copied())
                     .collect())
             })
             .collect::<Result<_, &str>>()?;
+        fold.stands_for = stands_for;
         Ok(Folded {
-            fold: Fold {
-                layers,
-                stands_for,
-                calibration: (1.0, 1.0),
-            },
+            fold,
             cuts: [one, two],
         })
     }
@@ -244,7 +266,7 @@ impl<'c> Folded<'c> {
 impl Fold {
     /// The whole program's price from its cuts' (keeping one layer, and two), calibrated.
     pub fn extrapolate(&self, one: Priced, two: Priced) -> Priced {
-        let times = (self.layers.count - 1) as f64;
+        let times = (self.layers.count - self.form.held(1)) as f64;
         let line = |a: f64, b: f64| (a + times * (b - a)).max(0.0);
         Priced {
             score: super::mcts::Score {
@@ -254,6 +276,16 @@ impl Fold {
             deferred: line(one.deferred, two.deferred),
             state_bytes: line(one.state_bytes, two.state_bytes),
         }
+    }
+
+    /// The whole program's names an argument name of the larger cut stands for (see
+    /// [`Layers::whole_names`]): layer 1's stands for every layer cut away.
+    pub fn whole_names(&self, name: &str) -> Vec<String> {
+        let end = match self.form {
+            Form::Located => self.layers.count,
+            Form::Structural => self.layers.count - 1,
+        };
+        self.layers.whole_names(name, end)
     }
 
     /// (argument, dim) pairs of the larger cut as the whole program's.
@@ -331,6 +363,12 @@ pub fn checked<'c>(
     let time = off(estimate.score.seconds, exact.score.seconds);
     let peak = off(estimate.score.peak_bytes, exact.score.peak_bytes);
     let layers = folded.fold.layers.count;
+    let form = folded.fold.form;
+    let held = |keep| form.held(keep);
+    let found = match folded.fold.form {
+        Form::Located => "",
+        Form::Structural => ", layers found from the dataflow",
+    };
     let errors = format!(
         "step {:.2}% and peak {:.1}% off on the base",
         100.0 * time,
@@ -353,7 +391,11 @@ pub fn checked<'c>(
     );
     (
         Some(folded),
-        format!("{layers} layers folded into cuts of 1 and 2 ({errors}, calibrated to it)"),
+        format!(
+            "{layers} layers folded into cuts of {} and {}{found} ({errors}, calibrated to it)",
+            held(1),
+            held(2)
+        ),
     )
 }
 

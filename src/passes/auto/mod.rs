@@ -16,13 +16,15 @@
 //! "elementwise"` for phase 2), so a found plan is a schedule `partir partition` replays.
 //!
 //! Plans are priced by [`evaluate`] on the whole program, or, for a program of repeated layers
-//! whose ops say their layer, on two cuts of it ([`fold`]).
+//! (said by its ops' locations, or found from its dataflow by [`seams`]), on two cuts of it
+//! ([`fold`]).
 
 mod cut;
 pub mod evaluate;
 pub mod fold;
 pub mod mcts;
 mod phase;
+mod seams;
 pub mod space;
 
 use crate::{

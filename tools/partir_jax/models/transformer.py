@@ -16,6 +16,8 @@ PRESETS = {
     "small": dict(BASE, layers=2),
     "1layer": dict(BASE, layers=1),
     "4layers": dict(BASE, layers=4),
+    # Deep enough that its layers fold when found from the dataflow alone (tests/auto.rs).
+    "8layers": dict(BASE, layers=8),
     "12layers": dict(BASE, layers=12, width=128, ffn=512, vocab=256, seq=32),
     "24layers": dict(BASE, layers=24, width=128, ffn=512, vocab=256, seq=32),
     "48layers": dict(BASE, layers=48, width=128, ffn=512, vocab=256, seq=32),
