@@ -7,7 +7,10 @@
 
 mod common;
 
-use common::{generated_program, partir, published_schedule, root, text, verify_on_xla};
+use common::{
+    generated_program, generated_program_with, partir, published_schedule, root, text,
+    verify_on_xla,
+};
 use std::{
     path::Path,
     process::{Command, Output},
@@ -100,6 +103,55 @@ fn published_models_run_partitioned_on_xla() {
         let (passed, said) = verify_on_xla(&program(model), &published_schedule(folder, name));
         assert!(passed, "{model} {name}: {said}");
     }
+}
+
+/// GPT-2 as transformers ships it with 6 layers written out, once with JAX's locations and
+/// once without (re-printed by mlir-opt, as a tool that keeps none writes it): `partir auto`
+/// prices plans on cuts of its layers either way, without locations finding them from the
+/// dataflow (passes/auto/seams.rs: tied embeddings, private functions inlined), and finds the
+/// same plan.
+#[test]
+fn gpt2_without_locations_is_folded_from_its_dataflow_to_the_located_plan() {
+    let search = |program: &Path| {
+        let plan = program.with_extension("toml");
+        let done = partir(&[
+            "auto",
+            program.to_str().expect("utf-8"),
+            "--mesh",
+            "batch=4,model=2",
+            "--evaluations",
+            "10",
+            "-o",
+            plan.to_str().expect("utf-8"),
+        ]);
+        let stderr = text(&done.stderr);
+        assert!(done.status.success(), "{stderr}");
+        let tactics: Vec<String> = std::fs::read_to_string(&plan)
+            .expect("the plan")
+            .lines()
+            .filter(|line| !line.starts_with('#'))
+            .map(str::to_string)
+            .collect();
+        (stderr, tactics)
+    };
+    let six = ["--layers", "6"];
+    let (located_log, located_plan) =
+        search(&generated_program_with("gpt2", "gpt2-6-located", &six));
+    let (plain_log, plain_plan) = search(&generated_program_with(
+        "gpt2",
+        "gpt2-6-plain",
+        &[six[0], six[1], "--plain"],
+    ));
+    assert!(
+        located_log.contains("6 layers folded into cuts of 1 and 2 ("),
+        "{located_log}"
+    );
+    assert!(
+        plain_log
+            .contains("6 layers folded into cuts of 2 and 3, layers found from the dataflow ("),
+        "{plain_log}"
+    );
+    assert_eq!(plain_plan, located_plan);
 }
 
 /// The committed programs are what the generator makes (a sample of them: all nine take a

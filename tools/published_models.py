@@ -21,6 +21,7 @@ vocabulary 256, sequence 16, batch 8, all f32 (tokens i32).
     tools/.venv/bin/python tools/published_models.py                 # writes examples/published/*.mlir
     tools/.venv/bin/python tools/published_models.py --check         # compares instead (exit 1 on a difference)
     tools/.venv/bin/python tools/published_models.py gpt2 llama-scan --out DIR --stats
+    tools/.venv/bin/python tools/published_models.py gpt2 --layers 6 --plain --out DIR   # 6 layers, no locations
 
 A file over 1.5 MB would go to examples/generated/ (gitignored) instead; none is near that.
 """
@@ -423,16 +424,25 @@ def destination(case: str, out: Path | None, size: int) -> Path:
 
 
 def main(argv=None) -> int:
+    global LAYERS
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("cases", nargs="*",
                         help=f"default: all ({', '.join(ALL)}); also {', '.join(ABSTRACT)} (abstract)")
     parser.add_argument("--out", type=Path, help="write here instead of examples/published/")
     parser.add_argument("--check", action="store_true", help="compare with the files instead of writing them")
     parser.add_argument("--stats", action="store_true", help="print op counts, private functions and calls")
+    parser.add_argument("--layers", type=int, default=LAYERS,
+                        help=f"layers of the committed models (default {LAYERS}; more for folded pricing's tests)")
+    parser.add_argument("--plain", action="store_true",
+                        help="without locations (re-printed by mlir-opt, which drops them), as a tool that keeps none writes it")
     args = parser.parse_args(argv)
+    LAYERS = args.layers
     failed = 0
     for case in args.cases or ALL:
         text = lower(build(case))
+        if args.plain:
+            text = importer.run([MLIR_OPT_22, "--allow-unregistered-dialect", "--mlir-print-op-generic", "-"],
+                                stdin=text)
         path = destination(case, args.out, len(text.encode()))
         if args.check:
             same = path.exists() and path.read_text() == text

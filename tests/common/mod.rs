@@ -49,10 +49,17 @@ pub fn published_schedule(folder: &str, name: &str) -> String {
 /// `tools/published_models.py CASE` (a case built on request, not a committed fixture: an
 /// abstract 8B step, a scanned and rematerialised variant) written under `target/tmp/DIR`.
 pub fn generated_program(case: &str, dir: &str) -> PathBuf {
+    generated_program_with(case, dir, &[])
+}
+
+/// [`generated_program`] with the generator's options (`--layers 6`, `--plain`).
+pub fn generated_program_with(case: &str, dir: &str, options: &[&str]) -> PathBuf {
     let dir = root().join("target/tmp").join(dir);
     std::fs::create_dir_all(&dir).expect("writable");
     let made = Command::new(root().join("tools/.venv/bin/python"))
-        .args(["tools/published_models.py", case, "--out"])
+        .args(["tools/published_models.py", case])
+        .args(options)
+        .arg("--out")
         .arg(&dir)
         .current_dir(root())
         .output()
