@@ -31,12 +31,17 @@ pub enum Form {
 }
 
 impl Form {
-    /// How many layers the cut keeping `keep` holds.
-    pub fn held(self, keep: usize) -> usize {
+    /// Where the layers a cut drops end, of `count`: a cut keeping `keep` drops `keep..end`.
+    pub fn dropped_end(self, count: usize) -> usize {
         match self {
-            Form::Located => keep,
-            Form::Structural => keep + 1,
+            Form::Located => count,
+            Form::Structural => count - 1,
         }
+    }
+
+    /// How many of `count` layers the cut keeping `keep` holds.
+    pub fn held(self, keep: usize, count: usize) -> usize {
+        keep + count - self.dropped_end(count)
     }
 }
 
@@ -56,11 +61,11 @@ pub fn cut<'c>(
     let terminator = body
         .terminator()
         .ok_or("the entry function has no return")?;
-    let last = layers.count - 1;
+    let end = form.dropped_end(layers.count);
     let in_cut = |fields: &Vec<(Identifier, Attribute)>| {
         func_attrs::name(fields)
             .and_then(|name| layers.of_name(&name))
-            .is_none_or(|layer| layer < keep || (form == Form::Structural && layer == last))
+            .is_none_or(|layer| layer < keep || layer >= end)
     };
     // Found on the whole copy: what an op reaches changes once results go.
     let seams = match form {

@@ -27,13 +27,13 @@
 use super::evaluate::{price_core, Priced, Quiet};
 use crate::{ffi, ir::func_attrs, passes::simulate, sim::Device};
 use melior::{
-    ir::{block::BlockLike, Location, Module, OperationRef},
+    ir::{block::BlockLike, operation::OperationLike, Location, Module, OperationRef},
     Context,
 };
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use super::cut::entry_block;
 pub use super::cut::{cut, Form};
-use super::{cut::entry_block, seams};
 
 /// How a search prices plans when nothing folds.
 pub const WHOLE: &str = "whole program";
@@ -131,6 +131,18 @@ impl Layers {
         None
     }
 
+    /// Whether any op of `module`'s entry function is placed in a layer by its location.
+    pub fn located_in(&self, module: OperationRef) -> bool {
+        let Some(func) = simulate::entry_function(module) else {
+            return false;
+        };
+        let mut found = false;
+        ffi::walk(func, |op| {
+            found = found || matches!(self.of_location(op.location()), Placed::Layer(_));
+        });
+        found
+    }
+
     /// Where a location places an op: in a layer, outside any (it has a name), or nowhere
     /// (no name: an op partir made, which belongs where its operands do).
     pub(super) fn of_location(&self, location: Location) -> Placed {
@@ -215,7 +227,7 @@ impl<'c> Folded<'c> {
         let layers = Layers::of(module).ok_or_else(|| {
             format!("fewer than {MIN_LAYERS} layers named in the arguments (params/layers/<i>/...)")
         })?;
-        let form = if seams::located(module, &layers) {
+        let form = if layers.located_in(module) {
             Form::Located
         } else if layers.count >= MIN_STRUCTURAL_LAYERS {
             Form::Structural
@@ -266,7 +278,7 @@ impl<'c> Folded<'c> {
 impl Fold {
     /// The whole program's price from its cuts' (keeping one layer, and two), calibrated.
     pub fn extrapolate(&self, one: Priced, two: Priced) -> Priced {
-        let times = (self.layers.count - self.form.held(1)) as f64;
+        let times = (self.layers.count - self.form.held(1, self.layers.count)) as f64;
         let line = |a: f64, b: f64| (a + times * (b - a)).max(0.0);
         Priced {
             score: super::mcts::Score {
@@ -281,11 +293,8 @@ impl Fold {
     /// The whole program's names an argument name of the larger cut stands for (see
     /// [`Layers::whole_names`]): layer 1's stands for every layer cut away.
     pub fn whole_names(&self, name: &str) -> Vec<String> {
-        let end = match self.form {
-            Form::Located => self.layers.count,
-            Form::Structural => self.layers.count - 1,
-        };
-        self.layers.whole_names(name, end)
+        self.layers
+            .whole_names(name, self.form.dropped_end(self.layers.count))
     }
 
     /// (argument, dim) pairs of the larger cut as the whole program's.
@@ -364,7 +373,7 @@ pub fn checked<'c>(
     let peak = off(estimate.score.peak_bytes, exact.score.peak_bytes);
     let layers = folded.fold.layers.count;
     let form = folded.fold.form;
-    let held = |keep| form.held(keep);
+    let held = |keep| form.held(keep, layers);
     let found = match folded.fold.form {
         Form::Located => "",
         Form::Structural => ", layers found from the dataflow",

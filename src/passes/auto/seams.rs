@@ -28,7 +28,6 @@ use super::fold::Layers;
 use crate::{
     ffi,
     ir::{self, func_attrs},
-    passes::simulate,
 };
 use melior::ir::{
     block::{BlockArgument, BlockLike},
@@ -322,21 +321,4 @@ impl<'c, 'a> Graph<'c, 'a> {
 enum Direction {
     Users,
     Producers,
-}
-
-/// Whether any op of `module`'s entry function is placed in a layer by its location.
-pub fn located(module: OperationRef, layers: &Layers) -> bool {
-    let Some(func) = simulate::entry_function(module) else {
-        return false;
-    };
-    let mut found = false;
-    ffi::walk(func, |op| {
-        if !found {
-            found = matches!(
-                layers.of_location(op.location()),
-                super::fold::Placed::Layer(_)
-            );
-        }
-    });
-    found
 }

@@ -148,7 +148,7 @@ fn without_locations_a_cut_keeps_the_last_layer_and_finds_the_seams_from_the_dat
     let plain = |labels: &[usize]| layered_as(labels, false, false);
     let program = Module::parse(&context, &plain(&[0, 1, 2, 3, 4, 5])).expect("parses");
     let layers = Layers::of(program.as_operation()).expect("six layers");
-    assert!(!seams::located(program.as_operation(), &layers));
+    assert!(!layers.located_in(program.as_operation()));
     // Layers 2..5 go: layer 5 reads layer 1's output (h1), and layer 1's backward reads
     // the cotangent layer 5's backward hands on (d5).
     for (keep, labels) in [(2, vec![0, 1, 5]), (1, vec![0, 5])] {
