@@ -9,6 +9,7 @@ pub mod hlo;
 pub mod location;
 pub mod mesh;
 pub mod names;
+pub mod numbered;
 pub mod sharding;
 pub mod types;
 

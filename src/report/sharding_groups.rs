@@ -12,7 +12,10 @@
 //! - **Layers as `*`.** Path components that are numbers (layer indices) become `*`: values whose
 //!   pattern, split, per-device shape and state agree are one row, `params/layers/*/wq x2`.
 
-use crate::sim::report::{AxisSize, ValueSharding};
+use crate::{
+    ir::numbered,
+    sim::report::{AxisSize, ValueSharding},
+};
 
 /// Values listed as one row: the same pattern, split, per-device shape and state.
 #[derive(Debug)]
@@ -148,8 +151,10 @@ pub fn group<'a>(values: &'a [ValueSharding], mesh: &[AxisSize]) -> Groups<'a> {
             results.push(result);
         }
     }
-    let mut groups = rows(fold(&arguments, mesh));
-    groups.extend(rows(fold(&results, mesh)));
+    let layers = numbered::most_numbered(values.iter().map(|value| value.name.as_str()));
+    let layers = layers.as_ref().map(|(key, _)| key.as_str());
+    let mut groups = rows(fold(&arguments, mesh), layers);
+    groups.extend(rows(fold(&results, mesh), layers));
     Groups {
         groups,
         repeated_results,
@@ -207,16 +212,12 @@ fn fold<'a>(values: &[&'a ValueSharding], mesh: &[AxisSize]) -> Vec<Folded<'a>> 
     folded
 }
 
-/// `params/layers/0/wq` as `["params", "layers", "*", "wq"]`.
-fn pattern(name: &str) -> Vec<String> {
-    name.split('/')
-        .map(|part| {
-            if !part.is_empty() && part.bytes().all(|byte| byte.is_ascii_digit()) {
-                "*".to_string()
-            } else {
-                part.to_string()
-            }
-        })
+/// `params/layers/0/wq` as `["params", "layers", "*", "wq"]`; `layers` numbers the layers
+/// when they are joined to a key (`block_0` as `block_*`).
+fn pattern(name: &str, layers: Option<&str>) -> Vec<String> {
+    numbered::starred(name, layers)
+        .split('/')
+        .map(str::to_string)
         .collect()
 }
 
@@ -246,10 +247,10 @@ fn states(state: &[(String, &ValueSharding)]) -> Vec<State> {
 }
 
 /// Folded values as rows: by pattern in order of first appearance, then by signature.
-fn rows<'a>(folded: Vec<Folded<'a>>) -> Vec<Group<'a>> {
+fn rows<'a>(folded: Vec<Folded<'a>>, layers: Option<&str>) -> Vec<Group<'a>> {
     let mut by_pattern: Vec<(Vec<String>, Kinds<'a>)> = Vec::new();
     for (value, state) in folded {
-        let pattern = pattern(&value.name);
+        let pattern = pattern(&value.name, layers);
         let signature: Signature = (
             pattern.clone(),
             value.axes.clone(),
@@ -269,7 +270,7 @@ fn rows<'a>(folded: Vec<Folded<'a>>) -> Vec<Group<'a>> {
         }
     }
     let mut groups = Vec::new();
-    for (_, kinds) in by_pattern {
+    for (pattern, kinds) in by_pattern {
         let alone = kinds.len() == 1;
         for ((_, _, _, state), members) in kinds {
             let times = |count: usize| -> Vec<State> {
@@ -283,7 +284,7 @@ fn rows<'a>(folded: Vec<Folded<'a>>) -> Vec<Group<'a>> {
                     })
                     .collect()
             };
-            match label(&members, alone) {
+            match label(&members, alone.then_some(&pattern[..])) {
                 Some(label) => groups.push(Group {
                     label,
                     state: times(members.len()),
@@ -301,10 +302,11 @@ fn rows<'a>(folded: Vec<Folded<'a>>) -> Vec<Group<'a>> {
     groups
 }
 
-/// The row's label: a number that all `members` share stays; one that varies is `*` when the
-/// row holds every value of its pattern (`alone`), else the set `{0,2}`. `None` when the sets
-/// would name values that are not in the row (two numbers varying together).
-fn label(members: &[&ValueSharding], alone: bool) -> Option<String> {
+/// The row's label: a number that all `members` share stays; one that varies is the
+/// pattern's (`*`, `block_*`) when the row holds every value of its pattern (`alone`), else
+/// the set `{0,2}`. `None` when the sets would name values that are not in the row (two
+/// numbers varying together).
+fn label(members: &[&ValueSharding], alone: Option<&[String]>) -> Option<String> {
     let paths: Vec<Vec<&str>> = members
         .iter()
         .map(|member| member.name.split('/').collect())
@@ -325,10 +327,9 @@ fn label(members: &[&ValueSharding], alone: bool) -> Option<String> {
             parts.push(part.to_string());
         } else {
             combinations *= seen.len();
-            parts.push(if alone {
-                "*".to_string()
-            } else {
-                format!("{{{}}}", seen.join(","))
+            parts.push(match alone {
+                Some(pattern) => pattern[index].clone(),
+                None => format!("{{{}}}", seen.join(",")),
             });
         }
     }
@@ -420,6 +421,25 @@ mod tests {
         assert!(wq.splits_like(&wq.state[0]));
         // Six tensors and the count returned as given.
         assert_eq!(groups.repeated_results, 7);
+    }
+
+    #[test]
+    fn penzai_s_joined_layer_numbers_fold_too() {
+        let mut values: Vec<ValueSharding> = (0..3)
+            .map(|layer| {
+                let name = format!("params/transformer/block_{layer}/mlp/in/Linear.weights");
+                value(&name, &["", "model"], &[64, 32], false)
+            })
+            .collect();
+        values.push(value("params/embed_0", &["", ""], &[8, 8], false));
+        let groups = group(&values, &mesh());
+        assert_eq!(
+            labels(&groups),
+            [
+                "params/transformer/block_*/mlp/in/Linear.weights x3",
+                "params/embed_0 x1"
+            ]
+        );
     }
 
     #[test]

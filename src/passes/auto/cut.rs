@@ -207,7 +207,7 @@ fn rewire(body: BlockRef, layers: &Layers, keep: usize) -> Result<(), String> {
     let shape = |what: &str, values: &[Value]| {
         format!(
             "layers {keep}.. of '{}' {what} {} values, not one",
-            layers.segment,
+            layers.key,
             values.len()
         )
     };

@@ -25,12 +25,17 @@
 //! the next layer and the head) is not folded: the search then prices the whole program.
 
 use super::evaluate::{price_core, Priced, Quiet};
-use crate::{ffi, ir::func_attrs, passes::simulate, sim::Device};
+use crate::{
+    ffi,
+    ir::{func_attrs, numbered},
+    passes::simulate,
+    sim::Device,
+};
 use melior::{
     ir::{block::BlockLike, operation::OperationLike, Location, Module, OperationRef},
     Context,
 };
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::HashMap;
 
 use super::cut::entry_block;
 pub use super::cut::{cut, Form};
@@ -45,56 +50,30 @@ pub const MIN_LAYERS: usize = 4;
 /// hold five.
 pub const MIN_STRUCTURAL_LAYERS: usize = 6;
 
-/// The repeated layers of a program: arguments `.../<segment>/<i>/...` for `i` in
-/// `0..count`.
+/// The repeated layers of a program: arguments `.../<key>/<i>/...` (or `.../<key>_<i>/...`,
+/// [`crate::ir::numbered`]) for `i` in `0..count`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Layers {
-    pub segment: String,
+    pub key: String,
     pub count: usize,
 }
 
 impl Layers {
-    /// The layers the entry function's argument names show: the path segment followed by
-    /// the most indices, when they are `0..count` with `count >= MIN_LAYERS`.
+    /// The layers the entry function's argument names show: the key numbering the most
+    /// arguments, when they are `0..count` with `count >= MIN_LAYERS`.
     pub fn of(module: OperationRef) -> Option<Layers> {
-        let mut indices: BTreeMap<String, BTreeSet<usize>> = BTreeMap::new();
-        for name in argument_names(module).into_iter().flatten() {
-            for (segment, index) in indexed_segments(&name) {
-                indices.entry(segment).or_default().insert(index);
-            }
-        }
-        indices
-            .into_iter()
-            .filter(|(_, found)| found.iter().copied().eq(0..found.len()))
-            .map(|(segment, found)| Layers {
-                segment,
-                count: found.len(),
-            })
+        let names: Vec<String> = argument_names(module).into_iter().flatten().collect();
+        numbered::most_numbered(names.iter().map(String::as_str))
+            .map(|(key, count)| Layers { key, count })
             .filter(|layers| layers.count >= MIN_LAYERS)
-            .max_by_key(|layers| layers.count)
     }
 
     /// The layer a name (`opt/m/layers/3/wq`) belongs to.
     pub(super) fn of_name(&self, name: &str) -> Option<usize> {
-        indexed_segments(name)
+        numbered::numbers(name)
             .into_iter()
-            .find(|(segment, _)| *segment == self.segment)
-            .map(|(_, index)| index)
-    }
-
-    /// `name` with its layer index set to `layer`: `params/layers/1/wq` -> `params/layers/5/wq`.
-    fn rename(&self, name: &str, layer: usize) -> String {
-        let mut segments: Vec<String> = name.split('/').map(str::to_string).collect();
-        for index in 1..segments.len() {
-            if segments[index - 1] == self.segment
-                && !segments[index].is_empty()
-                && segments[index].bytes().all(|byte| byte.is_ascii_digit())
-            {
-                segments[index] = layer.to_string();
-                break;
-            }
-        }
-        segments.join("/")
+            .find(|number| number.key == self.key)
+            .map(|number| number.index)
     }
 
     /// The whole program's names an argument name of the cut keeping the first two layers
@@ -103,32 +82,9 @@ impl Layers {
     fn whole_names(&self, name: &str, end: usize) -> Vec<String> {
         let mut names = vec![name.to_string()];
         if self.of_name(name) == Some(1) {
-            names.extend((2..end).map(|layer| self.rename(name, layer)));
+            names.extend((2..end).map(|layer| numbered::renumber(name, &self.key, layer)));
         }
         names
-    }
-
-    /// The layer a location's name stack places an op in: `layers/3` in
-    /// `jit(step)/transpose(jvp(layers/3))/dot_general`.
-    fn of_text(&self, text: &str) -> Option<usize> {
-        let pattern = format!("{}/", self.segment);
-        let bytes = text.as_bytes();
-        let mut from = 0;
-        while let Some(found) = text[from..].find(&pattern) {
-            let at = from + found;
-            let digits_from = at + pattern.len();
-            let digits = text[digits_from..]
-                .bytes()
-                .take_while(u8::is_ascii_digit)
-                .count();
-            let starts = at == 0 || matches!(bytes[at - 1], b'/' | b'(');
-            let ends = matches!(bytes.get(digits_from + digits), None | Some(b'/' | b')'));
-            if starts && ends && digits > 0 {
-                return text[digits_from..digits_from + digits].parse().ok();
-            }
-            from = at + 1;
-        }
-        None
     }
 
     /// Whether any op of `module`'s entry function is placed in a layer by its location.
@@ -149,7 +105,7 @@ impl Layers {
         if location.is_name() {
             let name = location.name_value();
             let text = name.as_string_ref().as_str().unwrap_or_default();
-            if let Some(layer) = self.of_text(text) {
+            if let Some(layer) = numbered::in_text(text, &self.key) {
                 return Placed::Layer(layer);
             }
             return match self.of_location(location.name_child_location()) {
@@ -175,21 +131,6 @@ impl Layers {
         }
         placed
     }
-}
-
-/// `params/layers/3/wq` -> [("layers", 3)]: each all-digit segment with the one before it.
-fn indexed_segments(name: &str) -> Vec<(String, usize)> {
-    let segments: Vec<&str> = name.split('/').collect();
-    segments
-        .windows(2)
-        .filter(|pair| {
-            !pair[0].is_empty()
-                && !pair[0].bytes().all(|byte| byte.is_ascii_digit())
-                && !pair[1].is_empty()
-                && pair[1].bytes().all(|byte| byte.is_ascii_digit())
-        })
-        .filter_map(|pair| Some((pair[0].to_string(), pair[1].parse().ok()?)))
-        .collect()
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -63,6 +63,9 @@ struct Graph<'c, 'a> {
     reads: Vec<Vec<usize>>,
     /// Per op: whether it is such a view.
     view: Vec<bool>,
+    /// Per op: whether it is computed from any argument (constants are not: each layer may
+    /// have its own copy).
+    depends: Vec<bool>,
     up: Vec<Option<usize>>,
     down: Vec<Option<usize>>,
 }
@@ -135,8 +138,8 @@ impl<'c, 'a> Graph<'c, 'a> {
         // Per op: the layer it is a view of, and whether it is computed from any argument
         // (constants are not: shared by every layer).
         let mut view_of: Vec<Option<usize>> = vec![None; count];
-        let mut depends = vec![false; count];
         let mut graph = Graph {
+            depends: vec![false; count],
             operands: vec![Vec::new(); count],
             users: vec![Vec::new(); count],
             reads: vec![Vec::new(); count],
@@ -176,15 +179,17 @@ impl<'c, 'a> Graph<'c, 'a> {
                 match view_of[producer] {
                     Some(layer) if !reads.contains(&layer) => reads.push(layer),
                     Some(_) => {}
-                    None => computed |= depends[producer],
+                    None => computed |= graph.depends[producer],
                 }
             }
             view_of[index] = match reads[..] {
                 [layer] if !computed => Some(layer),
                 _ => None,
             };
-            depends[index] =
-                reads_argument || operands.iter().any(|&(producer, _)| depends[producer]);
+            graph.depends[index] = reads_argument
+                || operands
+                    .iter()
+                    .any(|&(producer, _)| graph.depends[producer]);
             let up = operands
                 .iter()
                 .filter_map(|&(producer, _)| graph.up[producer])
@@ -231,22 +236,39 @@ impl<'c, 'a> Graph<'c, 'a> {
         self.reads[op].contains(&layer)
     }
 
-    /// Layer `layer`'s input from layer `from` (forward): after the last forward op reading
-    /// `from`'s arguments, the first value that every path from those ops to an op reading
-    /// `to`'s arguments goes through.
+    /// Layer `to`'s input from layer `from` (forward): after the last forward op reading
+    /// `from`'s arguments, the first value that every forward path from layers 0..=from to
+    /// an op reading `to`'s arguments goes through.
     fn forward_seam(&self, from: usize, to: usize, top: usize) -> Result<At, String> {
         let forward = |op: usize| self.up[op] == Some(from) && self.down[op] == Some(top);
         // Views are where JAX put them, in the forward or the backward: their readers say
         // where the layer is.
-        let sources: Vec<usize> = (0..self.ops.len())
+        let &start = (0..self.ops.len())
             .filter(|&op| forward(op) && !self.view[op] && self.reads(op, from))
-            .collect();
-        let &start = sources
+            .collect::<Vec<_>>()
             .last()
             .ok_or_else(|| format!("no forward op reads layer {from}'s arguments"))?;
+        // Paths start at every forward op of layers 0..=from, not only at those reading
+        // `from`'s arguments: the residual stream into `from` bypasses its readers. Not at
+        // those after the candidate, which belong to the next layer (its norm, before it
+        // reads its scale). They go through the forward only (ops reaching the last layer's
+        // results): the backward is the other seams' to cut.
+        // Data the layers share (a mask: computed from no layer's arguments, read by every
+        // layer) is no path, nor are constants; the embedding, which only layer 0 reads, is.
+        let feeds = self.nearest_layers(top);
+        let before: Vec<usize> = self
+            .ops_of(|_, down| down == Some(top))
+            .into_iter()
+            .filter(|&op| match self.up[op] {
+                Some(up) => up <= from,
+                None => self.depends[op] && feeds[op].is_some_and(|up| up <= from),
+            })
+            .collect();
+        let through = |op: usize| self.down[op] == Some(top);
         for op in (start..self.ops.len()).filter(|&op| forward(op)) {
+            let before = self.apart_from(&before, op, Direction::Users);
             for result in 0..self.ops[op].result_count() {
-                if !self.reaches(&sources, (op, result), to, Direction::Users) {
+                if !self.reaches(&before, (op, result), to, Direction::Users, through) {
                     return Ok((op, result));
                 }
             }
@@ -257,24 +279,31 @@ impl<'c, 'a> Graph<'c, 'a> {
     }
 
     /// The cotangent into layer `from`'s backward from layer `to`'s: before the first
-    /// backward op reading `from`'s arguments, the last value that every path from an op
-    /// reading `to`'s arguments to those ops comes through.
+    /// backward op reading `from`'s arguments, the last value that every backward path from
+    /// an op reading `to`'s arguments to the backward of layers 0..=from comes through.
     fn backward_seam(&self, from: usize, to: usize, top: usize) -> Result<At, String> {
-        let sources: Vec<usize> = (0..self.ops.len())
-            .filter(|&op| {
-                // Down to the first layer's cotangent, which may reach no layer's result.
-                self.up[op] == Some(top)
-                    && self.down[op].is_none_or(|down| down < top)
-                    && self.reads(op, from)
-            })
-            .collect();
-        let &end = sources
+        // Down to the first layer's cotangent, which may reach no layer's result.
+        let backward_of = |up: Option<usize>, down: Option<usize>, last: usize| {
+            up == Some(top) && down.is_none_or(|down| down <= last)
+        };
+        let &end = (0..self.ops.len())
+            .filter(|&op| backward_of(self.up[op], self.down[op], top - 1) && self.reads(op, from))
+            .collect::<Vec<_>>()
             .first()
             .ok_or_else(|| format!("no backward op reads layer {from}'s arguments"))?;
         let backward = |op: usize| self.up[op] == Some(top) && self.down[op] == Some(from);
+        // Paths end at every backward op of layers 0..=from (not at those before the
+        // candidate): the residual stream's cotangent reaches layer `from - 1` past `from`'s
+        // readers (penzai's GPT-NeoX transposes it for them, and the residual add takes it as
+        // it is). They go through the backward only (ops reaching no result of the last
+        // layer): a tied embedding's gradient also reads the head's, which reads the forward
+        // of every layer, and the forward is the other seams' to cut.
+        let after = self.ops_of(|up, down| backward_of(up, down, from));
+        let through = |op: usize| backward_of(self.up[op], self.down[op], top - 1);
         for op in (0..=end).rev().filter(|&op| backward(op)) {
+            let after = self.apart_from(&after, op, Direction::Producers);
             for result in 0..self.ops[op].result_count() {
-                if !self.reaches(&sources, (op, result), to, Direction::Producers) {
+                if !self.reaches(&after, (op, result), to, Direction::Producers, through) {
                     return Ok((op, result));
                 }
             }
@@ -284,9 +313,64 @@ impl<'c, 'a> Graph<'c, 'a> {
         ))
     }
 
+    /// Per op computed from no layer's arguments (`up` none): the highest layer among the
+    /// first forward ops of some layer it feeds. A mask feeds every layer; the embedding,
+    /// layer 0 (its backward, which reads it too, is not the forward).
+    fn nearest_layers(&self, top: usize) -> Vec<Option<usize>> {
+        let mut nearest = vec![None; self.ops.len()];
+        for op in (0..self.ops.len()).rev() {
+            nearest[op] = self.users[op]
+                .iter()
+                .filter(|&&(_, user)| self.down[user] == Some(top))
+                .filter_map(|&(_, user)| self.up[user].or(nearest[user]))
+                .max();
+        }
+        nearest
+    }
+
+    /// The ops (views and the return aside) whose layer numbers `up` and `down` satisfy
+    /// `keep`.
+    fn ops_of(&self, keep: impl Fn(Option<usize>, Option<usize>) -> bool) -> Vec<usize> {
+        (0..self.ops.len())
+            .filter(|&op| !self.view[op] && self.ops[op].result_count() > 0)
+            .filter(|&op| keep(self.up[op], self.down[op]))
+            .collect()
+    }
+
+    /// `ops` less `op` and what it reaches in `direction`.
+    fn apart_from(&self, ops: &[usize], op: usize, direction: Direction) -> Vec<usize> {
+        let mut reached = vec![false; self.ops.len()];
+        reached[op] = true;
+        let mut queue = VecDeque::from([op]);
+        while let Some(at) = queue.pop_front() {
+            for next in self.next(at, direction) {
+                if !reached[next] {
+                    reached[next] = true;
+                    queue.push_back(next);
+                }
+            }
+        }
+        ops.iter().copied().filter(|&op| !reached[op]).collect()
+    }
+
+    /// The ops `op` hands values to (users) or takes them from (producers).
+    fn next(&self, op: usize, direction: Direction) -> Vec<usize> {
+        match direction {
+            Direction::Users => self.users[op].iter().map(|&(_, user)| user).collect(),
+            Direction::Producers => self.operands[op].iter().map(|&(op, _)| op).collect(),
+        }
+    }
+
     /// Whether an op reading `layer`'s arguments is reached from `sources` without passing
-    /// through `avoid`, following users or producers.
-    fn reaches(&self, sources: &[usize], avoid: At, layer: usize, direction: Direction) -> bool {
+    /// through `avoid`, following users or producers among the ops `through` accepts.
+    fn reaches(
+        &self,
+        sources: &[usize],
+        avoid: At,
+        layer: usize,
+        direction: Direction,
+        through: impl Fn(usize) -> bool,
+    ) -> bool {
         let mut seen = vec![false; self.ops.len()];
         let mut queue: VecDeque<usize> = sources.iter().copied().collect();
         for &source in sources {
@@ -297,7 +381,7 @@ impl<'c, 'a> Graph<'c, 'a> {
                 return true;
             }
             let mut visit = |next: usize| {
-                if !seen[next] {
+                if !seen[next] && through(next) {
                     seen[next] = true;
                     queue.push_back(next);
                 }

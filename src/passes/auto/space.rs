@@ -14,7 +14,10 @@
 //!    together with such a tile: pinning what nothing tiles changes nothing.
 
 use super::evaluate::{Evaluator, State};
-use crate::schedule::{Reach, Tactic};
+use crate::{
+    ir::numbered,
+    schedule::{Reach, Tactic},
+};
 use std::collections::BTreeMap;
 
 /// Arguments one decision covers.
@@ -83,21 +86,13 @@ pub struct Candidate {
     pub parts: Vec<i64>,
 }
 
-/// Repeated layers as groups: names that differ only in all-digit path segments and have one
-/// shape share a selector with `*` in those segments, when that selector names exactly them.
+/// Repeated layers as groups: names that differ only in their layer numbers
+/// ([`crate::ir::numbered::starred`]) and have one shape share a selector with `*` for the
+/// numbers, when that selector names exactly them.
 pub fn layer_groups(candidates: &[Candidate], all_names: &[String]) -> Vec<Group> {
-    let pattern = |name: &str| {
-        name.split('/')
-            .map(|segment| {
-                if !segment.is_empty() && segment.bytes().all(|byte| byte.is_ascii_digit()) {
-                    "*"
-                } else {
-                    segment
-                }
-            })
-            .collect::<Vec<_>>()
-            .join("/")
-    };
+    let layers = numbered::most_numbered(all_names.iter().map(String::as_str));
+    let pattern =
+        |name: &str| numbered::starred(name, layers.as_ref().map(|(key, _)| key.as_str()));
     let mut by_pattern: BTreeMap<(String, Vec<i64>), Vec<&Candidate>> = BTreeMap::new();
     let mut order = Vec::new();
     for candidate in candidates {
@@ -511,6 +506,30 @@ mod tests {
             ["params/layers/*/wq", "params/layers/*/b1", "params/embed"]
         );
         assert_eq!(groups[0].members.len(), 48);
+    }
+
+    #[test]
+    fn joined_layer_numbers_group_but_a_layer_s_own_numbers_do_not() {
+        // flax's names: `Block_<i>` numbers the layers; `Dense_0` and `Dense_1` are two
+        // parameters of one layer that happen to share a shape.
+        let mut candidates = Vec::new();
+        for layer in 0..4 {
+            for dense in 0..2 {
+                let name = format!("params/Block_{layer}/Dense_{dense}/kernel");
+                candidates.push(candidate(candidates.len(), &name, &[64, 64]));
+            }
+        }
+        let names: Vec<String> = candidates.iter().map(|c| c.name.clone()).collect();
+        let groups = layer_groups(&candidates, &names);
+        let selectors: Vec<&str> = groups.iter().map(|g| g.selector.as_str()).collect();
+        assert_eq!(
+            selectors,
+            [
+                "params/Block_*/Dense_0/kernel",
+                "params/Block_*/Dense_1/kernel"
+            ]
+        );
+        assert_eq!(groups[0].members, [0, 2, 4, 6]);
     }
 
     #[test]
