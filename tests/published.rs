@@ -119,6 +119,12 @@ fn gpt2_without_locations_is_folded_from_its_dataflow_to_the_located_plan() {
             program.to_str().expect("utf-8"),
             "--mesh",
             "batch=4,model=2",
+            // Where splitting pays (on the TPU presets, these widths are fastest whole).
+            "--device",
+            root()
+                .join("tests/devices/slow-compute.toml")
+                .to_str()
+                .expect("utf-8"),
             "--evaluations",
             "10",
             "-o",
@@ -152,6 +158,13 @@ fn gpt2_without_locations_is_folded_from_its_dataflow_to_the_located_plan() {
         "{plain_log}"
     );
     assert_eq!(plain_plan, located_plan);
+    // A plan that splits the layers, not every value kept whole.
+    assert!(
+        located_plan
+            .iter()
+            .any(|line| line.starts_with("tile = {") && line.contains("/h/*/")),
+        "{located_plan:?}"
+    );
 }
 
 /// penzai's GPT-NeoX with 6 layers: it numbers its layers `block_<i>`
