@@ -251,6 +251,60 @@ fn partition_prices_every_tactic_and_writes_report_and_picture() {
     assert_eq!(step(&simulated), step(&stderr), "{simulated}");
 }
 
+/// ZeRO-2 written as Adam's moments split over `batch` (the zoo Transformer's `Z2.toml`)
+/// updates the parameters split too and returns them so, while they came in whole: the next
+/// step gathers them back. `partition` says so and writes the cost as `deferred_seconds`; the
+/// step and that cost the step ZeRO-3 takes (its gathers in the step), and BP, which returns
+/// its state as it took it, defers nothing.
+#[test]
+fn partition_says_the_state_a_step_returns_split_for_the_next_to_gather() {
+    let dir = scratch("deferred");
+    let transformer = root().join("examples/transformer/transformer.mlir");
+    let run = |name: &str| {
+        let json = dir.join(format!("{name}.json"));
+        let out = partir(&[
+            "partition",
+            path(&transformer),
+            "--schedule",
+            path(&root().join(format!("examples/transformer/schedules/{name}.toml"))),
+            "--report",
+            path(&json),
+            "-o",
+            path(&dir.join(format!("{name}.mlir"))),
+        ]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let story: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).expect("the report"))
+                .expect("JSON");
+        let step = story["tactics"]
+            .as_array()
+            .expect("tactics")
+            .last()
+            .expect("a tactic")["report"]["totals"]["step_seconds"]
+            .as_f64()
+            .expect("a step time");
+        let deferred = story["deferred_seconds"]
+            .as_f64()
+            .expect("deferred_seconds");
+        (text(&out.stderr), step, deferred)
+    };
+    let (said, z2, z2_deferred) = run("Z2");
+    assert!(
+        said.contains("partir: the step returns state split otherwise than it came in (params/"),
+        "{said}"
+    );
+    assert!(z2_deferred > 0.0);
+    let (_, z3, z3_deferred) = run("Z3");
+    assert_eq!(z3_deferred, 0.0);
+    assert!(
+        ((z2 + z2_deferred) - z3).abs() <= 1e-3 * z3,
+        "Z2 {z2} + {z2_deferred} against Z3 {z3}"
+    );
+    let (said, _, bp_deferred) = run("BP");
+    assert_eq!(bp_deferred, 0.0);
+    assert!(!said.contains("returns state split"), "{said}");
+}
+
 #[test]
 fn simulate_rejects_unknown_devices_in_one_sentence() {
     let out = partir(&["simulate", path(&mlp()), "--device", "tpu-v9"]);

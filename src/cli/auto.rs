@@ -8,7 +8,7 @@
 use super::{
     args::{AutoArgs, ModelArgs},
     error::CliError,
-    partition::{name_source, partition_priced, prepare, read_model, write_reports},
+    partition::{name_source, partition_priced, prepare, read_model, say_deferred, write_reports},
     pipeline::Session,
     progress::{seconds_text, shown, Progress, Step},
 };
@@ -470,7 +470,7 @@ fn replay(
         model: args.model.clone(),
         schedule: args.output.clone(),
     };
-    let (_, story, _) = partition_priced(&session, &model, Some(device), false, false)?;
+    let (_, story, lowered) = partition_priced(&session, &model, Some(device), false, true)?;
     let mut story = story.expect("priced");
     for tactic in &mut story.tactics {
         name_source(&mut tactic.report, source);
@@ -482,6 +482,10 @@ fn replay(
     story.schedule = shown(&args.output);
     if let Some(last) = story.tactics.last() {
         eprint!("{}", last.report.text());
+    }
+    if let Some(lowered) = lowered {
+        story.shardings = crate::passes::simulate::value_shardings(lowered.as_operation());
+        say_deferred(&mut story, device);
     }
     write_reports(&story, args.report.as_deref(), args.html.as_deref())
 }

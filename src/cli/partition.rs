@@ -11,6 +11,7 @@ use crate::{
     passes::{schedule, simulate},
     schedule::Schedule,
     sim::{
+        deferred,
         report::{stop_reason, PropagationSummary},
         Device, PartitionReport, Report, TacticReport,
     },
@@ -76,6 +77,7 @@ pub fn partition_command(args: &PartitionArgs) -> Result<i32, CliError> {
             eprintln!("partir: how the program's arguments and results are split:");
             eprint!("{}", story.sharding_table());
         }
+        say_deferred(story, &device);
         write_reports(story, args.report.as_deref(), args.html.as_deref())?;
     }
     match &args.output {
@@ -93,6 +95,37 @@ pub fn partition_command(args: &PartitionArgs) -> Result<i32, CliError> {
         seconds_text(total.elapsed().as_secs_f64())
     );
     Ok(0)
+}
+
+/// Prices and says the state the step returns split otherwise than it came in (the next
+/// step gathers it back): a schedule that splits Adam's moments on an axis updates the
+/// parameters split on it too, and returns them so while they came in whole.
+pub(super) fn say_deferred(story: &mut PartitionReport, device: &Device) {
+    let Some(last) = story.tactics.last() else {
+        return;
+    };
+    let mesh: Vec<crate::ir::MeshAxis> = (last.report.mesh.iter())
+        .map(|axis| crate::ir::MeshAxis {
+            name: axis.name.clone(),
+            size: axis.size,
+        })
+        .collect();
+    let step = last.report.totals.step_seconds;
+    let resharded = deferred::resharded(&story.shardings);
+    story.deferred_seconds = deferred::state_resharding(&story.shardings, &mesh, device);
+    let Some((first, _)) = resharded.first() else {
+        return;
+    };
+    let more = match resharded.len() {
+        1 => String::new(),
+        count => format!(" and {} more", count - 1),
+    };
+    eprintln!(
+        "partir: the step returns state split otherwise than it came in ({}{more}): the next step gathers it back, {} (with the step: {})",
+        first.name,
+        crate::report::text::seconds(story.deferred_seconds),
+        crate::report::text::seconds(step + story.deferred_seconds)
+    );
 }
 
 /// The input as partition reads it (calls inlined, names adopted), every op tagged with its

@@ -7,6 +7,7 @@
 //! collective on its axes' links, memory the peak of live local buffers.
 
 pub mod cost;
+pub mod deferred;
 pub mod device;
 pub mod liveness;
 pub mod report;

@@ -369,6 +369,10 @@ pub struct PartitionReport {
     pub tactics: Vec<TacticReport>,
     /// How each argument and result of the final program is split (after lowering).
     pub shardings: Vec<ValueSharding>,
+    /// What the next step pays to gather back the state this one returns split otherwise
+    /// than it came in ([`super::deferred`]): 0 for a plan that returns its state as it took
+    /// it. The step a training loop repeats costs the last tactic's step time plus this.
+    pub deferred_seconds: f64,
 }
 
 /// One argument's or result's final sharding: per dim, the mesh axes splitting it (major to

@@ -16,7 +16,11 @@ use crate::{
         program_location, propagate::Propagation, simulate, tactic::apply_tactic, tile, PassError,
     },
     schedule::Tactic,
-    sim::{self, report::ValueSharding, Device},
+    sim::{
+        self,
+        deferred::{state_pairs, state_resharding},
+        Device,
+    },
 };
 use melior::{
     ir::{Module, OperationRef, ValueLike},
@@ -386,71 +390,6 @@ pub fn price_core<'c>(
         deferred,
         state_bytes: report.memory.arguments_bytes,
     })
-}
-
-/// The seconds of all_gathers that would bring each state result (a result named like an
-/// argument: `params/w1` in, `params/w1` out) back to its argument's split for the next step.
-/// Zero for consistent plans (BP, Megatron, ZeRO all return state split as it came in). One
-/// step's simulation does not see this cost; without it the search would prefer plans that
-/// split only the optimizer's update and return the parameters split (`all_slice`, free),
-/// leaving the gather to the next step.
-pub fn state_resharding(
-    shardings: &[ValueSharding],
-    mesh: &[crate::ir::MeshAxis],
-    device: &Device,
-) -> f64 {
-    let size_of = |axis: &String| {
-        mesh.iter()
-            .find(|known| &known.name == axis)
-            .map_or(1, |known| known.size)
-    };
-    let mut seconds = 0.0;
-    for (argument, result) in state_pairs(shardings) {
-        let extra: Vec<String> = result
-            .axes
-            .iter()
-            .enumerate()
-            .flat_map(|(dim, axes)| {
-                let wanted = argument.axes.get(dim).cloned().unwrap_or_default();
-                axes.iter()
-                    .filter(move |axis| !wanted.contains(axis))
-                    .cloned()
-                    .collect::<Vec<_>>()
-            })
-            .collect();
-        if extra.is_empty() {
-            continue;
-        }
-        let group: i64 = extra.iter().map(size_of).product();
-        let local: i64 = result.local_shape.iter().product();
-        // f32 state: the gathered buffer's bytes.
-        let bytes = 4.0 * (local * group) as f64;
-        seconds += sim::cost::collective_on(
-            sim::CollectiveKind::AllGather,
-            &extra,
-            mesh,
-            group,
-            bytes,
-            device,
-        )
-        .seconds;
-    }
-    seconds
-}
-
-/// The state of a step: (argument, result) pairs of one name (`params/w1` in, `params/w1` out).
-fn state_pairs(
-    shardings: &[ValueSharding],
-) -> impl Iterator<Item = (&ValueSharding, &ValueSharding)> {
-    shardings
-        .iter()
-        .filter(|value| value.is_result)
-        .filter_map(|result| {
-            shardings
-                .iter()
-                .find(|value| !value.is_result && value.name == result.name)
-                .map(|argument| (argument, result))
-        })
 }
 
 /// An entry function's argument (static shapes only) and how it is split so far.

@@ -1,42 +1,6 @@
-//! Tests of `evaluate`: state resharding, the partitioning digest, returned splits.
+//! Tests of `evaluate`: the partitioning digest, returned splits (state resharding's are in
+//! `sim::deferred`).
 use super::*;
-use crate::ir::MeshAxis;
-
-fn value(name: &str, is_result: bool, axes: &[&[&str]], local_shape: &[i64]) -> ValueSharding {
-    ValueSharding::new(name, is_result, axes, local_shape)
-}
-
-#[test]
-fn state_returned_split_as_it_came_costs_nothing_and_otherwise_a_gather() {
-    let device = Device::resolve("tpu-v3").unwrap();
-    let mesh = [MeshAxis {
-        name: "batch".into(),
-        size: 4,
-    }];
-    // ZeRO: split in, split out.
-    let zero = [
-        value("params/w", false, &[&["batch"], &[]], &[16, 64]),
-        value("params/w", true, &[&["batch"], &[]], &[16, 64]),
-    ];
-    assert_eq!(state_resharding(&zero, &mesh, &device), 0.0);
-    // Whole in, split out: the next step gathers 64x64 f32 over 4 devices.
-    let skewed = [
-        value("params/w", false, &[&[], &[]], &[64, 64]),
-        value("params/w", true, &[&["batch"], &[]], &[16, 64]),
-        value("loss", true, &[], &[]),
-    ];
-    let expected = sim::cost::collective_on(
-        sim::CollectiveKind::AllGather,
-        &["batch".to_string()],
-        &mesh,
-        4,
-        4.0 * 64.0 * 64.0,
-        &device,
-    )
-    .seconds;
-    assert!(expected > 0.0);
-    assert_eq!(state_resharding(&skewed, &mesh, &device), expected);
-}
 
 /// `x @ w` on a mesh of 2, parsed into `context`.
 fn matmul_program(context: &Context) -> Module<'_> {
