@@ -280,6 +280,37 @@ fn llama_8b_in_bf16_with_sequence_parallelism_gathers_once_per_region() {
     assert_eq!(sp["totals"]["fits"], true, "{sp}");
 }
 
+/// Megatron's sequence parallelism with FSDP on LLaMA-3 70B in bf16 (scanned, rematerialised)
+/// on 1024 devices as `{ data = 128, model = 8 }` (`FSDP_TP_SP.toml`: BP, Megatron, the
+/// sequence split on `model`, then ZeRO-3): every layer's tensor-parallel regions gather their
+/// input and reduce_scatter their output, in the backward scan too: 6 all_gathers and 8
+/// reduce_scatters over `model` a layer, no all_reduce over `model`. Before, FSDP's entered
+/// scans viewed the saved layer inputs on `data`, which hid their split on `model` from the
+/// backward scan: it took all 80 layers' inputs gathered before it (21 GiB a device) and kept
+/// 480 all_reduces.
+#[test]
+fn llama_70b_with_fsdp_and_sequence_parallelism_splits_the_backward_scan_too() {
+    let sp = priced(
+        "llama-70b-scan-remat-bf16",
+        "llama-70b-scan",
+        "FSDP_TP_SP",
+        "h100-dgx",
+    );
+    let layers = 80;
+    assert_eq!(
+        collectives(&sp, "all_gather", "", "model").0,
+        6 * layers,
+        "{sp}"
+    );
+    assert_eq!(
+        collectives(&sp, "reduce_scatter", "sum", "model").0,
+        8 * layers,
+        "{sp}"
+    );
+    assert_eq!(collectives(&sp, "all_reduce", "sum", "model").0, 0, "{sp}");
+    assert_eq!(sp["totals"]["fits"], true, "{sp}");
+}
+
 /// Seconds of the collectives of `kind` over exactly `axes`.
 fn seconds(report: &Value, kind: &str, axes: &[&str]) -> f64 {
     report["collectives"]

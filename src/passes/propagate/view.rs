@@ -223,37 +223,26 @@ pub fn tiling(value: Value, axis: &str) -> Option<usize> {
     tiling(yielded(producer, index)?, axis)
 }
 
-/// [`tiling`] of a loop's carry, looking through views along other axes of a program input: a
-/// stacked weight that Megatron views on `model` and ZeRO-3 then splits on `data` is carried
-/// tiled on `data`, so the loop is entered on `data` and each layer's weights are gathered in
-/// its body, not all layers before it. (Views of computed values, a scan's saved activations,
-/// are not looked through: entering those along `model` costs gathers in the body.)
+/// [`tiling`] of a loop's carry, looking through views along other axes: a stacked weight
+/// that Megatron views on `model` and ZeRO-3 then splits on `data` is carried tiled on `data`,
+/// so the loop is entered on `data` and each layer's weights are gathered in its body, not
+/// all layers before it; a scan's saved activations split twice on one dim (BP on `data`,
+/// then on `fsdp`) are carried split along both; and the saved layer inputs that sequence
+/// parallelism splits on `model` are carried split on it through the view on `data` that
+/// FSDP's entered scan puts on them, so the backward scan reads each layer's input split on
+/// the sequence and gathers it at its tensor-parallel region (Megatron-SP's pattern), where
+/// before views of computed values were not looked through and the whole stack was gathered
+/// on `model` before the loop (LLaMA-3 70B on `data=128,model=8`: 80 layers' inputs, 21 GiB a
+/// device).
 pub fn carried_tiling(value: Value, axis: &str) -> Option<usize> {
     let mut source = value;
-    let mut looked_through = Vec::new();
-    while let Some((viewed, dim, view_axis)) = ffi::result_owner(source).and_then(identity_view) {
+    while let Some((viewed, _, view_axis)) = ffi::result_owner(source).and_then(identity_view) {
         if view_axis == axis {
             break;
         }
         source = viewed;
-        looked_through.push(dim);
     }
-    let mut root = source;
-    while let Some((viewed, _, _)) = ffi::result_owner(root).and_then(identity_view) {
-        root = viewed;
-    }
-    let input = ffi::argument_owner(root)
-        .and_then(|block| block.parent_operation())
-        .is_some_and(crate::ir::func::is_function);
-    let found = tiling(source, axis);
-    // A computed value split twice on one dim (BP on `data`, then on `fsdp`: a scan's saved
-    // activations [layers, batch, ...] viewed `data` of `fsdp` on the batch dim) is carried
-    // split on it along both: not entering along `fsdp` would gather it in every step.
-    let nested_split = found.is_some_and(|dim| looked_through.iter().all(|&seen| seen == dim));
-    if !looked_through.is_empty() && !input && !nested_split {
-        return tiling(value, axis);
-    }
-    found
+    tiling(source, axis)
 }
 
 /// Who consumes a logical value.
