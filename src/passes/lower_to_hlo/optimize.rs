@@ -6,7 +6,12 @@
 //!   one per matmul). Also through `expand_shape`/`collapse_shape` between reduce and add. A
 //!   chain of adds keeps deferring; a replicated operand stops it (x + Σa ≠ Σ(x + a));
 //! - `all_slice dim d axes A (all_reduce axes A x)`, the reduce used only there
-//!   → `reduce_scatter dim d axes A x` (ZeRO's gradient reduction);
+//!   → `reduce_scatter dim d axes A x` (ZeRO's gradient reduction); over more axes than the
+//!   slice, `all_reduce axes A+B x` → `all_reduce axes B (reduce_scatter dim d axes A x)`:
+//!   the sum over the other axes runs on the scattered chunk (a layer norm's scale gradient,
+//!   partial over `model` under sequence parallelism, tiled on `data` by ZeRO-3: a
+//!   reduce_scatter across nodes and an all_reduce of 1/128 of it on NVLink, not one
+//!   all_reduce of it all across 1024 devices);
 //! - `all_slice dim d axes A (all_gather dim d axes A x)` → `x`;
 //! - `all_gather dim j (reshape x)`, where result dim j is x's dim d up to unit dims
 //!   → `reshape (all_gather dim d x)`: gathers of a value and of its unit-dim reshapes (an
@@ -252,6 +257,7 @@ pub fn run<'c>(context: &'c melior::Context, module: OperationRef<'c, '_>) {
             continue;
         };
         if !same_attribute(slice, producer, "axes") {
+            split_reduce_before_slice(context, slice, producer);
             continue;
         }
         let result = Value::from(slice.result(0).expect("one result"));
@@ -288,4 +294,75 @@ pub fn run<'c>(context: &'c melior::Context, module: OperationRef<'c, '_>) {
             unsafe { ffi::erase(producer) };
         }
     }
+}
+
+/// `all_slice dim d axes A (all_reduce axes A+B x)`, the reduce used only there →
+/// `all_reduce axes B (reduce_scatter dim d axes A x)` (see the module docs). A and B keep the
+/// reduce's order; the slice's axes must be the reduce's, in its order, less B.
+fn split_reduce_before_slice<'c>(
+    context: &'c melior::Context,
+    slice: OperationRef<'c, '_>,
+    producer: OperationRef<'c, '_>,
+) {
+    let operand = slice.operand(0).expect("one operand");
+    if !is(producer, ALL_REDUCE) || producer.operand_count() != 1 || ffi::uses(operand).len() != 1 {
+        return;
+    }
+    let (Some(sliced), Some(reduced)) =
+        (hlo::collective_axes(slice), hlo::collective_axes(producer))
+    else {
+        return;
+    };
+    let rest: Vec<String> = reduced
+        .iter()
+        .filter(|axis| !sliced.contains(axis))
+        .cloned()
+        .collect();
+    let in_order: Vec<&String> = reduced
+        .iter()
+        .filter(|axis| sliced.contains(axis))
+        .collect();
+    if rest.is_empty() || in_order.len() != sliced.len() || !in_order.into_iter().eq(sliced.iter())
+    {
+        return;
+    }
+    let [kind, _] = hlo::reduction_attributes(producer);
+    let axes_of = |axes: &[String]| -> melior::ir::Attribute<'c> {
+        let names: Vec<melior::ir::Attribute> = axes
+            .iter()
+            .map(|axis| melior::ir::attribute::StringAttribute::new(context, axis).into())
+            .collect();
+        melior::ir::attribute::ArrayAttribute::new(context, &names).into()
+    };
+    let result = Value::from(slice.result(0).expect("one result"));
+    let block = slice.block().expect("in a block");
+    let scatter = OperationBuilder::new("partir_hlo.reduce_scatter", slice.location())
+        .add_operands(&[producer.operand(0).expect("one operand")])
+        .add_attributes(&[
+            (Identifier::new(context, kind.0), kind.1),
+            (Identifier::new(context, "axes"), axes_of(&sliced)),
+            (
+                Identifier::new(context, "dim"),
+                slice.attribute("dim").expect("verified all_slice"),
+            ),
+        ])
+        .add_results(&[result.r#type()])
+        .build()
+        .expect("partir_hlo.reduce_scatter is registered");
+    let scatter = block.insert_operation_before(slice, scatter);
+    let reduce = OperationBuilder::new("partir_hlo.all_reduce", producer.location())
+        .add_operands(&[Value::from(scatter.result(0).expect("one result"))])
+        .add_attributes(&[
+            (Identifier::new(context, kind.0), kind.1),
+            (Identifier::new(context, "axes"), axes_of(&rest)),
+        ])
+        .add_results(&[result.r#type()])
+        .build()
+        .expect("partir_hlo.all_reduce is registered");
+    let reduce = block.insert_operation_before(slice, reduce);
+    ffi::replace_all_uses(result, Value::from(reduce.result(0).expect("one result")));
+    // SAFETY: `slice` is unused and no handle to it is used after this.
+    unsafe { ffi::erase(slice) };
+    // SAFETY: `producer` is unused and no handle to it is used after this.
+    unsafe { ffi::erase(producer) };
 }

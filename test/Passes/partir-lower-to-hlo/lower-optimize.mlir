@@ -1,5 +1,5 @@
 // Collective peepholes after lowering: all_reduce then all_slice over the same axes is one
-// reduce_scatter; all_slice of an all_gather over the same axes and dim is the original value.
+// reduce_scatter (over more axes, a reduce_scatter then an all_reduce over the others); all_slice of an all_gather over the same axes and dim is the original value.
 // RUN: mlir-opt %plugin -p 'builtin.module(partir-lower-to-hlo)' %s | FileCheck %s --implicit-check-not=partir.loop --implicit-check-not=partir.slice
 
 partir.mesh @mesh ["batch"=4, "model"=2]
@@ -19,6 +19,37 @@ func.func @reduce_scatter(%a: tensor<8x8xf32>, %b: tensor<8x4xf32>, %zero: tenso
     %bs = partir.slice 0 %b[%r] : tensor<8x4xf32> -> tensor<2x4xf32>
     %m = linalg.matmul ins(%as, %bs : tensor<8x2xf32>, tensor<2x4xf32>) outs(%zero : tensor<8x4xf32>) -> tensor<8x4xf32>
     partir.yield %m : tensor<8x4xf32>
+  } : tensor<8x4xf32>
+  %u = partir.loop "batch" [#partir.tile<0>] (%r: !partir.range<4>) {
+    %gs = partir.slice 0 %g[%r] : tensor<8x4xf32> -> tensor<2x4xf32>
+    %t = math.tanh %gs : tensor<2x4xf32>
+    partir.yield %t : tensor<2x4xf32>
+  } : tensor<8x4xf32>
+  return %u : tensor<8x4xf32>
+}
+
+// The same sum over batch and model (the contracted dim split along both, as a layer norm's
+// scale gradient is under BP and sequence parallelism) consumed split along batch only: a
+// reduce_scatter over batch, then the sum over model of the scattered chunk (XLA's
+// AllReduceSplitter), not one all_reduce over both of the whole value.
+// CHECK-LABEL: func.func @reduce_scatter_then_the_other_axis(
+// CHECK:         %[[M:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x1xf32>, tensor<1x4xf32>)
+// CHECK-NEXT:    %[[R:.*]] = partir_hlo.reduce_scatter sum %[[M]] dim 0 axes ["batch"] : tensor<8x4xf32> -> tensor<2x4xf32>
+// CHECK-NEXT:    %[[A:.*]] = partir_hlo.all_reduce sum %[[R]] axes ["model"] : tensor<2x4xf32>
+// CHECK-NEXT:    %[[T:.*]] = math.tanh %[[A]] : tensor<2x4xf32>
+// CHECK-NEXT:    return %[[T]]
+// CHECK-NOT:     partir_hlo.all_slice
+func.func @reduce_scatter_then_the_other_axis(%a: tensor<8x8xf32>, %b: tensor<8x4xf32>, %zero: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  %g = partir.loop "batch" [#partir.sum] (%r: !partir.range<4>) {
+    %as = partir.slice 1 %a[%r] : tensor<8x8xf32> -> tensor<8x2xf32>
+    %bs = partir.slice 0 %b[%r] : tensor<8x4xf32> -> tensor<2x4xf32>
+    %h = partir.loop "model" [#partir.sum] (%q: !partir.range<2>) {
+      %aq = partir.slice 1 %as[%q] : tensor<8x2xf32> -> tensor<8x1xf32>
+      %bq = partir.slice 0 %bs[%q] : tensor<2x4xf32> -> tensor<1x4xf32>
+      %m = linalg.matmul ins(%aq, %bq : tensor<8x1xf32>, tensor<1x4xf32>) outs(%zero : tensor<8x4xf32>) -> tensor<8x4xf32>
+      partir.yield %m : tensor<8x4xf32>
+    } : tensor<8x4xf32>
+    partir.yield %h : tensor<8x4xf32>
   } : tensor<8x4xf32>
   %u = partir.loop "batch" [#partir.tile<0>] (%r: !partir.range<4>) {
     %gs = partir.slice 0 %g[%r] : tensor<8x4xf32> -> tensor<2x4xf32>
