@@ -105,6 +105,47 @@ fn published_models_run_partitioned_on_xla() {
     }
 }
 
+/// Hybrid sharding on the published FlaxLlama (`HSDP.toml`: the batch over `batch` and `fsdp`,
+/// the layers' kernels and moments sharded over `batch` only): each kernel's gradient, summed
+/// over both batch axes and consumed sharded over `batch`, is reduce_scattered over `batch` and
+/// its chunk all-reduced over `fsdp` (14 gradients, each kind combined into one), not
+/// all-reduced whole over both; and the step computes what the original does on 8 XLA devices.
+#[test]
+fn hybrid_sharding_scatters_over_one_batch_axis_and_sums_the_chunk_over_the_other() {
+    let dir = root().join("target/tmp/published");
+    std::fs::create_dir_all(&dir).expect("writable");
+    let out = dir.join("llama-HSDP.mlir");
+    let schedule = published_schedule("llama", "HSDP");
+    let done = partir(&[
+        "partition",
+        &program("llama"),
+        "-s",
+        &schedule,
+        "-o",
+        out.to_str().expect("utf-8"),
+    ]);
+    assert!(done.status.success(), "{}", text(&done.stderr));
+    let hlo = std::fs::read_to_string(&out).expect("the partitioned program");
+    let lines = |collective: &str, axes: &str| -> Vec<String> {
+        hlo.lines()
+            .filter(|line| line.contains(collective) && line.contains(axes))
+            .map(str::to_string)
+            .collect()
+    };
+    let scatters = lines("partir_hlo.reduce_scatter", "axes [\"batch\"]");
+    let [scatter] = &scatters[..] else {
+        panic!("one combined reduce_scatter over batch: {scatters:?}\n{hlo}");
+    };
+    assert_eq!(scatter.matches("tensor<").count(), 2 * 14, "{scatter}");
+    let sums = lines("partir_hlo.all_reduce", "axes [\"fsdp\"]");
+    let [sum] = &sums[..] else {
+        panic!("one combined all_reduce over fsdp: {sums:?}\n{hlo}");
+    };
+    assert_eq!(sum.matches("tensor<").count(), 14, "{sum}");
+    let (passed, said) = verify_on_xla(&program("llama"), &schedule);
+    assert!(passed, "{said}");
+}
+
 /// GPT-2 as transformers ships it with 6 layers written out, once with JAX's locations and
 /// once without (re-printed by mlir-opt, as a tool that keeps none writes it): `partir auto`
 /// prices plans on cuts of its layers either way, without locations finding them from the
