@@ -34,6 +34,15 @@ pub fn integer_attribute(op: OperationRef, name: &str) -> Option<i64> {
         .map(|attr| attr.value())
 }
 
+/// The `axes` attribute of a collective over `axes`: `["data", "fsdp"]`.
+pub fn axes_attribute<'c>(context: &'c Context, axes: &[String]) -> Attribute<'c> {
+    let names: Vec<Attribute> = axes
+        .iter()
+        .map(|axis| melior::ir::attribute::StringAttribute::new(context, axis).into())
+        .collect();
+    ArrayAttribute::new(context, &names).into()
+}
+
 /// The mesh axes a collective runs over, in its order.
 pub fn collective_axes(op: OperationRef) -> Option<Vec<String>> {
     string_array(op.attribute("axes").ok()?)

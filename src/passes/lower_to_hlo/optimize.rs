@@ -327,13 +327,7 @@ fn split_reduce_before_slice<'c>(
         return;
     }
     let [kind, _] = hlo::reduction_attributes(producer);
-    let axes_of = |axes: &[String]| -> melior::ir::Attribute<'c> {
-        let names: Vec<melior::ir::Attribute> = axes
-            .iter()
-            .map(|axis| melior::ir::attribute::StringAttribute::new(context, axis).into())
-            .collect();
-        melior::ir::attribute::ArrayAttribute::new(context, &names).into()
-    };
+    let axes_of = |axes: &[String]| hlo::axes_attribute(context, axes);
     let result = Value::from(slice.result(0).expect("one result"));
     let block = slice.block().expect("in a block");
     let scatter = OperationBuilder::new("partir_hlo.reduce_scatter", slice.location())

@@ -21,7 +21,7 @@ use crate::{
 };
 use melior::{
     ir::{
-        attribute::{ArrayAttribute, IntegerAttribute, StringAttribute},
+        attribute::IntegerAttribute,
         block::BlockLike,
         operation::{OperationBuilder, OperationLike},
         r#type::IntegerType,
@@ -44,11 +44,7 @@ impl<'c> Emitter<'c, '_> {
     }
 
     fn axes_attr(&self, axes: &[String]) -> Attribute<'c> {
-        let names: Vec<Attribute> = axes
-            .iter()
-            .map(|axis| StringAttribute::new(self.context, axis).into())
-            .collect();
-        ArrayAttribute::new(self.context, &names).into()
+        crate::ir::hlo::axes_attribute(self.context, axes)
     }
 
     fn integer(&self, value: usize) -> Attribute<'c> {
