@@ -146,6 +146,37 @@ fn hybrid_sharding_scatters_over_one_batch_axis_and_sums_the_chunk_over_the_othe
     assert!(passed, "{said}");
 }
 
+/// `partir auto` on `program` over `batch=4,model=2` on slow-compute (where splitting pays: on
+/// the TPU presets these widths are fastest whole), 10 plans a phase: its log, and its plan's
+/// lines but comments.
+fn searched(program: &Path) -> (String, Vec<String>) {
+    let plan = program.with_extension("toml");
+    let done = partir(&[
+        "auto",
+        program.to_str().expect("utf-8"),
+        "--mesh",
+        "batch=4,model=2",
+        "--device",
+        root()
+            .join("tests/devices/slow-compute.toml")
+            .to_str()
+            .expect("utf-8"),
+        "--evaluations",
+        "10",
+        "-o",
+        plan.to_str().expect("utf-8"),
+    ]);
+    let log = text(&done.stderr);
+    assert!(done.status.success(), "{log}");
+    let tactics = std::fs::read_to_string(&plan)
+        .expect("the plan")
+        .lines()
+        .filter(|line| !line.starts_with('#'))
+        .map(str::to_string)
+        .collect();
+    (log, tactics)
+}
+
 /// GPT-2 as transformers ships it with 6 layers written out, once with JAX's locations and
 /// once without (re-printed by mlir-opt, as a tool that keeps none writes it): `partir auto`
 /// prices plans on cuts of its layers either way, without locations finding them from the
@@ -153,38 +184,10 @@ fn hybrid_sharding_scatters_over_one_batch_axis_and_sums_the_chunk_over_the_othe
 /// same plan.
 #[test]
 fn gpt2_without_locations_is_folded_from_its_dataflow_to_the_located_plan() {
-    let search = |program: &Path| {
-        let plan = program.with_extension("toml");
-        let done = partir(&[
-            "auto",
-            program.to_str().expect("utf-8"),
-            "--mesh",
-            "batch=4,model=2",
-            // Where splitting pays (on the TPU presets, these widths are fastest whole).
-            "--device",
-            root()
-                .join("tests/devices/slow-compute.toml")
-                .to_str()
-                .expect("utf-8"),
-            "--evaluations",
-            "10",
-            "-o",
-            plan.to_str().expect("utf-8"),
-        ]);
-        let stderr = text(&done.stderr);
-        assert!(done.status.success(), "{stderr}");
-        let tactics: Vec<String> = std::fs::read_to_string(&plan)
-            .expect("the plan")
-            .lines()
-            .filter(|line| !line.starts_with('#'))
-            .map(str::to_string)
-            .collect();
-        (stderr, tactics)
-    };
     let six = ["--layers", "6"];
     let (located_log, located_plan) =
-        search(&generated_program_with("gpt2", "gpt2-6-located", &six));
-    let (plain_log, plain_plan) = search(&generated_program_with(
+        searched(&generated_program_with("gpt2", "gpt2-6-located", &six));
+    let (plain_log, plain_plan) = searched(&generated_program_with(
         "gpt2",
         "gpt2-6-plain",
         &[six[0], six[1], "--plain"],
@@ -219,24 +222,7 @@ fn gpt2_without_locations_is_folded_from_its_dataflow_to_the_located_plan() {
 #[test]
 fn gpt_neox_numbering_its_layers_block_i_is_folded_and_decided_for_all_layers() {
     let program = generated_program_with("gpt_neox", "gpt_neox-6", &["--layers", "6"]);
-    let plan = program.with_extension("toml");
-    let done = partir(&[
-        "auto",
-        program.to_str().expect("utf-8"),
-        "--mesh",
-        "batch=4,model=2",
-        "--device",
-        root()
-            .join("tests/devices/slow-compute.toml")
-            .to_str()
-            .expect("utf-8"),
-        "--evaluations",
-        "10",
-        "-o",
-        plan.to_str().expect("utf-8"),
-    ]);
-    let log = text(&done.stderr);
-    assert!(done.status.success(), "{log}");
+    let (log, plan) = searched(&program);
     let phases: Vec<&str> = log
         .lines()
         .filter(|line| line.starts_with("partir: axis '"))
@@ -250,10 +236,10 @@ fn gpt_neox_numbering_its_layers_block_i_is_folded_and_decided_for_all_layers() 
             "{phase}"
         );
     }
-    let plan = std::fs::read_to_string(&plan).expect("the plan");
     assert!(
-        plan.contains("\"params/transformer/block_*/"),
-        "no parameter decided over every layer:\n{plan}"
+        plan.iter()
+            .any(|line| line.contains("\"params/transformer/block_*/")),
+        "no parameter decided over every layer: {plan:?}"
     );
 }
 

@@ -214,6 +214,32 @@ fn a_cut_of_a_layered_step_is_the_step_with_fewer_layers() {
     );
 }
 
+/// The structural cuts of the 6-layer `program` are the steps `step` writes with layers
+/// {0, 1, 5} and {0, 5}, printed IR compared.
+fn assert_structural_cuts_are(
+    context: &Context,
+    program: &Module,
+    layers: &Layers,
+    step: impl Fn(&[usize]) -> String,
+) {
+    for (keep, labels) in [(2, vec![0, 1, 5]), (1, vec![0, 5])] {
+        let cut = cut(
+            context,
+            program.as_operation(),
+            layers,
+            keep,
+            Form::Structural,
+        )
+        .expect("cuts");
+        assert!(cut.as_operation().verify());
+        let expected = Module::parse(context, &step(&labels)).expect("parses");
+        assert_eq!(
+            cut.as_operation().to_string(),
+            expected.as_operation().to_string()
+        );
+    }
+}
+
 #[test]
 fn without_locations_a_cut_keeps_the_last_layer_and_finds_the_seams_from_the_dataflow() {
     let context = context();
@@ -223,22 +249,7 @@ fn without_locations_a_cut_keeps_the_last_layer_and_finds_the_seams_from_the_dat
     assert!(!layers.located_in(program.as_operation()));
     // Layers 2..5 go: layer 5 reads layer 1's output (h1), and layer 1's backward reads
     // the cotangent layer 5's backward hands on (d5).
-    for (keep, labels) in [(2, vec![0, 1, 5]), (1, vec![0, 5])] {
-        let cut = cut(
-            &context,
-            program.as_operation(),
-            &layers,
-            keep,
-            Form::Structural,
-        )
-        .expect("cuts");
-        assert!(cut.as_operation().verify());
-        let expected = Module::parse(&context, &plain(&labels)).expect("parses");
-        assert_eq!(
-            cut.as_operation().to_string(),
-            expected.as_operation().to_string()
-        );
-    }
+    assert_structural_cuts_are(&context, &program, &layers, plain);
     let folded = Folded::new(&context, program.as_operation()).expect("folds");
     assert_eq!(folded.fold.form, Form::Structural);
     // x, w0, w1 (standing for w1..w4), w5, head.
@@ -263,22 +274,7 @@ fn the_seams_of_a_residual_stream_read_through_a_transform_are_the_stream() {
     let program = Module::parse(&context, &residual_as(&[0, 1, 2, 3, 4, 5])).expect("parses");
     let layers = Layers::of(program.as_operation()).expect("six layers");
     assert_eq!(layers.key, "block");
-    for (keep, labels) in [(2, vec![0, 1, 5]), (1, vec![0, 5])] {
-        let cut = cut(
-            &context,
-            program.as_operation(),
-            &layers,
-            keep,
-            Form::Structural,
-        )
-        .expect("cuts");
-        assert!(cut.as_operation().verify());
-        let expected = Module::parse(&context, &residual_as(&labels)).expect("parses");
-        assert_eq!(
-            cut.as_operation().to_string(),
-            expected.as_operation().to_string()
-        );
-    }
+    assert_structural_cuts_are(&context, &program, &layers, residual_as);
 }
 
 #[test]
